@@ -1,0 +1,1 @@
+# analyzer: (to be filled by its owner)

@@ -1,0 +1,34 @@
+# backend/: libpmc (event specs, plugin loading, counter API, environment probe)
+noinst_LTLIBRARIES += backend/libpmc-core.la
+backend_libpmc_core_la_SOURCES = \
+	backend/pmc.h backend/pmc_plugin.h backend/internal.h \
+	backend/error.c backend/event.c backend/alias.c backend/plugin.c \
+	backend/group.c backend/env.c backend/plan.c
+backend_libpmc_core_la_CFLAGS = $(AM_CFLAGS) -fPIC
+backend_libpmc_core_la_LIBADD = $(PFM_LIBS) -ldl
+
+lib_LTLIBRARIES += backend/libpmc.la
+backend_libpmc_la_SOURCES =
+backend_libpmc_la_LIBADD = backend/libpmc-core.la
+backend_libpmc_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-Wl,--version-script=$(top_srcdir)/backend/libpmc.map
+EXTRA_DIST += backend/libpmc.map backend/pmc.pc.in
+include_HEADERS += backend/pmc.h
+pkgconfig_DATA += backend/pmc.pc
+
+pkglibexec_PROGRAMS += pmcprof-list pmcprof-probe
+pmcprof_list_SOURCES = backend/cmd_list.c
+pmcprof_list_LDADD = backend/libpmc-core.la
+pmcprof_probe_SOURCES = backend/cmd_probe.c
+pmcprof_probe_LDADD = backend/libpmc-core.la
+
+check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin
+UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin
+tests_unit_test_event_SOURCES = tests/unit/test_event.c tests/harness.h
+tests_unit_test_event_LDADD = backend/libpmc-core.la
+tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c
+tests_unit_test_plugin_LDADD = backend/libpmc-core.la
+# A plugin deliberately built for the wrong ABI: the loader must refuse it.
+check_LTLIBRARIES += tests/unit/pmc-badabi.la
+tests_unit_pmc_badabi_la_SOURCES = tests/unit/badabi_plugin.c
+tests_unit_pmc_badabi_la_LDFLAGS = -module -avoid-version -rpath /nowhere

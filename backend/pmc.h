@@ -1,0 +1,250 @@
+/* libpmc: performance counters through pluggable backends.
+ *
+ * a-mode (counting): open a group of events for a thread, start, read, stop.
+ * i-mode (sampling): the same group, armed so that each overflow raises a
+ * realtime signal on the thread that overflowed; the caller's handler asks
+ * which event overflowed and re-arms it.  No callbacks.
+ *
+ * Errors: functions return 0 or a negative code: -errno, or -PMC_E* for what
+ * errno cannot say.  pmc_strerror() names any of them.  The library never
+ * prints and never exits.
+ */
+#ifndef PMC_H
+#define PMC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMC_API __attribute__((visibility("default")))
+
+/* Project error codes, above errno's range. */
+enum pmc_err {
+	PMC_ERR_BASE = 4000,
+	PMC_EEVENT = PMC_ERR_BASE, /* unknown event name */
+	PMC_EPERIOD,		/* bad period or frequency */
+	PMC_ESPEC,		/* malformed event spec */
+	PMC_EMODIFIER,		/* unknown event modifier */
+	PMC_EPLUGIN,		/* no such backend plugin, or it failed to load */
+	PMC_EABI,		/* plugin built for another ABI version or size */
+	PMC_ENOPMU,		/* no hardware PMU here */
+	PMC_EDISABLED,		/* backend disabled on this machine (see probe) */
+	PMC_ENOTSUP,		/* backend cannot do this */
+	PMC_ETOOMANY,		/* too many events */
+	PMC_EBACKEND,		/* event belongs to another backend */
+	PMC_ERR_END
+};
+
+/* Message for a code returned by this library (negative or positive). Static. */
+PMC_API const char *pmc_strerror(int err);
+
+#define PMC_NAME_MAX 128
+#define PMC_MAX_EVENTS 16
+
+/* How an event is encoded: for a perf_event-based backend, or by the
+ * plugin's own event table. */
+enum pmc_event_kind {
+	PMC_KIND_PERF = 1,	/* type/config* hold a perf_event_attr encoding */
+	PMC_KIND_PLUGIN = 2,	/* type/config are from the plugin's event table */
+};
+
+/* One parsed and encoded event.  Plain data, copyable. */
+struct pmc_event {
+	char spec[PMC_NAME_MAX];	/* the element as written, e.g. "cycles:u@100003" */
+	char name[PMC_NAME_MAX];	/* canonical name, e.g. "perf::CYCLES:u" or "CPUTIME" */
+	char plugin[32];		/* plugin that owns a PMC_KIND_PLUGIN event */
+	enum pmc_event_kind kind;
+	uint32_t type;
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel;
+	bool hardware;			/* needs a hardware PMU */
+	uint64_t period;		/* sampling period in event units; 0 = counting only */
+	uint64_t freq;			/* or a sampling frequency in Hz (then period is 0) */
+	const char *unit;		/* "events", "ns", "us" (static) */
+};
+
+/* Diagnostics from parsing: one message per bad element. */
+struct pmc_diag {
+	int n;
+	struct {
+		int index;		/* which element (0-based) */
+		int err;		/* -PMC_E* */
+		char msg[256];
+	} item[PMC_MAX_EVENTS];
+};
+
+/* Parse one spec "EVENT[:MOD...][@PERIOD|@fFREQ]" and encode it.
+ * Aliases (cycles, instructions, cpu-clock, task-clock, page-faults, ...),
+ * libpfm4 names (pmu::event:umask) and backend events (CPUTIME, REALTIME) are
+ * accepted.  On error, msg says what was wrong (with a suggestion for a
+ * misspelled name).  Returns 0 or -PMC_E*. */
+PMC_API int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t msglen);
+
+/* Parse a list; every element is checked, and each bad one gets its own
+ * diag entry.  Returns 0 if all parsed, else the first error. */
+PMC_API int pmc_event_parse_list(const char *const *specs, size_t n, struct pmc_event *evs,
+				 struct pmc_diag *diag);
+
+/* ---- environment ---- */
+
+enum pmc_cpu_vendor { PMC_CPU_OTHER, PMC_CPU_INTEL, PMC_CPU_AMD };
+
+struct pmc_env {
+	/* hypervisor */
+	bool hv_present;		/* CPUID.1:ECX[31] */
+	char hv_signature[13];		/* CPUID 0x40000000 EBX:ECX:EDX */
+	const char *hv_name;		/* "KVM", "Xen", "VMware", "Hyper-V", ..., "none" (static) */
+	char sys_hypervisor[32];	/* /sys/hypervisor/type, "" if absent */
+	/* cpu and architectural PMU */
+	enum pmc_cpu_vendor cpu_vendor;
+	char cpu_model[96];
+	double cpu_mhz;			/* nominal, from /proc/cpuinfo; 0 if unknown */
+	int pmu_version;		/* Intel CPUID 0AH EAX[7:0]; AMD: 0 or 2 (PerfMonV2) */
+	int n_gp, gp_width;		/* general-purpose counters and their width */
+	int n_fixed, fixed_width;
+	uint32_t arch_events;		/* bit i set: architectural event i available */
+	int n_arch_events;		/* length of the CPUID 0AH EBX bit vector */
+	/* kernel */
+	int paranoid;			/* /proc/sys/kernel/perf_event_paranoid, -9 if unreadable */
+	int rdpmc_sysfs;		/* /sys/bus/event_source/devices/cpu/rdpmc, -1 if absent */
+	bool perf_event_syscall;	/* perf_event_open usable at all (software event opened) */
+	int perf_event_errno;		/* errno of that attempt, 0 on success */
+	bool hw_events;			/* a hardware cycles event opened */
+	int hw_errno;			/* errno of that attempt, 0 on success */
+	char kernel[64];		/* uname -r */
+};
+
+/* Probe the machine once (cheap: CPUID, a few /proc and /sys files, two
+ * perf_event_open attempts).  Never fails; unknown facts are left zero. */
+PMC_API void pmc_env_probe(struct pmc_env *env);
+
+/* Advice for a failed open: turns an error code into what the user can do,
+ * given the environment (e.g. "perf_event_paranoid is 3: ..."). Static or
+ * buf. */
+PMC_API const char *pmc_advice(int err, const struct pmc_env *env, char *buf, size_t len);
+
+/* ---- backends ---- */
+
+struct pmc_backend;		/* a loaded plugin */
+
+/* What a plugin's probe found. */
+struct pmc_probe {
+	bool usable;			/* can count/sample at least some events here */
+	bool hardware;			/* provides hardware PMU events here */
+	bool sampling;			/* supports i-mode */
+	char reason[256];		/* when !usable or !hardware: why, in one line */
+	char detail[256];		/* optional extra facts (counters, widths, ABI) */
+};
+
+/* Load plugin "NAME" (pmc-NAME.so) from PMCPROF_PLUGIN_PATH (colon list) or
+ * the install's plugin directory.  A plugin whose ABI or size does not match
+ * is refused with -PMC_EABI and never called.  err_msg (optional) receives a
+ * one-line reason on failure. */
+PMC_API int pmc_backend_load(const char *name, struct pmc_backend **out, char *err_msg,
+			     size_t len);
+/* Names of the plugins found in the plugin path, sorted.  Calls fn for each. */
+PMC_API int pmc_backend_foreach(int (*fn)(const char *name, void *arg), void *arg);
+PMC_API void pmc_backend_unload(struct pmc_backend *be);
+PMC_API const char *pmc_backend_name(const struct pmc_backend *be);
+PMC_API const char *pmc_backend_description(const struct pmc_backend *be);
+PMC_API const char *pmc_backend_version(const struct pmc_backend *be);
+/* Probe (cached after the first call). */
+PMC_API const struct pmc_probe *pmc_backend_probe(struct pmc_backend *be);
+/* Whether the backend can take this event (by kind and plugin). */
+PMC_API bool pmc_backend_accepts(const struct pmc_backend *be, const struct pmc_event *ev);
+/* Call fn for each of the plugin's own events (name, description, unit). */
+PMC_API void pmc_backend_events(const struct pmc_backend *be,
+				void (*fn)(const char *name, const char *desc, const char *unit,
+					   void *arg),
+				void *arg);
+
+/* ---- counter groups (a-mode and i-mode) ---- */
+
+struct pmc_group;
+
+/* Options for pmc_group_open; sz first so the struct can grow. */
+struct pmc_group_opts {
+	size_t sz;			/* sizeof(struct pmc_group_opts) */
+	pid_t pid;			/* 0: calling thread; >0: that task (a-mode only) */
+	bool inherit;			/* count children too (a-mode, pid > 0) */
+	bool enable_on_exec;		/* start counting at the task's next exec */
+	bool sample;			/* arm i-mode on events with a period/freq */
+	int signo;			/* overflow signal for i-mode (default SIGRTMIN+4) */
+};
+#define PMC_GROUP_OPTS(name, ...) \
+	struct pmc_group_opts name = { .sz = sizeof(struct pmc_group_opts), __VA_ARGS__ }
+
+/* One counter value. */
+struct pmc_count {
+	uint64_t value;			/* scaled estimate when multiplexed, else raw */
+	uint64_t raw;			/* as counted */
+	uint64_t enabled, running;	/* ns the event was enabled / on a counter */
+	bool scaled;			/* value was extrapolated (running < enabled) */
+};
+
+/* i-mode bookkeeping kept by the backend. */
+struct pmc_sample_stats {
+	uint64_t overflows;		/* notifications that were ours */
+	uint64_t spurious;		/* notifications for which no counter overflowed */
+	uint64_t throttled, unthrottled;/* kernel throttling of the sample rate */
+	uint64_t lost;			/* samples the kernel dropped */
+};
+
+/* Open a group of n events on the backend.  For i-mode (opts->sample) each
+ * event with a period or freq is armed; overflow raises opts->signo on the
+ * counted thread.  The group is created stopped unless enable_on_exec. */
+PMC_API int pmc_group_open(struct pmc_backend *be, const struct pmc_event *evs, size_t n,
+			   const struct pmc_group_opts *opts, struct pmc_group **out);
+PMC_API int pmc_group_start(struct pmc_group *g);
+PMC_API int pmc_group_stop(struct pmc_group *g);
+/* Read all n counters.  Async-signal-safe. */
+PMC_API int pmc_group_read(struct pmc_group *g, struct pmc_count *vals, size_t n);
+/* Which event of the group raised this overflow signal: its index, or -1 if
+ * the signal is not from this group.  Async-signal-safe. */
+PMC_API int pmc_group_overflow(struct pmc_group *g, const siginfo_t *si);
+/* Re-arm event idx after its overflow; period 0 keeps the current one, else
+ * the next interval is that many events.  Async-signal-safe. */
+PMC_API int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period);
+PMC_API int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st);
+/* Stop, release everything. g may be NULL. */
+PMC_API int pmc_group_close(struct pmc_group *g);
+
+/* ---- choosing what to use ---- */
+
+enum pmc_plan_flags {
+	PMC_PLAN_NO_FALLBACK = 1 << 0,	/* an unusable event is an error */
+	PMC_PLAN_SAMPLING = 1 << 1,	/* events will be sampled (need a period) */
+};
+
+/* The backend and events that will actually be used for a request. */
+struct pmc_plan {
+	struct pmc_backend *be;
+	size_t n;
+	struct pmc_event ev[PMC_MAX_EVENTS];	/* used */
+	struct pmc_event req[PMC_MAX_EVENTS];	/* requested (parsed) */
+	bool fell_back;
+	char why[512];			/* one line: what was chosen and why */
+};
+
+/* Resolve requested specs (n may be 0: the machine's best default) and an
+ * optional backend name into a plan, trying each event for real and
+ * following the documented fallback chain (hardware event -> cpu-clock ->
+ * CPUTIME) unless PMC_PLAN_NO_FALLBACK.  diag gets per-element parse errors;
+ * err_msg one line for other failures.  Free with pmc_plan_release(). */
+PMC_API int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsigned flags,
+			  struct pmc_plan *plan, struct pmc_diag *diag, char *err_msg, size_t len);
+PMC_API void pmc_plan_release(struct pmc_plan *plan);
+
+/* Default sampling period for an event without one: ~1 kHz per thread. */
+PMC_API uint64_t pmc_event_default_period(const struct pmc_event *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PMC_H */

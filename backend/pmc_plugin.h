@@ -1,0 +1,67 @@
+/* The backend plugin ABI.
+ *
+ * A plugin is pmc-NAME.so exporting exactly one symbol, PMC_PLUGIN_SYMBOL, a
+ * const struct pmc_plugin.  The core checks abi and size before calling
+ * anything; a NULL op means "not supported" and the core never patches the
+ * table.  Plugins are self-contained: they call nothing in libpmc.
+ */
+#ifndef PMC_PLUGIN_H
+#define PMC_PLUGIN_H
+
+#include "pmc.h"
+
+#define PMC_PLUGIN_ABI 1
+#define PMC_PLUGIN_SYMBOL "pmc_plugin"
+
+/* An event the plugin defines itself (PMC_KIND_PLUGIN). */
+struct pmc_plugin_event {
+	const char *name;		/* e.g. "CPUTIME" */
+	const char *desc;
+	const char *unit;		/* unit of the period: "us", "ns", "events" */
+	uint32_t type;			/* plugin-private */
+	uint64_t config;		/* plugin-private */
+	uint64_t default_period;	/* for ~1 kHz sampling */
+};
+
+enum pmc_plugin_flags {
+	PMC_PLUGIN_PERF_ATTR = 1 << 0,	/* accepts PMC_KIND_PERF events */
+	PMC_PLUGIN_HARDWARE = 1 << 1,	/* only hardware events (perf_event-based vPMU) */
+};
+
+struct pmc_plugin_ops {
+	/* Can it work here, and why not.  Must be cheap and side-effect free. */
+	int (*probe)(const struct pmc_env *env, struct pmc_probe *out);
+	/* Open n counters for opts->pid (0 = calling thread), stopped unless
+	 * opts->enable_on_exec.  *ctx is the plugin's. */
+	int (*open)(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
+		    void **ctx);
+	int (*start)(void *ctx);
+	int (*stop)(void *ctx);
+	/* Async-signal-safe. */
+	int (*read)(void *ctx, struct pmc_count *vals, size_t n);
+	/* Arm i-mode on every event with a period/freq: overflow -> signo on
+	 * the counted thread. */
+	int (*arm)(void *ctx, int signo);
+	/* Async-signal-safe: index of the event this signal is about, or -1. */
+	int (*overflow)(void *ctx, const siginfo_t *si);
+	/* Async-signal-safe: re-arm event idx (period 0 = unchanged). */
+	int (*rearm)(void *ctx, int idx, uint64_t period);
+	int (*stats)(void *ctx, struct pmc_sample_stats *st);
+	int (*close)(void *ctx);
+};
+
+struct pmc_plugin {
+	uint32_t abi;			/* PMC_PLUGIN_ABI */
+	uint32_t size;			/* sizeof(struct pmc_plugin) */
+	const char *name;		/* matches pmc-NAME.so */
+	const char *description;
+	const char *version;
+	unsigned flags;			/* enum pmc_plugin_flags */
+	const struct pmc_plugin_event *events;
+	size_t n_events;
+	struct pmc_plugin_ops ops;
+};
+
+#define PMC_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+#endif /* PMC_PLUGIN_H */

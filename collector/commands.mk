@@ -1,0 +1,1 @@
+# collector/commands.mk: the pmcprof front-end and pmcprof-stat

@@ -1,0 +1,1 @@
+# plugins/cputimer: (to be filled by its owner)

@@ -1,0 +1,1 @@
+# plugins/kvm_vpmu: (to be filled by its owner)

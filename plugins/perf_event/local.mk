@@ -1,0 +1,1 @@
+# plugins/perf_event: (to be filled by its owner)

@@ -1,0 +1,1 @@
+# plugins/perfctr_xen: (to be filled by its owner)

@@ -1,0 +1,1 @@
+# profile: (to be filled by its owner)

@@ -1,0 +1,112 @@
+/* The profile format: the one contract between collector and analyzer.
+ *
+ * One file per thread (OUTDIR/NAME.pmcp): a fixed header, then one zstd frame
+ * (with content checksum) holding the sections.  docs/profile-format.md
+ * describes the bytes.  The writer needs no malloc and no stdio, so the
+ * collector can call it from a fatal-signal handler; the reader treats the
+ * file as untrusted and validates every length, index and offset.
+ */
+#ifndef PROFILE_PROFILE_H
+#define PROFILE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROF_VERSION 1
+#define PROF_NO_MODULE UINT32_MAX	/* node has no module (root, unknown pc) */
+
+/* Metadata: ordered key/value strings (command, host, pid, tid, kernel, ...).
+ * Keys are documented in docs/profile-format.md. */
+struct prof_kv {
+	const char *key;
+	const char *value;
+};
+
+/* A sampled event, as requested and as used. */
+struct prof_event {
+	const char *name;		/* used, canonical (e.g. "perf::CPU-CLOCK") */
+	const char *requested;		/* as the user asked (e.g. "cycles@1000000") */
+	const char *unit;		/* "events", "ns", "us" */
+	uint64_t period;		/* base sampling period (0 if freq) */
+	uint64_t freq;			/* Hz, when sampling by frequency */
+	uint64_t random_mask;		/* --random-period mask, 0 if fixed */
+	uint64_t weight;		/* sum of the periods actually used for its samples */
+};
+
+/* A loaded object, valid for [start, end) from load_seq until unload_seq. */
+struct prof_module {
+	const char *path;
+	const uint8_t *build_id;	/* may be NULL */
+	uint32_t build_id_len;		/* <= 64 */
+	uint64_t start, end;		/* mapped address range */
+	uint64_t bias;			/* load bias: ELF vaddr = pc - bias */
+	uint32_t load_seq, unload_seq;	/* unload_seq 0: still loaded at the end */
+};
+
+/* The calling-context tree, struct-of-arrays.  Node 0 is the root.
+ * offset is the ELF virtual address within module (pc - bias); for every
+ * frame but the leaf the collector stores return-address - 1, so that it
+ * lies inside the call instruction. */
+struct prof_cct {
+	uint32_t n_nodes;
+	uint32_t n_events;
+	const uint32_t *parent;		/* parent[0] = 0 */
+	const uint32_t *module;		/* index into modules, or PROF_NO_MODULE */
+	const uint64_t *offset;
+	const uint64_t *counts;		/* n_nodes * n_events, row-major by node */
+};
+
+/* A named collector counter (samples, dropped_in_loader, unwind_failed, ...). */
+struct prof_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/* A whole per-thread profile, as plain arrays. */
+struct prof {
+	uint32_t version;
+	bool partial;			/* written after a fatal signal or early stop */
+	size_t n_meta;
+	const struct prof_kv *meta;
+	size_t n_events;
+	const struct prof_event *events;
+	size_t n_modules;
+	const struct prof_module *modules;
+	struct prof_cct cct;
+	size_t n_counters;
+	const struct prof_counter *counters;
+};
+
+/* ---- writer (async-signal-safe: mmap/munmap and syscalls only) ---- */
+
+/* Write p atomically as dirfd/name: a temp file created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW (mode, minus umask), then fsync'd and renamed
+ * into place; name must not exist (never replaced).  Returns 0 or -errno.
+ * Async-signal-safe. */
+int prof_write(const struct prof *p, int dirfd, const char *name, int mode);
+
+/* ---- reader ---- */
+
+struct prof_file;	/* a parsed file; owns every string and array in it */
+
+/* Read and validate path.  On error returns -errno or -PROF_E*, and msg gets
+ * a one-line explanation ("truncated: header says ... but file has ..."). */
+int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t len);
+/* Same, from memory (for the fuzzer and tests). */
+int prof_file_parse(const void *buf, size_t len, struct prof_file **out, char *msg, size_t mlen);
+/* The contents; valid until prof_file_free. */
+const struct prof *prof_file_data(const struct prof_file *f);
+void prof_file_free(struct prof_file *f);
+/* Value of a metadata key, or NULL. */
+const char *prof_meta_get(const struct prof *p, const char *key);
+
+enum prof_err {
+	PROF_EMAGIC = 5000,	/* not a pmcprof profile */
+	PROF_EVERSION,		/* a future format version */
+	PROF_ETRUNC,		/* truncated */
+	PROF_ECORRUPT,		/* bad length, index, offset or checksum */
+};
+const char *prof_strerror(int err);
+
+#endif

@@ -1,0 +1,2 @@
+# tests/: test workloads (tests/progs) and the harness.
+EXTRA_DIST += tests/harness.h tests/lib.sh

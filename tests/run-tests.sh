@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs every unit-test program ($UNIT_TESTS, relative to $PMCPROF_BUILD) and
+# every shell test (tests/integration/*.sh).  Each prints PASS:/FAIL:/SKIP:
+# lines; a program that exits non-zero without a FAIL line counts as one
+# failure.  The last line is the summary "N passed, N failed, N skipped".
+# TESTS="pattern" runs only matching tests.
+build=${PMCPROF_BUILD:?}
+src=${PMCPROF_SRC:?}
+export PMCPROF_BUILD PMCPROF_SRC
+export PMCPROF_PLUGIN_PATH="$build/plugins/.libs"
+log=$build/tests/test-log
+mkdir -p "$log"
+pass=0 fail=0 skip=0
+
+run_one() {	# name, command...
+	name=$1; shift
+	case "$name" in *${TESTS:-}*) ;; *) return ;; esac
+	out="$log/$(echo "$name" | tr '/' '_').log"
+	start=$(date +%s)
+	"$@" >"$out" 2>&1
+	rc=$?
+	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out"); s=$(grep -c '^SKIP: ' "$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && [ "$rc" -ne 77 ]; then
+		echo "FAIL: $name exited with status $rc" >>"$out"; f=$((f + 1))
+	fi
+	if [ "$rc" -eq 77 ] && [ "$p$f" = "00" ]; then s=$((s > 0 ? s : 1)); fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	printf '%-44s %3d passed %3d failed %3d skipped  (%ss)\n' "$name" "$p" "$f" "$s" $(( $(date +%s) - start ))
+	if [ "$f" -gt 0 ]; then grep '^FAIL: ' "$out" | sed 's/^/    /'; echo "    log: $out"; fi
+}
+
+for t in $UNIT_TESTS; do
+	run_one "$t" "$build/$t"
+done
+for t in "$src"/tests/integration/*.sh; do
+	[ -e "$t" ] || continue
+	run_one "integration/$(basename "$t" .sh)" sh "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

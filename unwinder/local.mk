@@ -1,0 +1,1 @@
+# unwinder: (to be filled by its owner)

@@ -1,0 +1,1 @@
+# viewer-tui: (to be filled by its owner)
