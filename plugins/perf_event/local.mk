@@ -1,1 +1,11 @@
-# plugins/perf_event: (to be filled by its owner)
+# plugins/perf_event: pmc-perf_event.so.  The counter code is a convenience
+# library (libpe.la, internal header pe.h) so the kvm_vpmu plugin can reuse it.
+noinst_LTLIBRARIES += plugins/perf_event/libpe.la
+plugins_perf_event_libpe_la_SOURCES = plugins/perf_event/pe.h \
+	plugins/perf_event/pe.c plugins/perf_event/page.c
+
+pkglib_LTLIBRARIES += plugins/pmc-perf_event.la
+plugins_pmc_perf_event_la_SOURCES = plugins/perf_event/plugin.c
+plugins_pmc_perf_event_la_LIBADD = plugins/perf_event/libpe.la
+# -z now: no lazy binding of read()/ioctl() on the sampling and read paths.
+plugins_pmc_perf_event_la_LDFLAGS = $(plugin_ldflags) -Wl,-z,now

@@ -1,0 +1,126 @@
+/* The arithmetic of a perf_event counter read: user-page (rdpmc) reads,
+ * sign extension, TSC-to-ns conversion and multiplexing scaling.  Pure
+ * functions over their arguments, so tests can feed crafted pages. */
+#include "config.h"
+
+#include <errno.h>
+
+#include "plugins/perf_event/pe.h"
+
+/* perf_event_mmap_page capability bits (an anonymous bitfield in the
+ * struct, so read the word once and test bits). */
+#define CAP_USER_RDPMC (1ULL << 2)
+#define CAP_USER_TIME (1ULL << 3)
+#define CAP_USER_TIME_SHORT (1ULL << 5)
+
+#define barrier() __asm__ __volatile__("" ::: "memory")
+
+static uint64_t rdpmc_insn(uint32_t counter, void *arg)
+{
+	uint32_t lo, hi;
+
+	(void)arg;
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static uint64_t rdtsc_insn(void *arg)
+{
+	uint32_t lo, hi;
+
+	(void)arg;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+const struct pe_hw pe_hw_x86 = { .rdpmc = rdpmc_insn, .rdtsc = rdtsc_insn };
+
+uint64_t pe_sign_extend(uint64_t v, unsigned width)
+{
+	if (width == 0 || width >= 64)
+		return v;
+	/* Shift the top bit of the counter into bit 63, then back with the
+	 * arithmetic shift (gcc and clang define >> on negative values). */
+	return (uint64_t)((int64_t)(v << (64 - width)) >> (64 - width));
+}
+
+uint64_t pe_tsc_to_ns(uint64_t cyc, uint64_t time_offset, uint32_t mult, uint16_t shift,
+		      uint64_t time_cycles, uint64_t time_mask)
+{
+	/* cap_user_time_short: the kernel's TSC view is only time_mask wide. */
+	if (time_mask)
+		cyc = time_cycles + ((cyc - time_cycles) & time_mask);
+	/* cyc * mult overflows 64 bits after minutes of uptime: split it the
+	 * way the perf_event.h comment does. */
+	uint64_t quot = cyc >> shift;
+	uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+	return time_offset + quot * mult + ((rem * mult) >> shift);
+}
+
+int pe_page_read(const volatile struct perf_event_mmap_page *pg, const struct pe_hw *hw,
+		 struct pe_raw *out)
+{
+	uint32_t seq, idx;
+	uint64_t ena, run, cnt, cyc = 0;
+	uint64_t offset = 0, cycles = 0, mask = 0;
+	uint32_t mult = 0;
+	uint16_t shift = 0;
+	bool user_time;
+
+	do {
+		seq = pg->lock;
+		barrier();
+		uint64_t caps = pg->capabilities;
+		ena = pg->time_enabled;
+		run = pg->time_running;
+		idx = pg->index;
+		if (!(caps & CAP_USER_RDPMC) || idx == 0)
+			return -EAGAIN;
+		user_time = caps & CAP_USER_TIME;
+		if (!user_time && ena != run)
+			return -EAGAIN;	/* would scale with stale times */
+		if (user_time) {
+			cyc = hw->rdtsc(hw->arg);
+			mult = pg->time_mult;
+			shift = pg->time_shift;
+			offset = pg->time_offset;
+			if (caps & CAP_USER_TIME_SHORT) {
+				cycles = pg->time_cycles;
+				mask = pg->time_mask;
+			} else {
+				mask = 0;
+			}
+		}
+		cnt = (uint64_t)pg->offset;
+		cnt += pe_sign_extend(hw->rdpmc(idx - 1, hw->arg), pg->pmc_width);
+		barrier();
+	} while (pg->lock != seq);
+
+	if (user_time) {
+		uint64_t delta = pe_tsc_to_ns(cyc, offset, mult, shift, cycles, mask);
+		ena += delta;
+		run += delta;	/* idx != 0: it is on a counter now */
+	}
+	out->count = cnt;
+	out->enabled = ena;
+	out->running = run;
+	return 0;
+}
+
+void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out)
+{
+	out->raw = raw->count;
+	out->enabled = raw->enabled;
+	out->running = raw->running;
+	out->value = raw->count;
+	out->scaled = false;
+	if (raw->running >= raw->enabled)
+		return;
+	out->scaled = true;
+	if (raw->running == 0) {
+		out->value = 0;
+		return;
+	}
+	/* 128-bit product: count * enabled overflows 64 bits for long runs. */
+	out->value = (uint64_t)((unsigned __int128)raw->count * raw->enabled / raw->running);
+}
