@@ -1,0 +1,219 @@
+/* The environment probe: hypervisor, architectural PMU, kernel settings. */
+#include "config.h"
+
+#include <cpuid.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "backend/internal.h"
+
+/* CPUID 0x40000000 vendor signatures (EBX:ECX:EDX). */
+static const struct {
+	const char *signature;
+	const char *name;
+} hypervisors[] = {
+	{ "KVMKVMKVM", "KVM" },
+	{ "Linux KVM Hv", "KVM" },	/* KVM's Hyper-V enlightenments */
+	{ "XenVMMXenVMM", "Xen" },
+	{ "VMwareVMware", "VMware" },
+	{ "Microsoft Hv", "Hyper-V" },
+	{ "TCGTCGTCGTCG", "QEMU-TCG" },
+	{ "VBoxVBoxVBox", "VirtualBox" },
+	{ " lrpepyh  vr", "Parallels" },
+	{ "bhyve bhyve ", "bhyve" },
+	{ "ACRNACRNACRN", "ACRN" },
+	{ "QNXQVMBSQG", "QNX" },
+	{ "EVMMEVMMEVMM", "Intel-EVMM" },
+};
+
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+	__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+static const char *hv_lookup(const char *sig)
+{
+	for (size_t i = 0; i < sizeof(hypervisors) / sizeof(hypervisors[0]); i++)
+		if (strcmp(sig, hypervisors[i].signature) == 0)
+			return hypervisors[i].name;
+	return NULL;
+}
+
+static void read_signature(unsigned leaf, char sig[13])
+{
+	unsigned r[4];
+
+	cpuid(leaf, 0, r);
+	memcpy(sig, &r[1], 4);
+	memcpy(sig + 4, &r[2], 4);
+	memcpy(sig + 8, &r[3], 4);
+	sig[12] = '\0';
+}
+
+static void probe_hypervisor(struct pmc_env *env)
+{
+	unsigned r[4];
+	FILE *f;
+
+	cpuid(1, 0, r);
+	env->hv_present = r[2] & (1u << 31);
+	env->hv_name = "none";
+	if (env->hv_present) {
+		const char *name;
+		char sig2[13];
+
+		read_signature(0x40000000, env->hv_signature);
+		name = hv_lookup(env->hv_signature);
+		/* With Hyper-V enlightenments, KVM and Xen move to 0x40000100. */
+		if (!name || strcmp(name, "Hyper-V") == 0) {
+			read_signature(0x40000100, sig2);
+			const char *name2 = hv_lookup(sig2);
+			if (name2 && strcmp(name2, "Hyper-V") != 0) {
+				name = name2;
+				memcpy(env->hv_signature, sig2, sizeof(sig2));
+			}
+		}
+		env->hv_name = name ? name : "other";
+	}
+	f = fopen("/sys/hypervisor/type", "re");
+	if (f) {
+		if (fgets(env->sys_hypervisor, sizeof(env->sys_hypervisor), f))
+			env->sys_hypervisor[strcspn(env->sys_hypervisor, "\n")] = '\0';
+		fclose(f);
+		if (strcmp(env->sys_hypervisor, "xen") == 0 && !env->hv_present) {
+			env->hv_present = true;	/* PV guests may hide the CPUID bit */
+			env->hv_name = "Xen";
+		}
+	}
+}
+
+static void probe_pmu(struct pmc_env *env)
+{
+	unsigned r[4], max;
+	char vendor[13];
+
+	cpuid(0, 0, r);
+	max = r[0];
+	memcpy(vendor, &r[1], 4);
+	memcpy(vendor + 4, &r[3], 4);
+	memcpy(vendor + 8, &r[2], 4);
+	vendor[12] = '\0';
+	if (strcmp(vendor, "GenuineIntel") == 0)
+		env->cpu_vendor = PMC_CPU_INTEL;
+	else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
+		env->cpu_vendor = PMC_CPU_AMD;
+
+	if (env->cpu_vendor == PMC_CPU_INTEL && max >= 0xa) {
+		cpuid(0xa, 0, r);
+		env->pmu_version = r[0] & 0xff;
+		env->n_gp = (r[0] >> 8) & 0xff;
+		env->gp_width = (r[0] >> 16) & 0xff;
+		env->n_arch_events = (r[0] >> 24) & 0xff;
+		/* EBX: a set bit means the event is NOT available. */
+		env->arch_events = ~r[1] & (env->n_arch_events >= 32 ? ~0u
+						: (1u << env->n_arch_events) - 1);
+		if (env->pmu_version > 1) {
+			env->n_fixed = r[3] & 0x1f;
+			env->fixed_width = (r[3] >> 5) & 0xff;
+		}
+	} else if (env->cpu_vendor == PMC_CPU_AMD) {
+		cpuid(0x80000000, 0, r);
+		unsigned emax = r[0];
+		if (emax >= 0x80000001) {
+			cpuid(0x80000001, 0, r);
+			env->n_gp = (r[2] & (1u << 23)) ? 6 : 4;	/* PerfCtrExtCore */
+			env->gp_width = 48;
+			env->pmu_version = 1;
+		}
+		if (emax >= 0x80000022) {
+			cpuid(0x80000022, 0, r);
+			if (r[0] & 1) {				/* PerfMonV2 */
+				env->pmu_version = 2;
+				env->n_gp = r[1] & 0xf;
+			}
+		}
+	}
+}
+
+static int read_int_file(const char *path, int fallback)
+{
+	FILE *f = fopen(path, "re");
+	int v;
+
+	if (!f)
+		return fallback;
+	if (fscanf(f, "%d", &v) != 1)
+		v = fallback;
+	fclose(f);
+	return v;
+}
+
+static void probe_cpuinfo(struct pmc_env *env)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		if (!env->cpu_model[0] && strncmp(line, "model name", 10) == 0) {
+			pmc_fmt(env->cpu_model, sizeof(env->cpu_model), "%s", colon + 2);
+			env->cpu_model[strcspn(env->cpu_model, "\n")] = '\0';
+		} else if (env->cpu_mhz == 0 && strncmp(line, "cpu MHz", 7) == 0) {
+			env->cpu_mhz = strtod(colon + 1, NULL);
+		}
+		if (env->cpu_model[0] && env->cpu_mhz)
+			break;
+	}
+	fclose(f);
+}
+
+/* Try to open one counting event on ourselves, user space only (allowed at
+ * paranoid 2).  Returns 0 or errno. */
+static int try_open(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+void pmc_env_probe(struct pmc_env *env)
+{
+	struct utsname u;
+
+	memset(env, 0, sizeof(*env));
+	probe_hypervisor(env);
+	probe_pmu(env);
+	probe_cpuinfo(env);
+	if (uname(&u) == 0)
+		pmc_fmt(env->kernel, sizeof(env->kernel), "%s", u.release);
+	env->paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", -9);
+	env->rdpmc_sysfs = read_int_file("/sys/bus/event_source/devices/cpu/rdpmc", -1);
+	if (env->rdpmc_sysfs < 0)
+		env->rdpmc_sysfs = read_int_file("/sys/bus/event_source/devices/cpu_core/rdpmc", -1);
+	env->perf_event_errno = try_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	env->perf_event_syscall = env->perf_event_errno == 0;
+	env->hw_errno = try_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	env->hw_events = env->hw_errno == 0;
+}

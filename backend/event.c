@@ -1,0 +1,341 @@
+/* Event specs: "EVENT[:MOD...][@PERIOD|@fFREQ]" -> struct pmc_event.
+ *
+ * Names are looked up in order: the plugins' own events (CPUTIME, ...),
+ * perf-style aliases (cycles, cpu-clock, ...), then libpfm4, which encodes
+ * everything for perf_event (PFM_OS_PERF_EVENT_EXT) and understands the
+ * modifiers (:u, :k, :c=N, ...). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend/internal.h"
+
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_status;
+
+static void pfm_init_once(void)
+{
+	pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -PMC_EEVENT;
+}
+
+int pmc_pfm_init(void)
+{
+	pthread_once(&pfm_once, pfm_init_once);
+	return pfm_status;
+}
+
+unsigned pmc_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned cost = tolower((unsigned char)a[i - 1]) !=
+					tolower((unsigned char)b[j - 1]);
+			unsigned best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+struct suggestion {
+	const char *probe;
+	char best[PMC_NAME_MAX];
+	unsigned dist;
+};
+
+static void consider(struct suggestion *s, const char *candidate)
+{
+	unsigned d = pmc_edit_distance(s->probe, candidate);
+
+	if (d < s->dist) {
+		s->dist = d;
+		pmc_fmt(s->best, sizeof(s->best), "%s", candidate);
+	}
+}
+
+/* The closest known name, if it is close enough to be a typo. */
+static const char *suggest(const char *name, char *buf, size_t len)
+{
+	struct suggestion s = { .probe = name, .dist = 99 };
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	char full[PMC_NAME_MAX];
+
+	for (size_t i = 0; i < pmc_n_builtin_events; i++)
+		consider(&s, pmc_builtin_events[i].name);
+	for (size_t i = 0; i < pmc_n_aliases; i++)
+		consider(&s, pmc_aliases[i].alias);
+	if (pmc_pfm_init() == 0) {
+		pfm_pmu_t pmu;
+		pfm_for_all_pmus(pmu) {
+			memset(&pinfo, 0, sizeof(pinfo));
+			pinfo.size = sizeof(pinfo);
+			if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+				continue;
+			for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+				memset(&einfo, 0, sizeof(einfo));
+				einfo.size = sizeof(einfo);
+				if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+					continue;
+				/* Compare like with like: qualified or bare. */
+				if (strstr(name, "::")) {
+					pmc_fmt(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
+					consider(&s, full);
+				} else {
+					consider(&s, einfo.name);
+				}
+			}
+		}
+	}
+	size_t n = strlen(name);
+	unsigned limit = n <= 4 ? 1 : n <= 8 ? 2 : 3;
+	if (s.dist == 0 || s.dist > limit)
+		return NULL;
+	pmc_fmt(buf, len, "%s", s.best);
+	return buf;
+}
+
+/* "123" -> 123; rejects empty, signs, junk, zero and overflow. */
+static int parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > (1ULL << 62))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const struct pmc_builtin_event *builtin_find(const char *name)
+{
+	for (size_t i = 0; i < pmc_n_builtin_events; i++)
+		if (strcasecmp(pmc_builtin_events[i].name, name) == 0)
+			return &pmc_builtin_events[i];
+	return NULL;
+}
+
+static const struct pmc_alias *alias_find(const char *name)
+{
+	for (size_t i = 0; i < pmc_n_aliases; i++)
+		if (strcasecmp(pmc_aliases[i].alias, name) == 0)
+			return &pmc_aliases[i];
+	return NULL;
+}
+
+static int encode_pfm(const char *full, const char *shown, struct pmc_event *ev, char *msg,
+		      size_t msglen)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	pfm_event_info_t einfo;
+	pfm_pmu_info_t pinfo;
+	int ret;
+
+	if (pmc_pfm_init() < 0) {
+		pmc_fmt(msg, msglen, "libpfm4 failed to initialize");
+		return -PMC_EEVENT;
+	}
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	/* Default: count user and kernel; the kernel applies paranoid. */
+	ret = pfm_get_os_event_encoding(full, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (ret == PFM_ERR_ATTR || ret == PFM_ERR_ATTR_VAL || ret == PFM_ERR_ATTR_SET) {
+		pmc_fmt(msg, msglen, "bad modifier in '%s': %s", shown, pfm_strerror(ret));
+		return -PMC_EMODIFIER;
+	}
+	if (ret != PFM_SUCCESS)
+		return -PMC_EEVENT;
+
+	ev->kind = PMC_KIND_PERF;
+	ev->type = attr.type;
+	ev->config = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	ev->exclude_user = attr.exclude_user;
+	ev->exclude_kernel = attr.exclude_kernel;
+	ev->hardware = attr.type != PERF_TYPE_SOFTWARE && attr.type != PERF_TYPE_TRACEPOINT;
+	ev->unit = attr.type == PERF_TYPE_SOFTWARE &&
+				   (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+				    attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			   ? "ns"
+			   : "events";
+
+	memset(&einfo, 0, sizeof(einfo));
+	einfo.size = sizeof(einfo);
+	memset(&pinfo, 0, sizeof(pinfo));
+	pinfo.size = sizeof(pinfo);
+	if (pfm_get_event_info(arg.idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
+	    pfm_get_pmu_info(einfo.pmu, &pinfo) == PFM_SUCCESS) {
+		const char *mods = strchr(strstr(full, "::") ? strstr(full, "::") + 2 : full, ':');
+		pmc_fmt(ev->name, sizeof(ev->name), "%s::%s%s", pinfo.name, einfo.name,
+			mods ? mods : "");
+	} else {
+		pmc_fmt(ev->name, sizeof(ev->name), "%s", full);
+	}
+	return 0;
+}
+
+int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t msglen)
+{
+	char name[PMC_NAME_MAX], base[PMC_NAME_MAX], full[PMC_NAME_MAX + 32], hint[PMC_NAME_MAX];
+	const char *at, *mods;
+	int ret;
+
+	memset(ev, 0, sizeof(*ev));
+	if (msglen)
+		msg[0] = '\0';
+	if (!spec || !*spec) {
+		pmc_fmt(msg, msglen, "empty event specification");
+		return -PMC_ESPEC;
+	}
+	if (strlen(spec) >= PMC_NAME_MAX) {
+		pmc_fmt(msg, msglen, "event specification too long (%zu characters, at most %d)",
+			strlen(spec), PMC_NAME_MAX - 1);
+		return -PMC_ESPEC;
+	}
+	pmc_fmt(ev->spec, sizeof(ev->spec), "%s", spec);
+
+	at = strrchr(spec, '@');
+	if (at) {
+		const char *p = at + 1;
+		bool freq = *p == 'f' || *p == 'F';
+		uint64_t v;
+
+		if (parse_count(freq ? p + 1 : p, &v) < 0) {
+			pmc_fmt(msg, msglen, "%s must be a positive integer: '%s'",
+				freq ? "frequency (@fHZ)" : "period", at);
+			return -PMC_EPERIOD;
+		}
+		if (freq)
+			ev->freq = v;
+		else
+			ev->period = v;
+		pmc_fmt(name, sizeof(name), "%.*s", (int)(at - spec), spec);
+	} else {
+		pmc_fmt(name, sizeof(name), "%s", spec);
+	}
+	if (!name[0]) {
+		pmc_fmt(msg, msglen, "missing event name before '@' in '%s'", spec);
+		return -PMC_ESPEC;
+	}
+	for (const char *c = name; *c; c++) {
+		if (!isgraph((unsigned char)*c) || *c == ',') {
+			pmc_fmt(msg, msglen, "invalid character in event name '%s'", name);
+			return -PMC_ESPEC;
+		}
+	}
+
+	/* base = name without modifiers; pmu::event keeps its "::". */
+	mods = strchr(strstr(name, "::") ? strstr(name, "::") + 2 : name, ':');
+	pmc_fmt(base, sizeof(base), "%.*s", (int)(mods ? (size_t)(mods - name) : strlen(name)),
+		name);
+	if (!base[0] || strcmp(base, "::") == 0 || (strstr(base, "::") && !strstr(base, "::")[2])) {
+		pmc_fmt(msg, msglen, "malformed event name '%s'", name);
+		return -PMC_ESPEC;
+	}
+
+	const struct pmc_builtin_event *b = builtin_find(base);
+	if (b) {
+		if (mods) {
+			pmc_fmt(msg, msglen, "event %s takes no modifiers: '%s'", b->name, mods);
+			return -PMC_EMODIFIER;
+		}
+		ev->kind = PMC_KIND_PLUGIN;
+		pmc_fmt(ev->name, sizeof(ev->name), "%s", b->name);
+		pmc_fmt(ev->plugin, sizeof(ev->plugin), "%s", b->plugin);
+		ev->unit = b->unit;
+		return 0;
+	}
+
+	const struct pmc_alias *a = alias_find(base);
+	pmc_fmt(full, sizeof(full), "%s%s", a ? a->target : base, mods ? mods : "");
+	ret = encode_pfm(full, name, ev, msg, msglen);
+	if (ret == -PMC_EEVENT) {
+		if (suggest(base, hint, sizeof(hint)))
+			pmc_fmt(msg, msglen, "unknown event '%s' \xe2\x80\x94 did you mean '%s'?",
+				base, hint);
+		else
+			pmc_fmt(msg, msglen,
+				"unknown event '%s' (see 'pmcprof list' for the events here)", base);
+	}
+	return ret;
+}
+
+int pmc_event_parse_list(const char *const *specs, size_t n, struct pmc_event *evs,
+			 struct pmc_diag *diag)
+{
+	int first = 0;
+
+	if (diag)
+		diag->n = 0;
+	if (n > PMC_MAX_EVENTS) {
+		if (diag) {
+			diag->item[0].index = PMC_MAX_EVENTS;
+			diag->item[0].err = -PMC_ETOOMANY;
+			pmc_fmt(diag->item[0].msg, sizeof(diag->item[0].msg),
+				"too many events: %zu (at most %d)", n, PMC_MAX_EVENTS);
+			diag->n = 1;
+		}
+		return -PMC_ETOOMANY;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char msg[256];
+		int ret = pmc_event_parse(specs[i], &evs[i], msg, sizeof(msg));
+
+		if (ret == 0)
+			continue;
+		if (!first)
+			first = ret;
+		if (diag && diag->n < PMC_MAX_EVENTS) {
+			diag->item[diag->n].index = (int)i;
+			diag->item[diag->n].err = ret;
+			pmc_fmt(diag->item[diag->n].msg, sizeof(diag->item[0].msg), "%s", msg);
+			diag->n++;
+		}
+	}
+	return first;
+}
+
+uint64_t pmc_event_default_period(const struct pmc_event *ev)
+{
+	if (ev->kind == PMC_KIND_PLUGIN) {
+		const struct pmc_builtin_event *b = builtin_find(ev->name);
+		return b ? b->default_period : 1000;
+	}
+	if (strcmp(ev->unit, "ns") == 0)
+		return 1000000;			/* 1 ms of CPU time */
+	if (ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES)
+		return 2000003;			/* ~1 kHz at 2 GHz; odd, against aliasing */
+	if (ev->type == PERF_TYPE_SOFTWARE)
+		return 1;			/* faults, switches: rare events */
+	return 1000003;
+}

@@ -1,0 +1,51 @@
+/* libpmc internals shared by the backend sources; not installed. */
+#ifndef BACKEND_INTERNAL_H
+#define BACKEND_INTERNAL_H
+
+#include "backend/pmc.h"
+#include "backend/pmc_plugin.h"
+
+struct pmc_backend {
+	void *handle;			/* dlopen handle */
+	const struct pmc_plugin *plugin;
+	char path[512];
+	bool probed;
+	struct pmc_probe probe;
+};
+
+struct pmc_group {
+	struct pmc_backend *be;
+	void *ctx;
+	size_t n;
+};
+
+/* An alias: a perf-style or friendly name and the libpfm4 (or plugin) name. */
+struct pmc_alias {
+	const char *alias;
+	const char *target;
+	const char *desc;
+};
+extern const struct pmc_alias pmc_aliases[];
+extern const size_t pmc_n_aliases;
+
+/* A plugin's own event known to the core without loading the plugin: the
+ * event-spec parser needs to recognize them (and suggest them) early. */
+struct pmc_builtin_event {
+	const char *name;
+	const char *plugin;
+	const char *unit;
+	uint64_t default_period;
+};
+extern const struct pmc_builtin_event pmc_builtin_events[];
+extern const size_t pmc_n_builtin_events;
+
+/* libpfm4, initialized once; 0 or -PMC_E*. */
+int pmc_pfm_init(void);
+
+/* Levenshtein distance, capped; for "did you mean". */
+unsigned pmc_edit_distance(const char *a, const char *b);
+
+/* snprintf into a fixed buffer without warnings about truncation. */
+void pmc_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

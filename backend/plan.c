@@ -1,0 +1,282 @@
+/* From what the user asked to what will be used: pick the backend, try each
+ * event for real, and follow the documented fallback chain
+ *     hardware event (perf_event) -> cpu-clock (perf_event) -> CPUTIME (cputimer)
+ * saying why at each step.  Nothing changes silently: plan->why is meant
+ * for one stderr line, and callers record requested vs used. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/internal.h"
+
+/* The fallback chain, as data: an event that cannot be opened on `from`
+ * is replaced by `to` (period converted by `convert`). */
+enum convert { CONV_CYCLES_TO_NS, CONV_NS_TO_US, CONV_DEFAULT };
+static const struct {
+	bool from_hardware;		/* any hardware event ... */
+	const char *from_unit;		/* ... or a software event in this unit */
+	const char *to;
+	const char *to_backend;
+	enum convert convert;
+} fallback_chain[] = {
+	{ true, NULL, "cpu-clock", "perf_event", CONV_CYCLES_TO_NS },
+	{ false, "ns", "CPUTIME", "cputimer", CONV_NS_TO_US },
+	{ false, "events", "CPUTIME", "cputimer", CONV_DEFAULT },
+};
+
+static const char *backend_for(const struct pmc_event *ev)
+{
+	return ev->kind == PMC_KIND_PLUGIN ? ev->plugin : "perf_event";
+}
+
+/* Trial-open the events on be, as they will be used; 0 or the error. */
+static int trial(struct pmc_backend *be, const struct pmc_event *evs, size_t n, unsigned flags)
+{
+	PMC_GROUP_OPTS(opts, .sample = (flags & PMC_PLAN_SAMPLING) != 0);
+	struct pmc_group *g;
+	const struct pmc_probe *p = pmc_backend_probe(be);
+	int ret;
+
+	if (!p->usable)
+		return -PMC_EDISABLED;
+	ret = pmc_group_open(be, evs, n, &opts, &g);
+	if (ret == 0)
+		pmc_group_close(g);
+	return ret;
+}
+
+static void set_period(struct pmc_event *ev, unsigned flags)
+{
+	if ((flags & PMC_PLAN_SAMPLING) && !ev->period && !ev->freq)
+		ev->period = pmc_event_default_period(ev);
+}
+
+static int load(const char *name, struct pmc_backend **be, char *err_msg, size_t len)
+{
+	return pmc_backend_load(name, be, err_msg, len);
+}
+
+/* Why an event failed, for the user. */
+static void failure_reason(int err, const struct pmc_backend *be, const struct pmc_env *env,
+			   char *buf, size_t len)
+{
+	char advice[256];
+	const char *a;
+
+	if (err == -PMC_EDISABLED) {
+		pmc_fmt(buf, len, "%s", ((struct pmc_backend *)be)->probe.reason);
+		return;
+	}
+	a = pmc_advice(err, env, advice, sizeof(advice));
+	pmc_fmt(buf, len, "%s%s%s", pmc_strerror(err), a ? ": " : "", a ? a : "");
+}
+
+/* Replace ev by the next link of the chain; false at the end. */
+static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned flags)
+{
+	for (size_t i = 0; i < sizeof(fallback_chain) / sizeof(fallback_chain[0]); i++) {
+		const typeof(fallback_chain[0]) *f = &fallback_chain[i];
+		struct pmc_event next;
+		char msg[256];
+
+		if (ev->kind != PMC_KIND_PERF)
+			continue;
+		if (f->from_hardware ? !ev->hardware
+				     : (ev->hardware || strcmp(ev->unit, f->from_unit) != 0))
+			continue;
+		if (pmc_event_parse(f->to, &next, msg, sizeof(msg)) < 0)
+			return false;
+		if (ev->freq) {
+			next.freq = ev->freq;
+		} else if (ev->period) {
+			switch (f->convert) {
+			case CONV_CYCLES_TO_NS:
+				/* Keep the sampling rate: P cycles at the nominal clock. */
+				if (ev->type == PERF_TYPE_HARDWARE &&
+				    ev->config == PERF_COUNT_HW_CPU_CYCLES && env->cpu_mhz > 0)
+					next.period = (uint64_t)(ev->period * 1000.0 / env->cpu_mhz);
+				break;
+			case CONV_NS_TO_US:
+				next.period = ev->period / 1000;
+				break;
+			case CONV_DEFAULT:
+				break;
+			}
+		}
+		set_period(&next, flags);
+		if (!(flags & PMC_PLAN_SAMPLING))
+			next.period = 0;
+		pmc_fmt(next.spec, sizeof(next.spec), "%s", f->to);
+		*ev = next;
+		return true;
+	}
+	return false;
+}
+
+static void describe(struct pmc_plan *plan)
+{
+	char list[384] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct pmc_event *ev = &plan->ev[i];
+		char one[200];
+
+		if (ev->freq)
+			pmc_fmt(one, sizeof(one), "%s@f%llu", ev->name, (unsigned long long)ev->freq);
+		else if (ev->period)
+			pmc_fmt(one, sizeof(one), "%s@%llu", ev->name,
+				(unsigned long long)ev->period);
+		else
+			pmc_fmt(one, sizeof(one), "%s", ev->name);
+		pmc_fmt(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", one);
+		off = strlen(list);
+	}
+	size_t w = strlen(plan->why);
+	pmc_fmt(plan->why + w, sizeof(plan->why) - w, "%susing %s on the %s backend",
+		w ? "; " : "", list, pmc_backend_name(plan->be));
+}
+
+/* Drop duplicates created by fallback (cycles and instructions both -> cpu-clock). */
+static void dedupe(struct pmc_plan *plan)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < k; j++)
+			dup |= strcmp(plan->ev[j].name, plan->ev[i].name) == 0;
+		if (!dup)
+			plan->ev[k++] = plan->ev[i];
+	}
+	plan->n = k;
+}
+
+int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsigned flags,
+		  struct pmc_plan *plan, struct pmc_diag *diag, char *err_msg, size_t len)
+{
+	static const char *const defaults[] = { "cycles" };
+	struct pmc_env env;
+	bool defaulted = n == 0;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	if (diag)
+		diag->n = 0;
+	if (err_msg && len)
+		err_msg[0] = '\0';
+	if (defaulted) {
+		specs = defaults;
+		n = 1;
+	}
+	ret = pmc_event_parse_list(specs, n, plan->req, diag);
+	if (ret < 0) {
+		pmc_fmt(err_msg, len, "bad event list");
+		return ret;
+	}
+	plan->n = n;
+	memcpy(plan->ev, plan->req, n * sizeof(plan->ev[0]));
+	for (size_t i = 0; i < n; i++)
+		set_period(&plan->ev[i], flags);
+
+	/* One group, one backend. */
+	const char *want = backend ? backend : backend_for(&plan->ev[0]);
+	if (!backend) {
+		for (size_t i = 1; i < n; i++) {
+			if (strcmp(backend_for(&plan->ev[i]), want) != 0) {
+				pmc_fmt(err_msg, len,
+					"events from different backends cannot be sampled together: "
+					"'%s' (%s) and '%s' (%s)",
+					plan->ev[0].spec, want, plan->ev[i].spec,
+					backend_for(&plan->ev[i]));
+				return -PMC_EBACKEND;
+			}
+		}
+	}
+	ret = load(want, &plan->be, err_msg, len);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		if (!pmc_backend_accepts(plan->be, &plan->ev[i])) {
+			pmc_fmt(err_msg, len, "the %s backend cannot count '%s'", want,
+				plan->ev[i].spec);
+			pmc_plan_release(plan);
+			return -PMC_EBACKEND;
+		}
+	}
+
+	pmc_env_probe(&env);
+	ret = trial(plan->be, plan->ev, plan->n, flags);
+	if (ret == 0) {
+		if (defaulted)
+			pmc_fmt(plan->why, sizeof(plan->why), "default event: a hardware PMU works here");
+		describe(plan);
+		return 0;
+	}
+	if ((flags & PMC_PLAN_NO_FALLBACK) || backend) {
+		char reason[400];
+		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
+		pmc_fmt(err_msg, len, "cannot use %s on the %s backend: %s",
+			plan->n == 1 ? plan->ev[0].spec : "these events", want, reason);
+		pmc_plan_release(plan);
+		return ret;
+	}
+
+	/* Walk the chain until the whole list opens. */
+	for (int step = 0; step < 3 && ret < 0; step++) {
+		char reason[400], from[PMC_NAME_MAX];
+		const char *next_backend = NULL;
+
+		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
+		pmc_fmt(from, sizeof(from), "%s", plan->n == 1 ? plan->ev[0].spec : "the events");
+		for (size_t i = 0; i < plan->n; i++) {
+			struct pmc_event *ev = &plan->ev[i];
+			bool alone_ok = trial(plan->be, ev, 1, flags) == 0;
+			/* After perf_event failed as a whole, everything moves on. */
+			if (alone_ok && step == 0)
+				continue;
+			if (fall_back(ev, &env, flags) && !next_backend)
+				next_backend = backend_for(ev);
+		}
+		if (!next_backend)
+			break;
+		dedupe(plan);
+		size_t w = strlen(plan->why);
+		pmc_fmt(plan->why + w, sizeof(plan->why) - w, "%s%s: %s", w ? "; " : "",
+			defaulted && step == 0 ? "no hardware cycles event (the default)" : from,
+			reason);
+		for (size_t i = 0; i < plan->n; i++) {
+			if (strcmp(backend_for(&plan->ev[i]), next_backend) != 0 &&
+			    !fall_back(&plan->ev[i], &env, flags))
+				break;
+		}
+		dedupe(plan);
+		if (strcmp(pmc_backend_name(plan->be), next_backend) != 0) {
+			pmc_backend_unload(plan->be);
+			plan->be = NULL;
+			ret = load(next_backend, &plan->be, err_msg, len);
+			if (ret < 0)
+				return ret;
+		}
+		plan->fell_back = true;
+		ret = trial(plan->be, plan->ev, plan->n, flags);
+	}
+	if (ret < 0) {
+		char reason[400];
+		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
+		pmc_fmt(err_msg, len, "no usable sample source: %s", reason);
+		pmc_plan_release(plan);
+		return ret;
+	}
+	describe(plan);
+	return 0;
+}
+
+void pmc_plan_release(struct pmc_plan *plan)
+{
+	pmc_backend_unload(plan->be);
+	plan->be = NULL;
+}
