@@ -1,0 +1,241 @@
+/* libpmcprof-analyzer: read and merge profiles, symbolize, aggregate, compare.
+ *
+ * A set holds one or more runs (a run = any mix of profile files and
+ * directories, merged; for comparisons a run may hold several repeats).
+ * Life cycle: ana_set_new -> ana_set_add (per path) -> ana_set_finish ->
+ * queries -> ana_set_free.  A query returns a row set (struct ana_rows) the
+ * caller frees; rows stay valid until then, even after later queries.
+ *
+ * Costly calls: ana_set_add (reads and merges files; memory grows with
+ * distinct contexts, not samples or files) and ana_set_finish (opens the
+ * load-map modules and their debug info, symbolizes every distinct address
+ * once).  Run them on a worker thread if a UI must stay live; progress goes
+ * to the optional callback.  A set is not thread-safe: queries fill lazy
+ * caches (the first ANA_VIEW_BOTTOMUP query of a node expands it).
+ *
+ * Errors: 0 or -errno / -ANA_E* / -PROF_E*; pointers NULL with errno set.
+ * ana_strerror() names any of them.  The library never prints and never
+ * exits; problems met while reading or symbolizing become notes.
+ */
+#ifndef ANALYZER_ANALYZER_H
+#define ANALYZER_ANALYZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ANA_API __attribute__((visibility("default")))
+
+enum ana_err {
+	ANA_ERR_BASE = 6000,
+	ANA_ESTATE = ANA_ERR_BASE,	/* call not valid in this state (e.g. add after finish) */
+	ANA_EMETRIC,			/* bad --metric expression */
+	ANA_ENOFUNC,			/* no function of that name */
+	ANA_ENODATA,			/* no profile found under a path */
+	ANA_ERR_END
+};
+/* Static message for any code returned here (negative or positive). */
+ANA_API const char *ana_strerror(int err);
+
+/* Split each run into groups by this profile metadata (--by). */
+enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_RANK, ANA_SPLIT_HOST };
+
+/* Progress: done out of total work units of the current phase ("read",
+ * "symbolize"); total 0 when unknown. */
+typedef void (*ana_progress_fn)(void *arg, const char *phase, uint64_t done, uint64_t total);
+
+struct ana_opts {
+	size_t sz;			/* sizeof(struct ana_opts) */
+	enum ana_split split;
+	bool weighted;			/* values are sample weights (count x period
+					 * actually used), not sample counts */
+	const char *debug_dirs;		/* colon-separated extra debug-info roots, or NULL */
+	const char *const *remap;	/* "OLD=NEW" module-path prefix rewrites, NULL-terminated */
+	ana_progress_fn progress;
+	void *progress_arg;
+};
+#define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
+
+struct ana_set;
+
+/* A new empty set; opts may be NULL.  NULL + errno on failure. */
+ANA_API struct ana_set *ana_set_new(const struct ana_opts *opts);
+/* Read path (a .pmcp file, or a directory searched recursively for *.pmcp)
+ * into run `run`, as repeat `repeat` (runs and repeats are numbered from 0
+ * and created on first use).  Bad files are skipped and noted (severity
+ * ANA_NOTE_ERROR) while the rest is merged; returns 0 if every file was read,
+ * else the first file's error.  Costly. */
+ANA_API int ana_set_add(struct ana_set *s, unsigned run, unsigned repeat, const char *path);
+/* Name run `run` in headers and CSV (default: its first path).  Copied. */
+ANA_API int ana_set_label(struct ana_set *s, unsigned run, const char *label);
+/* Done adding: symbolize and aggregate.  0 or -errno; -ANA_ENODATA if no
+ * sample was read at all.  Costly. */
+ANA_API int ana_set_finish(struct ana_set *s);
+ANA_API void ana_set_free(struct ana_set *s);
+
+/* ---- what ran (valid after finish) ---- */
+
+/* Runs after finish: with a split, every (run, group) pair is one run,
+ * labelled e.g. "rank=3" or "base rank=3". */
+ANA_API unsigned ana_set_n_runs(const struct ana_set *s);
+
+struct ana_kv {
+	const char *key;
+	const char *value;		/* the common value, or "v1, v2, ... (N distinct)" */
+};
+struct ana_event_fact {
+	const char *name;		/* used, canonical */
+	const char *requested;		/* as asked; "" if not recorded */
+	const char *unit;
+	uint64_t period, freq, random_mask;	/* from the first file; see mixed */
+	bool mixed;			/* period/freq/mask differ between files */
+	uint64_t samples;		/* total samples of this event in the run */
+	double weight;			/* total sample weight */
+};
+struct ana_counter_fact {
+	const char *name;
+	uint64_t value;			/* summed over the run's files */
+	double pct;			/* of the run's samples (NAN if not a loss counter) */
+	bool warn;			/* a loss counter above 1% of samples */
+};
+/* Facts about one run; owned by the set.  Arrays may grow at the end. */
+struct ana_run {
+	const char *label;
+	unsigned n_files, n_repeats, n_partial;	/* n_partial: files marked partial */
+	size_t n_meta;
+	const struct ana_kv *meta;	/* merged metadata, in first-seen key order */
+	size_t n_events;
+	const struct ana_event_fact *events;	/* indexed like the set's events; samples 0 if absent */
+	size_t n_counters;
+	const struct ana_counter_fact *counters;
+};
+ANA_API const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run);
+
+/* Events across the set (union by used name, first-seen order), then any
+ * metrics added with ana_set_add_metric.  Name of column i, or NULL. */
+ANA_API size_t ana_set_n_events(const struct ana_set *s);
+ANA_API const char *ana_set_event(const struct ana_set *s, size_t i);
+/* Add a derived column "NAME=EXPR" (+ - * / parentheses, event names,
+ * numbers; a division by zero yields NAN).  Returns its column index, or
+ * -ANA_EMETRIC with a one-line reason in msg.  Valid after finish. */
+ANA_API int ana_set_add_metric(struct ana_set *s, const char *spec, char *msg, size_t len);
+
+enum ana_severity { ANA_NOTE_INFO, ANA_NOTE_WARN, ANA_NOTE_ERROR };
+/* One line each: bad files (with the reader's message), build-id
+ * mismatches, missing or stripped modules, loss counters above 1%, runs
+ * with different events/periods/binaries.  run is -1 for the whole set. */
+struct ana_note {
+	enum ana_severity severity;
+	int run;
+	const char *msg;
+};
+ANA_API size_t ana_set_n_notes(const struct ana_set *s);
+ANA_API const struct ana_note *ana_set_note(const struct ana_set *s, size_t i);
+/* Number of notes with severity ANA_NOTE_ERROR (exit status 2 if any). */
+ANA_API size_t ana_set_n_errors(const struct ana_set *s);
+
+/* ---- queries ---- */
+
+enum ana_view {
+	ANA_VIEW_FUNCS,		/* flat, per function (module basename + name) */
+	ANA_VIEW_LINES,		/* flat, per source line */
+	ANA_VIEW_MODULES,	/* flat, per module */
+	ANA_VIEW_CALLERS,	/* functions calling query.func; incl = its cost under each */
+	ANA_VIEW_CALLEES,	/* functions called by query.func; incl = their cost under it */
+	ANA_VIEW_TOPDOWN,	/* children of query.node in the calling-context tree */
+	ANA_VIEW_BOTTOMUP,	/* query.node's callers in the inverted tree; roots = leaf functions */
+};
+enum ana_kind { ANA_SELF, ANA_INCL };
+enum ana_sort { ANA_SORT_VALUE, ANA_SORT_NAME, ANA_SORT_RATIO };
+enum ana_ratio {
+	ANA_RATIO_SHARE,	/* share of the run's total / share in base */
+	ANA_RATIO_RAW,		/* count in run / count in base */
+	ANA_RATIO_DELTA,	/* share in run - share in base, in percentage points */
+};
+#define ANA_ROOT 0u		/* query.node for the top level of a tree */
+
+struct ana_query {
+	size_t sz;			/* sizeof(struct ana_query) */
+	enum ana_view view;
+	const char *func;		/* CALLERS/CALLEES: "name" or "module:name"; or NULL
+					 * and node = a FUNCS row's node */
+	uint32_t node;			/* TOPDOWN/BOTTOMUP: expand this node */
+	size_t event;			/* column to sort, filter and compare on */
+	enum ana_kind kind;		/* self or inclusive for sort/compare (trees: incl) */
+	enum ana_sort sort;		/* descending value, name, or |log ratio| vs base */
+	size_t top;			/* keep the first N rows; 0 = all */
+	/* Compare mode: base >= 0 makes ana_rows_compare valid. */
+	int base;			/* run index of the base, or -1 */
+	enum ana_ratio ratio;
+	uint64_t min_samples;		/* drop rows with fewer samples than this in every run */
+	double conf;			/* confidence level; 0 means 0.95 */
+};
+#define ANA_QUERY(name, ...) \
+	struct ana_query name = { .sz = sizeof(struct ana_query), .base = -1, __VA_ARGS__ }
+
+/* One row.  Strings are owned by the set. */
+enum ana_row_flags {
+	ANA_ROW_UNRESOLVED = 1 << 0,	/* name is "[module+0xOFF]" */
+	ANA_ROW_INLINED = 1 << 1,	/* (tree) this frame was inlined into its parent */
+	ANA_ROW_EXPANDABLE = 1 << 2,	/* (tree) has children */
+};
+struct ana_row {
+	const char *name;		/* function, module (MODULES) or function (LINES) */
+	const char *module;		/* module path, or NULL */
+	const char *file;		/* source file, or NULL */
+	unsigned line;			/* declaration line, or the line (LINES); 0 = unknown */
+	const char *inlined_into;	/* FUNCS: caller it was inlined into ("f", or
+					 * "f +N more"); NULL if never inlined */
+	uint32_t node;			/* trees: pass as query.node to expand; FUNCS: the
+					 * function, for CALLERS/CALLEES */
+	unsigned depth;			/* tree views: depth below the root (roots: 1) */
+	unsigned flags;
+};
+
+struct ana_rows;
+/* Run q over the finished set; cost is proportional to the contexts
+ * visited.  NULL + errno: EINVAL (bad query), ANA_ENOFUNC (unknown func),
+ * ANA_ESTATE (not finished), ENOMEM. */
+ANA_API struct ana_rows *ana_set_query(struct ana_set *s, const struct ana_query *q);
+ANA_API void ana_rows_free(struct ana_rows *r);
+ANA_API size_t ana_rows_n(const struct ana_rows *r);
+ANA_API const struct ana_row *ana_rows_row(const struct ana_rows *r, size_t i);
+/* Sample count of row i in run, event column ev (a metric column: 0). */
+ANA_API uint64_t ana_rows_samples(const struct ana_rows *r, size_t i, unsigned run, size_t ev,
+				  enum ana_kind k);
+/* The shown value: samples, or weight with opts.weighted, or the metric;
+ * NAN when undefined. */
+ANA_API double ana_rows_value(const struct ana_rows *r, size_t i, unsigned run, size_t ev,
+			      enum ana_kind k);
+/* Value as a percentage of the run's total for that event; NAN for metrics. */
+ANA_API double ana_rows_pct(const struct ana_rows *r, size_t i, unsigned run, size_t ev,
+			    enum ana_kind k);
+
+/* Compare mode: row i of `run` against the query's base run, on query.event
+ * and query.kind.  docs/analyzer.md gives the formulas. */
+enum ana_presence { ANA_IN_BOTH, ANA_ONLY_BASE, ANA_ONLY_RUN, ANA_IN_NEITHER };
+struct ana_cmp {
+	double ratio;			/* per query.ratio; NAN when undefined */
+	double lo, hi;			/* confidence interval (query.conf) */
+	bool significant;		/* interval excludes 1 (0 for DELTA) */
+	double spread;			/* run-to-run spread: coefficient of variation of the
+					 * row's share across the run's repeats; NAN if 1 repeat */
+	enum ana_presence presence;
+};
+/* 0, or -ANA_ESTATE if the query had no base, -EINVAL for a bad index. */
+ANA_API int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out);
+
+/* ---- export ---- */
+
+/* RFC 4180 CSV of the row set, header row first, exactly as `report --csv`
+ * and (compare mode) `diff --csv`; docs/analyzer.md lists the columns.
+ * 0 or -errno (write error). */
+ANA_API int ana_rows_write_csv(const struct ana_rows *r, FILE *f);
+/* The same rows as one JSON object. */
+ANA_API int ana_rows_write_json(const struct ana_rows *r, FILE *f);
+/* FlameGraph collapsed stacks ("a;b;c count", root first) for run and
+ * event column ev. */
+ANA_API int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f);
+
+#endif
