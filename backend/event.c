@@ -189,18 +189,17 @@ static int encode_pfm(const char *full, const char *shown, struct pmc_event *ev,
 			   ? "ns"
 			   : "events";
 
+	/* Keep the name as written (aliases resolved), qualified by its PMU:
+	 * libpfm4's own names (PERF_COUNT_HW_CPU_CYCLES) mean less to users. */
 	memset(&einfo, 0, sizeof(einfo));
 	einfo.size = sizeof(einfo);
 	memset(&pinfo, 0, sizeof(pinfo));
 	pinfo.size = sizeof(pinfo);
-	if (pfm_get_event_info(arg.idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
-	    pfm_get_pmu_info(einfo.pmu, &pinfo) == PFM_SUCCESS) {
-		const char *mods = strchr(strstr(full, "::") ? strstr(full, "::") + 2 : full, ':');
-		pmc_fmt(ev->name, sizeof(ev->name), "%s::%s%s", pinfo.name, einfo.name,
-			mods ? mods : "");
-	} else {
+	if (!strstr(full, "::") && pfm_get_event_info(arg.idx, PFM_OS_NONE, &einfo) == PFM_SUCCESS &&
+	    pfm_get_pmu_info(einfo.pmu, &pinfo) == PFM_SUCCESS)
+		pmc_fmt(ev->name, sizeof(ev->name), "%s::%s", pinfo.name, full);
+	else
 		pmc_fmt(ev->name, sizeof(ev->name), "%s", full);
-	}
 	return 0;
 }
 

@@ -1,0 +1,160 @@
+/* The plugin loader and the fallback plan, on this machine's real plugins. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/pmc.h"
+#include "tests/harness.h"
+
+static void test_refusals(void)
+{
+	struct pmc_backend *be;
+	char err[512];
+	int ret;
+
+	ret = pmc_backend_load("badabi", &be, err, sizeof(err));
+	T_OK(ret == -PMC_EABI && strstr(err, "ABI 2") && strstr(err, "rebuild"),
+	     "a plugin built for another ABI is refused, never called: %s", err);
+	ret = pmc_backend_load("nosuchplugin", &be, err, sizeof(err));
+	T_OK(ret == -PMC_EPLUGIN && strstr(err, "pmc-nosuchplugin.so not found"),
+	     "a missing plugin is reported: %s", err);
+	ret = pmc_backend_load("../../etc/x", &be, err, sizeof(err));
+	T_OK(ret == -PMC_EPLUGIN && strstr(err, "invalid backend name"),
+	     "a plugin name cannot be a path: %s", err);
+}
+
+static bool have(const char *name)
+{
+	struct pmc_backend *be;
+	char err[512];
+
+	if (pmc_backend_load(name, &be, err, sizeof(err)) < 0)
+		return false;
+	pmc_backend_unload(be);
+	return true;
+}
+
+static void test_probes(const struct pmc_env *env)
+{
+	struct pmc_backend *be;
+	char err[512];
+
+	if (pmc_backend_load("perf_event", &be, err, sizeof(err)) == 0) {
+		const struct pmc_probe *p = pmc_backend_probe(be);
+		T_OK(p->usable == env->perf_event_syscall, "perf_event usable iff perf_event_open works");
+		T_OK(p->hardware == env->hw_events, "perf_event hardware iff a cycles event opens");
+		if (!env->hw_events && env->hv_present && strcmp(env->hv_name, "KVM") == 0)
+			T_OK(strstr(p->reason, "KVM") != NULL,
+			     "perf_event says why hardware events are missing: %s", p->reason);
+		pmc_backend_unload(be);
+	} else {
+		T_SKIP("perf_event plugin not built: %s", err);
+	}
+	if (pmc_backend_load("cputimer", &be, err, sizeof(err)) == 0) {
+		T_OK(pmc_backend_probe(be)->usable, "cputimer is usable everywhere");
+		struct pmc_event ev;
+		char msg[256];
+		pmc_event_parse("CPUTIME", &ev, msg, sizeof(msg));
+		T_OK(pmc_backend_accepts(be, &ev), "cputimer takes CPUTIME (core and plugin tables agree)");
+		pmc_event_parse("REALTIME", &ev, msg, sizeof(msg));
+		T_OK(pmc_backend_accepts(be, &ev), "cputimer takes REALTIME");
+		pmc_event_parse("cycles", &ev, msg, sizeof(msg));
+		T_OK(!pmc_backend_accepts(be, &ev), "cputimer refuses perf_event events");
+		pmc_backend_unload(be);
+	} else {
+		T_SKIP("cputimer plugin not built: %s", err);
+	}
+}
+
+static void test_plans(const struct pmc_env *env)
+{
+	struct pmc_plan plan;
+	struct pmc_diag diag;
+	char err[512];
+	int ret;
+
+	if (!have("perf_event") || !have("cputimer")) {
+		T_SKIP("plans need the perf_event and cputimer plugins");
+		return;
+	}
+	ret = pmc_plan_make(NULL, 0, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	T_OK(ret == 0, "a default plan exists: %s", ret ? err : plan.why);
+	if (ret == 0) {
+		if (env->hw_events)
+			T_OK(strcmp(plan.ev[0].name, "perf::CYCLES") == 0 && !plan.fell_back,
+			     "default is hardware cycles where a PMU works");
+		else
+			T_OK(plan.fell_back && strcmp(plan.ev[0].name, "perf::CPU-CLOCK") == 0 &&
+				     strstr(plan.why, "no hardware") && plan.ev[0].period > 0,
+			     "no PMU: default falls back to cpu-clock and says why: %s", plan.why);
+		pmc_plan_release(&plan);
+	}
+
+	const char *cyc[] = { "cycles@2500000" };
+	ret = pmc_plan_make(cyc, 1, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	if (!env->hw_events && ret == 0) {
+		uint64_t want = env->cpu_mhz > 0 ? (uint64_t)(2500000 * 1000.0 / env->cpu_mhz) : 1000000;
+		T_OK(strcmp(plan.ev[0].name, "perf::CPU-CLOCK") == 0 && plan.ev[0].period == want &&
+			     strcmp(plan.req[0].name, "perf::CYCLES") == 0,
+		     "cycles@2500000 -> cpu-clock@%llu ns at the nominal clock (got %llu)",
+		     (unsigned long long)want, (unsigned long long)plan.ev[0].period);
+		pmc_plan_release(&plan);
+		ret = pmc_plan_make(cyc, 1, NULL, PMC_PLAN_SAMPLING | PMC_PLAN_NO_FALLBACK, &plan,
+				    &diag, err, sizeof(err));
+		T_OK(ret < 0 && strstr(err, "cannot use cycles@2500000"),
+		     "--no-fallback turns the fallback into an error: %s", err);
+	} else if (ret == 0) {
+		pmc_plan_release(&plan);
+	}
+
+	const char *two[] = { "cycles", "instructions" };
+	ret = pmc_plan_make(two, 2, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	if (!env->hw_events)
+		T_OK(ret == 0 && plan.n == 1 && strcmp(plan.ev[0].name, "perf::CPU-CLOCK") == 0,
+		     "two hardware events fall back to one cpu-clock: %s", ret ? err : plan.why);
+	if (ret == 0)
+		pmc_plan_release(&plan);
+
+	const char *ct[] = { "CPUTIME@2000" };
+	ret = pmc_plan_make(ct, 1, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	T_OK(ret == 0 && strcmp(pmc_backend_name(plan.be), "cputimer") == 0 && !plan.fell_back &&
+		     plan.ev[0].period == 2000,
+	     "CPUTIME@2000 plans on cputimer");
+	if (ret == 0)
+		pmc_plan_release(&plan);
+
+	const char *mixed[] = { "CPUTIME", "cpu-clock" };
+	ret = pmc_plan_make(mixed, 2, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	T_OK(ret == -PMC_EBACKEND && strstr(err, "different backends"),
+	     "events of two backends are refused: %s", err);
+
+	const char *bad[] = { "cpu-clock", "cyclez@0" };
+	ret = pmc_plan_make(bad, 2, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err));
+	T_OK(ret < 0 && diag.n == 1 && diag.item[0].index == 1,
+	     "a bad element is reported before anything opens");
+
+	const char *sw[] = { "task-clock" };
+	ret = pmc_plan_make(sw, 1, "cputimer", 0, &plan, &diag, err, sizeof(err));
+	T_OK(ret == -PMC_EBACKEND && strstr(err, "cputimer backend cannot count"),
+	     "-b cputimer with a perf_event event is refused: %s", err);
+}
+
+int main(void)
+{
+	struct pmc_env env;
+	char path[4096];
+	const char *build = getenv("PMCPROF_BUILD");
+	const char *pp = getenv("PMCPROF_PLUGIN_PATH");
+
+	/* The deliberately broken plugin lives beside this test. */
+	snprintf(path, sizeof(path), "%s/tests/unit/.libs%s%s", build ? build : ".", pp ? ":" : "",
+		 pp ? pp : "");
+	setenv("PMCPROF_PLUGIN_PATH", path, 1);
+	pmc_env_probe(&env);
+	test_refusals();
+	test_probes(&env);
+	test_plans(&env);
+	return T_DONE();
+}
