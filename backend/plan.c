@@ -71,7 +71,7 @@ static void failure_reason(int err, const struct pmc_backend *be, const struct p
 		return;
 	}
 	a = pmc_advice(err, env, advice, sizeof(advice));
-	pmc_fmt(buf, len, "%s%s%s", pmc_strerror(err), a ? ": " : "", a ? a : "");
+	pmc_fmt(buf, len, "%s", a ? a : pmc_strerror(err));
 }
 
 /* Replace ev by the next link of the chain; false at the end. */

@@ -1,2 +1,13 @@
 # tests/: test workloads (tests/progs) and the harness.
 EXTRA_DIST += tests/harness.h tests/lib.sh
+
+# The bundled example (README's main job profiles it).
+noinst_PROGRAMS += examples/hotspots
+examples_hotspots_SOURCES = examples/hotspots.c
+examples_hotspots_CFLAGS = -g -O2 -fno-omit-frame-pointer -pthread
+examples_hotspots_LDFLAGS = -pthread
+
+check_PROGRAMS += tests/progs/busy
+tests_progs_busy_SOURCES = tests/progs/busy.c
+tests_progs_busy_CFLAGS = -g -O1 -pthread
+tests_progs_busy_LDFLAGS = -pthread

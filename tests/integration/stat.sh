@@ -1,0 +1,50 @@
+# pmcprof stat: counts over a whole run, threads summed, status passed through.
+. "$PMCPROF_SRC/tests/lib.sh"
+
+# Within 5% of the program's own CPU-time measurement (the program's
+# figure is taken just before exit; a few ms of startup/teardown are extra).
+within() {	# name measured truth pct
+	awk -v m="$2" -v t="$3" -v p="$4" 'BEGIN { d = (m - t) / t * 100; if (d < 0) d = -d; exit !(d <= p) }' &&
+		pass "$1 ($2 vs $3 ms)" || fail "$1 ($2 vs $3 ms, more than $4% apart)"
+}
+
+"$PMCPROF" stat -x , -o counts.csv -e task-clock -- "$PROGS/busy" 1 0.6 >out.txt 2>err.txt
+check "stat exits 0 on success" [ $? -eq 0 ]
+ms=$(awk -F, '$3 == "task-clock" { print $1 }' counts.csv)
+truth=$(sed -n 's/^cpu_ms=//p' out.txt)
+within "task-clock of a busy loop matches its own CPU time" "$ms" "$truth" 5
+
+"$PMCPROF" stat -x , -o counts8.csv -e task-clock -- "$PROGS/busy" 8 0.15 >out8.txt 2>&1
+ms8=$(awk -F, '$3 == "task-clock" { print $1 }' counts8.csv)
+truth8=$(sed -n 's/^cpu_ms=//p' out8.txt)
+within "8 threads counted and summed" "$ms8" "$truth8" 5
+
+"$PMCPROF" stat -e task-clock -- sh -c "$PROGS/busy 1 0.2 >/dev/null; $PROGS/busy 1 0.2 >/dev/null" 2>tree.txt
+ms_tree=$(awk '/task-clock/ { gsub(",", "", $1); print $1 }' tree.txt)
+check "child processes are counted too (~400 ms: $ms_tree)" awk -v m="$ms_tree" 'BEGIN { exit !(m > 360 && m < 600) }'
+contains "human output names the command" "Performance counter stats for 'sh -c" tree.txt
+
+"$PMCPROF" stat -e task-clock -- "$PROGS/busy" 1 0.01 7 >/dev/null 2>&1
+check "exit status passed through" [ $? -eq 7 ]
+"$PMCPROF" stat -e task-clock -- sh -c 'kill -TERM $$' >/dev/null 2>&1
+check "death by signal passed through (143)" [ $? -eq 143 ]
+
+"$PMCPROF" stat -b cputimer -- "$PROGS/busy" 2 0.2 >ct.txt 2>ctcounts.txt
+ct=$(awk '/CPUTIME/ { print $1 }' ctcounts.txt)
+truth_ct=$(sed -n 's/^cpu_ms=//p' ct.txt)
+within "cputimer backend: CPUTIME from whole-tree rusage" "$ct" "$truth_ct" 5
+
+"$PMCPROF" stat -e cyclez -- true 2>bad.txt
+check "a bad event is a usage error (1)" [ $? -eq 1 ]
+contains "bad event named with a suggestion" "did you mean 'cycles'" bad.txt
+"$PMCPROF" stat -e task-clock -- /nonexistent/program 2>nx.txt
+check "a missing program exits 127" [ $? -eq 127 ]
+contains "a missing program is named" "cannot run '/nonexistent/program'" nx.txt
+
+if "$PMCPROF" probe | grep -q 'hardware events do not open'; then
+	"$PMCPROF" stat -e cycles -- true 2>fb.txt
+	contains "no PMU: cycles falls back openly" "cpu-clock" fb.txt
+	"$PMCPROF" stat --no-fallback -e cycles -- true 2>nfb.txt
+	check "--no-fallback: an error instead (2)" [ $? -eq 2 ]
+	contains "--no-fallback says why" "no hardware PMU" nfb.txt
+fi
