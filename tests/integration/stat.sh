@@ -4,6 +4,7 @@
 # Within 5% of the program's own CPU-time measurement (the program's
 # figure is taken just before exit; a few ms of startup/teardown are extra).
 within() {	# name measured truth pct
+	[ -n "$2" ] && [ -n "$3" ] || { fail "$1 (no figure: '$2' vs '$3')"; return; }
 	awk -v m="$2" -v t="$3" -v p="$4" 'BEGIN { d = (m - t) / t * 100; if (d < 0) d = -d; exit !(d <= p) }' &&
 		pass "$1 ($2 vs $3 ms)" || fail "$1 ($2 vs $3 ms, more than $4% apart)"
 }
