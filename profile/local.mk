@@ -1,1 +1,17 @@
-# profile: (to be filled by its owner)
+# profile/: the file format (writer, validating reader) and `pmcprof dump`.
+# A PIC convenience library: it is linked into the LD_PRELOAD collector.
+noinst_LTLIBRARIES += profile/libprofile.la
+profile_libprofile_la_SOURCES = profile/profile.h profile/format.h \
+	profile/header.c profile/writer.c profile/reader.c
+profile_libprofile_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+profile_libprofile_la_LIBADD = $(ZSTD_LIBS)
+
+pkglibexec_PROGRAMS += pmcprof-dump
+pmcprof_dump_SOURCES = profile/cmd_dump.c
+pmcprof_dump_LDADD = profile/libprofile.la
+
+check_PROGRAMS += tests/unit/test-profile
+UNIT_TESTS += tests/unit/test-profile
+tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/harness.h
+tests_unit_test_profile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_unit_test_profile_LDADD = profile/libprofile.la $(ZSTD_LIBS)
