@@ -1,1 +1,14 @@
-# unwinder: (to be filled by its owner)
+# unwinder/: call-stack capture from a signal ucontext (libunwind; frame pointers).
+# A PIC convenience library: it is linked into the LD_PRELOAD collector.
+noinst_LTLIBRARIES += unwinder/libunwinder.la
+unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h \
+	unwinder/unwind.c unwinder/fp.c unwinder/stack.c
+unwinder_libunwinder_la_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fPIC
+unwinder_libunwinder_la_LIBADD = $(UNWIND_LIBS) -lpthread
+
+# Real signals into known call chains; frame pointers kept for UW_MODE_FP.
+check_PROGRAMS += tests/unit/test-unwind
+UNIT_TESTS += tests/unit/test-unwind
+tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c tests/harness.h
+tests_unit_test_unwind_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
+tests_unit_test_unwind_LDADD = unwinder/libunwinder.la -lpthread
