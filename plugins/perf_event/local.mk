@@ -9,3 +9,13 @@ plugins_pmc_perf_event_la_SOURCES = plugins/perf_event/plugin.c
 plugins_pmc_perf_event_la_LIBADD = plugins/perf_event/libpe.la
 # -z now: no lazy binding of read()/ioctl() on the sampling and read paths.
 plugins_pmc_perf_event_la_LDFLAGS = $(plugin_ldflags) -Wl,-z,now
+
+check_PROGRAMS += tests/unit/test-perf_event tests/unit/test-rdpmc
+UNIT_TESTS += tests/unit/test-perf_event tests/unit/test-rdpmc
+# The test holds the plugin's descriptor itself and drives its ops (own
+# CFLAGS so plugin.c gets a separate non-libtool object).
+tests_unit_test_perf_event_SOURCES = tests/unit/test_perf_event.c plugins/perf_event/plugin.c
+tests_unit_test_perf_event_LDADD = plugins/perf_event/libpe.la -lpthread
+tests_unit_test_perf_event_CFLAGS = $(AM_CFLAGS)
+tests_unit_test_rdpmc_SOURCES = tests/unit/test_rdpmc.c
+tests_unit_test_rdpmc_LDADD = plugins/perf_event/libpe.la

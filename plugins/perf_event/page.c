@@ -1,6 +1,7 @@
-/* The arithmetic of a perf_event counter read: user-page (rdpmc) reads,
- * sign extension, TSC-to-ns conversion and multiplexing scaling.  Pure
- * functions over their arguments, so tests can feed crafted pages. */
+/* The arithmetic of perf_event's shared pages: user-page (rdpmc) reads,
+ * sign extension, TSC-to-ns conversion, multiplexing scaling and the ring
+ * buffer's record scan.  Pure functions over their arguments, so tests can
+ * feed crafted pages. */
 #include "config.h"
 
 #include <errno.h>
@@ -123,4 +124,43 @@ void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out)
 	}
 	/* 128-bit product: count * enabled overflows 64 bits for long runs. */
 	out->value = (uint64_t)((unsigned __int128)raw->count * raw->enabled / raw->running);
+}
+
+/* Copy len bytes at ring offset off (the data area wraps at size). */
+static void rb_copy(void *dst, const unsigned char *data, uint64_t size, uint64_t off,
+		    size_t len)
+{
+	unsigned char *d = dst;
+
+	for (size_t k = 0; k < len; k++)
+		d[k] = data[(off + k) & (size - 1)];
+}
+
+uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
+		    struct pmc_sample_stats *st)
+{
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t lost;
+
+		rb_copy(&h, data, size, tail, sizeof(h));
+		if (h.size < sizeof(h) || tail + h.size > head)
+			return head;	/* corrupt: give the whole buffer back */
+		switch (h.type) {
+		case PERF_RECORD_THROTTLE:
+			st->throttled++;
+			break;
+		case PERF_RECORD_UNTHROTTLE:
+			st->unthrottled++;
+			break;
+		case PERF_RECORD_LOST:	/* header, u64 id, u64 lost */
+			if (h.size >= sizeof(h) + 16) {
+				rb_copy(&lost, data, size, tail + sizeof(h) + 8, sizeof(lost));
+				st->lost += lost;
+			}
+			break;
+		}
+		tail += h.size;
+	}
+	return tail;
 }

@@ -61,7 +61,8 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	a->exclude_user = ev->exclude_user;
 	a->exclude_kernel = ev->exclude_kernel;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a->disabled = !opts->enable_on_exec;
+	/* enable_on_exec only acts on an event created disabled. */
+	a->disabled = 1;
 	a->enable_on_exec = opts->enable_on_exec;
 	a->inherit = opts->inherit;
 	if (!sampled)
@@ -263,50 +264,19 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 	return -1;
 }
 
-/* Copy len bytes at ring offset off (the data area wraps at size). */
-static void rb_copy(void *dst, const unsigned char *data, uint64_t size, uint64_t off,
-		    size_t len)
-{
-	unsigned char *d = dst;
-
-	for (size_t k = 0; k < len; k++)
-		d[k] = data[(off + k) & (size - 1)];
-}
-
 /* Count THROTTLE/UNTHROTTLE/LOST records and free the buffer.  No
  * syscalls, so it is async-signal-safe. */
 static void rb_drain(struct pe_ctx *c, struct pe_ev *e)
 {
 	struct perf_event_mmap_page *pg = e->pg;
-	uint64_t size = pg->data_size, head, tail;
+	uint64_t head;
 	const unsigned char *data;
 
-	if (e->map_len <= (size_t)page_size() || size == 0)
+	if (e->map_len <= (size_t)page_size() || pg->data_size == 0)
 		return;
 	data = (const unsigned char *)pg + (pg->data_offset ? pg->data_offset : (uint64_t)page_size());
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	while (tail + sizeof(struct perf_event_header) <= head) {
-		struct perf_event_header h;
-		uint64_t lost;
-
-		rb_copy(&h, data, size, tail, sizeof(h));
-		if (h.size < sizeof(h))
-			break;	/* corrupt: give the whole buffer back */
-		switch (h.type) {
-		case PERF_RECORD_THROTTLE:
-			c->st.throttled++;
-			break;
-		case PERF_RECORD_UNTHROTTLE:
-			c->st.unthrottled++;
-			break;
-		case PERF_RECORD_LOST:	/* header, u64 id, u64 lost */
-			rb_copy(&lost, data, size, tail + sizeof(h) + 8, sizeof(lost));
-			c->st.lost += lost;
-			break;
-		}
-		tail += h.size;
-	}
+	pe_rb_scan(data, pg->data_size, pg->data_tail, head, &c->st);
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 

@@ -91,4 +91,11 @@ uint64_t pe_tsc_to_ns(uint64_t cyc, uint64_t time_offset, uint32_t mult, uint16_
  * running < enabled (scaled); running 0 with enabled > 0: value 0, scaled. */
 void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out);
 
+/* Count the THROTTLE, UNTHROTTLE and LOST records in ring-buffer bytes
+ * [tail, head) of a data area of size bytes (a power of two) into st.
+ * Returns the tail to publish (head, or head on a corrupt record).
+ * Async-signal-safe. */
+uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
+		    struct pmc_sample_stats *st);
+
 #endif /* PE_H */
