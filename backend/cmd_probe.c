@@ -41,21 +41,67 @@ static const char *paranoid_meaning(int p)
 	return "perf_event closed to unprivileged users";
 }
 
+/* Calibration of the usual events on the backends that take them. */
+static const struct {
+	const char *event;
+	const char *backend;
+} calibrated[] = {
+	{ "cycles", "perf_event" },
+	{ "instructions", "perf_event" },
+	{ "branches", "perf_event" },
+	{ "task-clock", "perf_event" },
+	{ "cpu-clock", "perf_event" },
+	{ "cycles", "kvm_vpmu" },
+	{ "instructions", "kvm_vpmu" },
+	{ "CPUTIME", "cputimer" },
+};
+
+static void calibrate_all(void)
+{
+	printf("Calibration (a loop of 20M dec/jnz: 20M branches, 40M instructions):\n");
+	for (size_t i = 0; i < sizeof(calibrated) / sizeof(calibrated[0]); i++) {
+		struct pmc_backend *be;
+		struct pmc_event ev;
+		struct pmc_calibration cal;
+		char err[512];
+
+		if (pmc_backend_load(calibrated[i].backend, &be, err, sizeof(err)) < 0)
+			continue;
+		if (!pmc_backend_probe(be)->usable) {
+			pmc_backend_unload(be);
+			continue;
+		}
+		if (pmc_event_parse(calibrated[i].event, &ev, err, sizeof(err)) == 0 &&
+		    pmc_backend_accepts(be, &ev) && pmc_calibrate(be, &ev, &cal) == 0)
+			printf("  %-12s %-14s %-12s %s\n", calibrated[i].backend, calibrated[i].event,
+			       pmc_trust_name(cal.trust), cal.why);
+		pmc_backend_unload(be);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct pmc_env env;
+	bool calibrate = false;
 	struct pmc_plan plan;
 	struct pmc_diag diag;
 	char err[512];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: pmcprof probe\n\n"
+			printf("usage: pmcprof probe [--calibrate]\n\n"
 			       "Describes this machine: CPU, hypervisor (CPUID 0x40000000 and\n"
 			       "/sys/hypervisor), the architectural PMU (CPUID 0AH / AMD leaves),\n"
 			       "perf_event_paranoid, rdpmc, which backends are usable (or why not),\n"
-			       "and what 'pmcprof record' would sample by default, and why.\n");
+			       "and what 'pmcprof record' would sample by default, and why.\n"
+			       "  --calibrate  also count a loop of known work on each usual event\n"
+			       "               and classify the counter: valid, unverified, zero,\n"
+			       "               implausible or unsupported\n");
 			return 0;
+		}
+		if (strcmp(argv[i], "--calibrate") == 0) {
+			calibrate = true;
+			continue;
 		}
 		fprintf(stderr, "pmcprof probe: unknown argument '%s'\n", argv[i]);
 		return 1;
@@ -100,5 +146,7 @@ int main(int argc, char **argv)
 	} else {
 		printf("Default:     nothing usable: %s\n", err);
 	}
+	if (calibrate)
+		calibrate_all();
 	return 0;
 }

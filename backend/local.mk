@@ -3,7 +3,7 @@ noinst_LTLIBRARIES += backend/libpmc-core.la
 backend_libpmc_core_la_SOURCES = \
 	backend/pmc.h backend/pmc_plugin.h backend/internal.h \
 	backend/error.c backend/event.c backend/alias.c backend/plugin.c \
-	backend/group.c backend/env.c backend/plan.c
+	backend/group.c backend/env.c backend/plan.c backend/calibrate.c
 backend_libpmc_core_la_CFLAGS = $(AM_CFLAGS) -fPIC
 backend_libpmc_core_la_LIBADD = $(PFM_LIBS) -ldl
 
@@ -22,8 +22,8 @@ pmcprof_list_LDADD = backend/libpmc-core.la
 pmcprof_probe_SOURCES = backend/cmd_probe.c
 pmcprof_probe_LDADD = backend/libpmc-core.la
 
-check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin
-UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin
+check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
+UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
 tests_unit_test_event_SOURCES = tests/unit/test_event.c tests/harness.h
 tests_unit_test_event_LDADD = backend/libpmc-core.la
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c
@@ -32,3 +32,9 @@ tests_unit_test_plugin_LDADD = backend/libpmc-core.la
 check_LTLIBRARIES += tests/unit/pmc-badabi.la
 tests_unit_pmc_badabi_la_SOURCES = tests/unit/badabi_plugin.c
 tests_unit_pmc_badabi_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+tests_unit_test_calibrate_SOURCES = tests/unit/test_calibrate.c
+tests_unit_test_calibrate_LDADD = backend/libpmc-core.la
+# A hardware plugin that counts zeros or garbage: calibration must catch it.
+check_LTLIBRARIES += tests/unit/pmc-fakecounter.la
+tests_unit_pmc_fakecounter_la_SOURCES = tests/unit/fake_plugin.c
+tests_unit_pmc_fakecounter_la_LDFLAGS = -module -avoid-version -rpath /nowhere

@@ -241,6 +241,33 @@ PMC_API int pmc_plan_make(const char *const *specs, size_t n, const char *backen
 			  struct pmc_plan *plan, struct pmc_diag *diag, char *err_msg, size_t len);
 PMC_API void pmc_plan_release(struct pmc_plan *plan);
 
+/* ---- calibration: can this counter be trusted here? ---- */
+
+enum pmc_trust {
+	PMC_TRUST_VALID,	/* counted a known loop within the expected bounds */
+	PMC_TRUST_UNVERIFIED,	/* counted, but there is no known expectation for it */
+	PMC_TRUST_ZERO,		/* counted nothing where work certainly happened */
+	PMC_TRUST_IMPLAUSIBLE,	/* counted outside the bounds (e.g. garbage) */
+	PMC_TRUST_UNSUPPORTED,	/* could not be opened */
+};
+
+struct pmc_calibration {
+	enum pmc_trust trust;
+	uint64_t measured;		/* what the counter said */
+	uint64_t lo, hi;		/* the accepted range (0, 0 when unverified) */
+	int err;			/* open/read error for UNSUPPORTED */
+	char why[200];			/* one line for the user */
+};
+
+/* Run a loop of exactly known work (a counted dec/jnz loop: N branches,
+ * 2N instructions, a known CPU time) under ev, user space only, on the
+ * calling thread, and classify the counter (like the KVM PMU self-tests).
+ * Takes ~10 ms.  Returns 0 (the verdict is in out) or -errno. */
+PMC_API int pmc_calibrate(struct pmc_backend *be, const struct pmc_event *ev,
+			  struct pmc_calibration *out);
+/* "valid", "unverified", "zero", "implausible", "unsupported" (static). */
+PMC_API const char *pmc_trust_name(enum pmc_trust t);
+
 /* Default sampling period for an event without one: ~1 kHz per thread. */
 PMC_API uint64_t pmc_event_default_period(const struct pmc_event *ev);
 

@@ -1,0 +1,58 @@
+/* A hardware-counter plugin that lies, for the calibration tests: it opens
+ * any perf_event encoding and reads zeros (PMC_FAKE_MODE=zero) or garbage
+ * (PMC_FAKE_MODE=garbage), as a broken virtual PMU might. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/pmc_plugin.h"
+
+static int fake_probe(const struct pmc_env *env, struct pmc_probe *out)
+{
+	(void)env;
+	out->usable = out->hardware = true;
+	return 0;
+}
+
+static int fake_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *o,
+		     void **ctx)
+{
+	(void)evs, (void)n, (void)o;
+	*ctx = NULL;
+	return 0;
+}
+
+static int fake_nop(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int fake_read(void *ctx, struct pmc_count *vals, size_t n)
+{
+	const char *mode = getenv("PMC_FAKE_MODE");
+	uint64_t v = mode && strcmp(mode, "garbage") == 0 ? 0xdeadbeef12345ULL : 0;
+
+	(void)ctx;
+	for (size_t i = 0; i < n; i++)
+		vals[i] = (struct pmc_count){ .value = v, .raw = v, .enabled = 1, .running = 1 };
+	return 0;
+}
+
+PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
+	.abi = PMC_PLUGIN_ABI,
+	.size = sizeof(struct pmc_plugin),
+	.name = "fakecounter",
+	.description = "test plugin: a PMU that counts zeros or garbage",
+	.version = "0",
+	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE,
+	.ops = {
+		.probe = fake_probe,
+		.open = fake_open,
+		.start = fake_nop,
+		.stop = fake_nop,
+		.read = fake_read,
+		.close = fake_nop,
+	},
+};

@@ -1,0 +1,66 @@
+/* Calibration classifies counters: real software clocks are valid here,
+ * missing hardware is unsupported, a lying plugin is zero or implausible. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/pmc.h"
+#include "tests/harness.h"
+
+static void classify(const char *backend, const char *event, enum pmc_trust want,
+		     const char *what)
+{
+	struct pmc_backend *be;
+	struct pmc_event ev;
+	struct pmc_calibration cal;
+	char err[512];
+
+	if (pmc_backend_load(backend, &be, err, sizeof(err)) < 0) {
+		T_SKIP("%s: %s", what, err);
+		return;
+	}
+	if (pmc_event_parse(event, &ev, err, sizeof(err)) < 0) {
+		T_OK(0, "%s: %s", what, err);
+		pmc_backend_unload(be);
+		return;
+	}
+	int ret = pmc_calibrate(be, &ev, &cal);
+	T_OK(ret == 0 && cal.trust == want, "%s: %s on %s is %s (%s)", what, event, backend,
+	     pmc_trust_name(cal.trust), cal.why);
+	pmc_backend_unload(be);
+}
+
+int main(void)
+{
+	struct pmc_env env;
+	char path[4096];
+	const char *build = getenv("PMCPROF_BUILD");
+	const char *pp = getenv("PMCPROF_PLUGIN_PATH");
+
+	snprintf(path, sizeof(path), "%s/tests/unit/.libs%s%s", build ? build : ".", pp ? ":" : "",
+		 pp ? pp : "");
+	setenv("PMCPROF_PLUGIN_PATH", path, 1);
+	pmc_env_probe(&env);
+
+	classify("perf_event", "task-clock", PMC_TRUST_VALID, "a real software clock");
+	classify("perf_event", "cpu-clock", PMC_TRUST_VALID, "a real software clock");
+	classify("cputimer", "CPUTIME", PMC_TRUST_VALID, "POSIX thread CPU time");
+	if (!env.hw_events) {
+		classify("perf_event", "cycles", PMC_TRUST_UNSUPPORTED, "no PMU here");
+		classify("perf_event", "instructions", PMC_TRUST_UNSUPPORTED, "no PMU here");
+	} else {
+		classify("perf_event", "instructions", PMC_TRUST_VALID, "a real PMU");
+		classify("perf_event", "branches", PMC_TRUST_VALID, "a real PMU");
+	}
+	setenv("PMC_FAKE_MODE", "zero", 1);
+	classify("fakecounter", "instructions", PMC_TRUST_ZERO, "a PMU counting zeros");
+	classify("fakecounter", "cycles", PMC_TRUST_ZERO, "a PMU counting zeros");
+	setenv("PMC_FAKE_MODE", "garbage", 1);
+	classify("fakecounter", "instructions", PMC_TRUST_IMPLAUSIBLE, "a PMU counting garbage");
+	classify("fakecounter", "branches", PMC_TRUST_IMPLAUSIBLE, "a PMU counting garbage");
+	classify("fakecounter", "cache-misses", PMC_TRUST_UNVERIFIED,
+		 "an event with no known expectation");
+	T_OK(strcmp(pmc_trust_name(PMC_TRUST_IMPLAUSIBLE), "implausible") == 0, "trust names");
+	return T_DONE();
+}
