@@ -764,7 +764,18 @@ static void test_strerror(void)
 	     !strcmp(prof_strerror(-ENOENT), strerror(ENOENT)), "prof_strerror");
 }
 
-/* Seed files for tests/fuzz/corpus/profile (small: the fuzzer mutates them). */
+static int write_at(int dfd, const char *name, const void *b, size_t len)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	int bad = fd < 0 || write(fd, b, len) != (ssize_t)len;
+
+	if (fd >= 0)
+		close(fd);
+	return bad;
+}
+
+/* Seeds for tests/fuzz/corpus/profile: small files (the fuzzer parses them
+ * as files) and raw payloads (it wraps those in a header and frame). */
 static int write_corpus(const char *out)
 {
 	static const struct shape seeds[] = {
@@ -773,34 +784,40 @@ static int write_corpus(const char *out)
 		{ __LINE__, 12, 2, 2, 3, 2, true },
 		{ __LINE__, 40, 1, 4, 6, 3, false },
 	};
+	static uint8_t raw[1 << 16];
 	int fd = open(out, O_DIRECTORY | O_RDONLY);
-	int status = 0;
+	int status = fd < 0;
 
 	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]) && fd >= 0; k++) {
 		struct gen g;
 		char name[32];
+		int f = -1;
+		ssize_t len;
+		size_t rlen;
+		uint8_t file[8192];
 
 		gen_make(&g, &seeds[k]);
 		snprintf(name, sizeof(name), "seed-%zu.pmcp", k);
 		status |= prof_write(&g.p, fd, name, 0644) != 0;
 		gen_free(&g);
-	}
-	for (size_t k = 0; k < 3 && fd >= 0; k++) {
-		static uint8_t file[512];
-		size_t len = wrap(file, sizeof(file), payloads[k].raw, payloads[k].len,
-				  payloads[k].len);
-		char name[32];
-		int f;
-
-		snprintf(name, sizeof(name), "handmade-%zu.pmcp", k);
-		f = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
-		status |= f < 0 || write(f, file, len) != (ssize_t)len;
+		f = openat(fd, name, O_RDONLY);
+		len = f < 0 ? -1 : read(f, file, sizeof(file));
 		if (f >= 0)
 			close(f);
+		rlen = len > PROF_HEADER_SIZE ? ZSTD_decompress(raw, sizeof(raw), file + PROF_HEADER_SIZE,
+							(size_t)len - PROF_HEADER_SIZE) : 0;
+		snprintf(name, sizeof(name), "seed-%zu.raw", k);
+		status |= ZSTD_isError(rlen) || !rlen || write_at(fd, name, raw, rlen);
+	}
+	for (size_t k = 0; k < 3 && fd >= 0; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "handmade-%zu.raw", k);
+		status |= write_at(fd, name, payloads[k].raw, payloads[k].len);
 	}
 	if (fd >= 0)
 		close(fd);
-	return fd < 0 || status;
+	return status;
 }
 
 int main(int argc, char **argv)
