@@ -1,1 +1,12 @@
-# plugins/perfctr_xen: (to be filled by its owner)
+# plugins/perfctr_xen: pmc-perfctr_xen.so.  The code is a convenience library
+# (libpcx.la, internal header pcx.h) so the unit tests and the Xen model
+# (tests/xenmodel) drive the same code through its kernel seam.
+noinst_LTLIBRARIES += plugins/perfctr_xen/libpcx.la
+plugins_perfctr_xen_libpcx_la_SOURCES = plugins/perfctr_xen/abi.h plugins/perfctr_xen/pcx.h \
+	plugins/perfctr_xen/pcx.c plugins/perfctr_xen/marshal.c plugins/perfctr_xen/sys.c
+
+pkglib_LTLIBRARIES += plugins/pmc-perfctr_xen.la
+plugins_pmc_perfctr_xen_la_SOURCES = plugins/perfctr_xen/plugin.c
+plugins_pmc_perfctr_xen_la_LIBADD = plugins/perfctr_xen/libpcx.la
+# -z now: no lazy binding on the read and sampling paths.
+plugins_pmc_perfctr_xen_la_LDFLAGS = $(plugin_ldflags) -Wl,-z,now
