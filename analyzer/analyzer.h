@@ -116,6 +116,9 @@ ANA_API const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run)
  * metrics added with ana_set_add_metric.  Name of column i, or NULL. */
 ANA_API size_t ana_set_n_events(const struct ana_set *s);
 ANA_API const char *ana_set_event(const struct ana_set *s, size_t i);
+/* Column index of an event as users type it ("cycles", "perf::CYCLES",
+ * the requested "cycles@1000003" without the period, a metric's name), or -1. */
+ANA_API int ana_set_event_index(const struct ana_set *s, const char *name);
 /* Add a derived column "NAME=EXPR" (+ - * / parentheses, event names,
  * numbers; a division by zero yields NAN).  Returns its column index, or
  * -ANA_EMETRIC with a one-line reason in msg.  Valid after finish. */
@@ -162,7 +165,8 @@ struct ana_query {
 					 * and node = a FUNCS row's node */
 	uint32_t node;			/* TOPDOWN/BOTTOMUP: expand this node */
 	size_t event;			/* column to sort, filter and compare on */
-	enum ana_kind kind;		/* self or inclusive for sort/compare (trees: incl) */
+	enum ana_kind kind;		/* self or inclusive for sort/compare/filters (trees:
+					 * always inclusive) */
 	enum ana_sort sort;		/* descending value, name, or |log ratio| vs base */
 	size_t top;			/* keep the first N rows; 0 = all */
 	/* Compare mode: base >= 0 makes ana_rows_compare valid. */
@@ -170,6 +174,11 @@ struct ana_query {
 	enum ana_ratio ratio;
 	uint64_t min_samples;		/* drop rows with fewer samples than this in every run */
 	double conf;			/* confidence level; 0 means 0.95 */
+	/* Trees: levels below node to include, depth-first (0 or 1: children
+	 * only); top then limits the children of each node. */
+	unsigned max_depth;
+	double min_pct;			/* drop rows under this % of the run's total in
+					 * every run (query.event, query.kind) */
 };
 #define ANA_QUERY(name, ...) \
 	struct ana_query name = { .sz = sizeof(struct ana_query), .base = -1, __VA_ARGS__ }
