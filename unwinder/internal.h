@@ -2,7 +2,9 @@
 #ifndef UNWINDER_INTERNAL_H
 #define UNWINDER_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 /* The calling thread's stack as [*lo, *hi).  0 or -errno.  Not
  * async-signal-safe (reads /proc/self/maps for the main thread). */
@@ -12,5 +14,36 @@ int uw_stack_bounds(uintptr_t *lo, uintptr_t *hi);
  * [max(lo, sp), hi).  Same contract as uw_capture; async-signal-safe. */
 int uw_fp_walk(uintptr_t lo, uintptr_t hi, uintptr_t pc, uintptr_t sp, uintptr_t fp,
 	       uintptr_t *pcs, int max, unsigned *flags);
+
+/* How to go from a frame to its caller's, learned from libunwind. */
+enum uw_recipe_kind {
+	UW_RECIPE_RSP = 1,	/* CFA = rsp + cfa_off */
+	UW_RECIPE_RBP,		/* CFA = rbp + cfa_off */
+	UW_RECIPE_END,		/* the outermost frame */
+	UW_RECIPE_SLOW,		/* anything else: let libunwind step it */
+};
+
+/* For RSP and RBP: the return address is at CFA - 8, the caller's rsp is
+ * the CFA, and its rbp is saved at CFA + rbp_off (0: rbp unchanged). */
+struct uw_recipe {
+	int32_t cfa_off;
+	int16_t rbp_off;
+	uint8_t kind;
+};
+
+/* The calling thread's recipe cache (cache.c).  uw_cache_thread_init
+ * allocates it (0 or -errno; not async-signal-safe); the rest are
+ * async-signal-safe and touch only the calling thread's cache.  A key is
+ * the pc whose unwind row applies: the interrupted pc, or a return
+ * address - 1. */
+int uw_cache_thread_init(void);
+bool uw_cache_ready(void);
+bool uw_cache_lookup(uintptr_t key, struct uw_recipe *r);
+void uw_cache_insert(uintptr_t key, const struct uw_recipe *r);
+void uw_cache_invalidate(void);	/* every thread's, lazily */
+
+/* The plain libunwind walk, without the cache: for tests and benchmarks
+ * to compare against.  Same contract as uw_capture. */
+int uw_walk_libunwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *flags);
 
 #endif

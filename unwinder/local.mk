@@ -2,7 +2,7 @@
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += unwinder/libunwinder.la
 unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h \
-	unwinder/unwind.c unwinder/fp.c unwinder/stack.c
+	unwinder/unwind.c unwinder/cache.c unwinder/fp.c unwinder/stack.c
 unwinder_libunwinder_la_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fPIC
 unwinder_libunwinder_la_LIBADD = $(UNWIND_LIBS) -lpthread
 
@@ -12,3 +12,9 @@ UNIT_TESTS += tests/unit/test-unwind
 tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c tests/harness.h
 tests_unit_test_unwind_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
 tests_unit_test_unwind_LDADD = unwinder/libunwinder.la -lpthread
+
+# make bench: tests/bench/unwind_cost.sh runs this.
+check_PROGRAMS += tests/bench/unwind-cost
+tests_bench_unwind_cost_SOURCES = tests/bench/unwind_cost.c
+tests_bench_unwind_cost_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
+tests_bench_unwind_cost_LDADD = unwinder/libunwinder.la $(UNWIND_LIBS) -ldl

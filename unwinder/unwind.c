@@ -1,9 +1,11 @@
-/* uw_capture and its libunwind walk; the per-thread and process setup.
- * docs/unwinding.md says what libunwind does on the handler path. */
+/* uw_capture's walks (libunwind, with a cache of frame recipes in front of
+ * it) and the per-thread and process setup.  docs/unwinding.md says what
+ * libunwind does on the handler path and why the cache is there. */
 #include "config.h"
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -16,22 +18,15 @@ static uintptr_t uc_reg(const ucontext_t *uc, int reg)
 	return (uintptr_t)uc->uc_mcontext.gregs[reg];
 }
 
-static int walk_unwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *flags)
+/* Step a cursor set on the frame whose pc is pcs[n - 1] to the end;
+ * append the return addresses. */
+static int step_all(unw_cursor_t *cursor, uintptr_t *pcs, int n, int max, unsigned *flags)
 {
-	unw_cursor_t cursor;
 	unw_word_t ip;
-	int n = 0, ret;
+	int ret;
 
-	pcs[n++] = uc_reg(uc, REG_RIP);
-	/* SIGNAL_FRAME: pcs[0] was interrupted, not called, so libunwind must
-	 * look up its unwind info at the pc itself rather than pc - 1.
-	 * libunwind wants a non-const context but only reads it here. */
-	if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
-		*flags |= UW_FAILED;
-		return n;
-	}
-	while ((ret = unw_step(&cursor)) > 0) {
-		if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0) {
+	while ((ret = unw_step(cursor)) > 0) {
+		if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0) {
 			ret = -UNW_EUNSPEC;
 			break;
 		}
@@ -46,6 +41,176 @@ static int walk_unwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *
 	if (ret < 0)
 		*flags |= UW_FAILED;
 	return n;
+}
+
+int uw_walk_libunwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *flags)
+{
+	unw_cursor_t cursor;
+
+	pcs[0] = uc_reg(uc, REG_RIP);
+	/* SIGNAL_FRAME: pcs[0] was interrupted, not called, so its unwind row
+	 * is the one at the pc itself, not at pc - 1.  libunwind wants a
+	 * non-const context but only reads it on this path. */
+	if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+		*flags |= UW_FAILED;
+		return 1;
+	}
+	return step_all(&cursor, pcs, 1, max, flags);
+}
+
+/* Hand over to libunwind at a caller's frame (pc, sp, fp), pcs[n - 1] = pc.
+ * Only rip, rsp and rbp are known there; rules that need another register
+ * are rare (none in gcc's or glibc's code) and fail validated. */
+static int walk_libunwind_from(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t *pcs, int n,
+			       int max, unsigned *flags)
+{
+	unw_cursor_t cursor;
+	ucontext_t uc;
+
+	memset(&uc.uc_mcontext, 0, sizeof(uc.uc_mcontext));
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+	if (unw_init_local2(&cursor, &uc, 0) < 0) {
+		*flags |= UW_FAILED;
+		return n;
+	}
+	return step_all(&cursor, pcs, n, max, flags);
+}
+
+struct step {
+	uintptr_t cfa, rip_at, rbp_at;	/* the CFA; where rip and rbp were found */
+	int ret;			/* unw_step's */
+};
+
+/* One libunwind step from a made-up frame at key with the given rsp, rbp. */
+static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintptr_t fp)
+{
+	struct step s = { .ret = -UNW_EUNSPEC };
+	unw_cursor_t cursor;
+	unw_proc_info_t pi;
+	unw_save_loc_t loc;
+	unw_word_t cfa;
+
+	memset(&uc->uc_mcontext, 0, sizeof(uc->uc_mcontext));
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)key;
+	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	uc->uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+	/* SIGNAL_FRAME: look up the row at key itself (key is already pc - 1
+	 * for a caller).  Without unwind info libunwind guesses from the
+	 * register values: nothing that could be cached. */
+	if (unw_init_local2(&cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0 ||
+	    unw_get_proc_info(&cursor, &pi) < 0)
+		return s;
+	s.ret = unw_step(&cursor);
+	if (s.ret <= 0)
+		return s;
+	if (unw_get_reg(&cursor, UNW_X86_64_CFA, &cfa) < 0) {
+		s.ret = -UNW_EUNSPEC;
+		return s;
+	}
+	s.cfa = cfa;
+	if (unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) == 0 && loc.type == UNW_SLT_MEMORY)
+		s.rip_at = loc.u.addr;
+	if (unw_get_save_loc(&cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY)
+		s.rbp_at = loc.u.addr;
+	return s;
+}
+
+/* Learn the recipe at key by stepping twice, the second time with rsp and
+ * rbp moved by different amounts: the CFA follows the register it is
+ * based on.  -1 if libunwind could not step (data, not code: not cached). */
+static int learn(uintptr_t key, uintptr_t sp, uintptr_t fp, struct uw_recipe *r)
+{
+	enum { DSP = 64, DFP = 128 };
+	ucontext_t uc;
+	uintptr_t rbp_slot = (uintptr_t)&uc.uc_mcontext.gregs[REG_RBP];
+	struct step a, b;
+	intptr_t off, rbp_off;
+
+	memset(r, 0, sizeof(*r));
+	a = step_once(&uc, key, sp, fp);
+	if (a.ret < 0)
+		return -1;
+	if (a.ret == 0) {
+		r->kind = UW_RECIPE_END;
+		return 0;
+	}
+	b = step_once(&uc, key, sp + DSP, fp + DFP);
+	if (b.ret <= 0)
+		return -1;
+	r->kind = UW_RECIPE_SLOW;
+	if (b.cfa == a.cfa + DSP) {
+		r->kind = UW_RECIPE_RSP;
+		off = (intptr_t)(a.cfa - sp);
+	} else if (b.cfa == a.cfa + DFP) {
+		r->kind = UW_RECIPE_RBP;
+		off = (intptr_t)(a.cfa - fp);
+	} else {
+		return 0;	/* CFA from an expression or another register */
+	}
+	if (a.rbp_at == rbp_slot && b.rbp_at == rbp_slot)
+		rbp_off = 0;
+	else
+		rbp_off = (intptr_t)(a.rbp_at - a.cfa);
+	/* Anything but the standard return address or a plain saved rbp
+	 * (e.g. the signal trampoline) stays with libunwind. */
+	if (a.rip_at != a.cfa - 8 || b.rip_at != b.cfa - 8 || off < INT32_MIN || off > INT32_MAX ||
+	    (rbp_off && (rbp_off >= 0 || rbp_off < INT16_MIN || (intptr_t)(b.rbp_at - b.cfa) != rbp_off))) {
+		r->kind = UW_RECIPE_SLOW;
+		return 0;
+	}
+	r->cfa_off = (int32_t)off;
+	r->rbp_off = (int16_t)rbp_off;
+	return 0;
+}
+
+/* The cached walk.  Reads only inside [sp, stack_hi) of the interrupted
+ * frame; a frame it cannot do (no recipe, SLOW, off the stack) goes to
+ * libunwind from there on, which validates its own reads. */
+static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
+		       unsigned *flags)
+{
+	uintptr_t pc = uc_reg(uc, REG_RIP), sp = uc_reg(uc, REG_RSP), fp = uc_reg(uc, REG_RBP);
+	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra;
+	struct uw_recipe r;
+	int n = 0;
+
+	if (sp < t->stack_lo || sp >= hi)
+		return uw_walk_libunwind(uc, pcs, max, flags);
+	pcs[n++] = pc;
+	for (;;) {
+		key = n == 1 ? pc : pc - 1;
+		if (!uw_cache_lookup(key, &r)) {
+			if (learn(key, sp, fp, &r) < 0)
+				goto slow;
+			uw_cache_insert(key, &r);
+		}
+		if (r.kind == UW_RECIPE_END)
+			return n;
+		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP)
+			goto slow;
+		cfa = (r.kind == UW_RECIPE_RSP ? sp : fp) + (uintptr_t)(intptr_t)r.cfa_off;
+		if (cfa - 8 < lo || cfa > hi || (r.rbp_off && cfa + r.rbp_off < lo) ||
+		    cfa <= sp || (cfa & 7))
+			goto slow;
+		ra = ((const uintptr_t *)cfa)[-1];
+		if (ra == 0)
+			return n;
+		if (n == max) {
+			*flags |= UW_TRUNCATED;
+			return n;
+		}
+		if (r.rbp_off)
+			fp = *(const uintptr_t *)(cfa + r.rbp_off);
+		pcs[n++] = ra;
+		pc = ra;
+		sp = lo = cfa;
+	}
+slow:
+	if (n == 1)
+		return uw_walk_libunwind(uc, pcs, max, flags);
+	return walk_libunwind_from(pc, sp, fp, pcs, n, max, flags);
 }
 
 int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
@@ -66,7 +231,9 @@ int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, 
 	}
 	switch (t ? t->mode : UW_MODE_NONE) {
 	case UW_MODE_UNWIND:
-		return walk_unwind(uc, pcs, max, flags);
+		if (!uw_cache_ready())
+			return uw_walk_libunwind(uc, pcs, max, flags);
+		return walk_cached(t, uc, pcs, max, flags);
 	case UW_MODE_FP:
 		return uw_fp_walk(t->stack_lo, t->stack_hi, uc_reg(uc, REG_RIP),
 				  uc_reg(uc, REG_RSP), uc_reg(uc, REG_RBP), pcs, max, flags);
@@ -86,7 +253,8 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 	t->stack_lo = t->stack_hi = 0;
 	t->mode = mode;
 	ret = uw_stack_bounds(&t->stack_lo, &t->stack_hi);
-	/* Only the frame-pointer walk needs the bounds (no /proc: none). */
+	/* Only the frame-pointer walk needs the bounds; the cached walk
+	 * without them leaves every frame to libunwind. */
 	if (ret < 0 && mode == UW_MODE_FP)
 		return ret;
 	if (mode == UW_MODE_UNWIND) {
@@ -94,13 +262,23 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 		uintptr_t pcs[8];
 		unsigned flags;
 
+		ret = uw_cache_thread_init();
+		if (ret < 0)
+			return ret;
 		/* One walk outside any handler, so that libunwind's one-time
 		 * setup, its memory pools and the lazy binding of the functions
 		 * it calls are done before a signal needs them. */
 		if (getcontext(&uc) < 0)
 			return -errno;
-		walk_unwind(&uc, pcs, 8, &flags);
+		walk_cached(t, &uc, pcs, 8, &flags);
 	}
+	return 0;
+}
+
+int uw_cache_flush(void)
+{
+	uw_cache_invalidate();
+	unw_flush_cache(unw_local_addr_space, 0, 0);
 	return 0;
 }
 

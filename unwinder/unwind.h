@@ -36,6 +36,11 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode);
 int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
 	       unsigned *flags);
 
+/* Forget the unwind rules cached for every thread and by libunwind: call
+ * after dlclose, when code at a cached pc may be gone or replaced.
+ * Async-signal-safe; returns 0. */
+int uw_cache_flush(void);
+
 /* Process-wide setup (libunwind caching policy). Call once, outside handlers. */
 int uw_global_init(void);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tests/harness.h"
+#include "unwinder/internal.h"
 #include "unwinder/unwind.h"
 
 #define NOINLINE __attribute__((noinline, noclone))
@@ -76,6 +77,37 @@ static struct probe {
 static __thread struct uw_thread tls_uw;
 static __thread uintptr_t alt_lo, alt_hi;
 
+/* The cached walk against libunwind alone, on every sample. */
+static struct agree {
+	atomic_int active;
+	int samples, mismatches, deep;
+	uintptr_t bad_pc;	/* the first mismatch */
+	int bad_n[2], bad_at;
+	unsigned bad_flags[2];
+} agree;
+
+static void compare_walks(const ucontext_t *uc)
+{
+	uintptr_t a[128], b[128];
+	unsigned fa, fb;
+	int max = agree.samples % 3 ? 128 : 6, na, nb, i;
+
+	na = uw_capture(&tls_uw, uc, a, max, &fa);
+	nb = uw_walk_libunwind(uc, b, max, (fb = 0, &fb));
+	for (i = 0; i < na && i < nb && a[i] == b[i]; i++)
+		;
+	if ((na != nb || fa != fb || i < na) && agree.mismatches++ == 0) {
+		agree.bad_pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+		agree.bad_n[0] = na;
+		agree.bad_n[1] = nb;
+		agree.bad_at = i;
+		agree.bad_flags[0] = fa;
+		agree.bad_flags[1] = fb;
+	}
+	agree.deep += na > 12;
+	agree.samples++;
+}
+
 static void on_prof(int sig, siginfo_t *si, void *ucv)
 {
 	const ucontext_t *uc = ucv;
@@ -84,7 +116,9 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	(void)si;
-	if (atomic_load(&probe.armed) && !atomic_load(&probe.done) &&
+	if (atomic_load(&agree.active))
+		compare_walks(uc);
+	else if (atomic_load(&probe.armed) && !atomic_load(&probe.done) &&
 	    in(probe.accept, (uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
 		probe.n = uw_capture(&tls_uw, uc, probe.pcs, probe.max, &probe.flags);
 		probe.on_altstack = (uintptr_t)&here >= alt_lo && (uintptr_t)&here < alt_hi;
@@ -392,6 +426,15 @@ static void *run_case(void *arg)
 	atomic_store(&probe.armed, 0);
 	timer_delete(timer);
 	if (c->altstack) {
+		const unsigned char *p = ss.ss_sp;
+
+		/* The altstack came zeroed: the lowest byte written shows how
+		 * deep the handler (kernel signal frame included) went. */
+		while (p < (const unsigned char *)alt_hi && !*p)
+			p++;
+		T_OK(alt_hi - (uintptr_t)p <= 64 * 1024,
+		     "%s: the handler used %lu bytes of the sigaltstack (line %d)", c->name,
+		     (unsigned long)(alt_hi - (uintptr_t)p), c->line);
 		ss.ss_flags = SS_DISABLE;
 		sigaltstack(&ss, NULL);
 		munmap(ss.ss_sp, ALTSTACK_SIZE);
@@ -419,6 +462,78 @@ static void run_sample_cases(void)
 			T_OK(0, "%s: pthread_create (line %d)", c->name, c->line);
 		}
 	}
+}
+
+NOINLINE static unsigned work(unsigned x)
+{
+	char buf[64];
+
+	/* into libc: frames without frame pointers, described by CFI only */
+	snprintf(buf, sizeof(buf), "%u %x %s", x, x * 7, x & 1 ? "odd" : "even");
+	return (unsigned)strlen(buf) + x;
+}
+
+NOINLINE static unsigned busy(int n, unsigned x)
+{
+	if (n == 0)
+		return work(x);
+	x = work(x);
+	x += busy(n - 1, x);
+	return x ^ (unsigned)n;
+}
+
+/* Samples land anywhere: prologues, epilogues, libc, the vDSO. */
+static void *run_agree(void *arg)
+{
+	const char *who = arg;
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGPROF };
+	struct itimerspec its = { .it_value.tv_nsec = 50000, .it_interval.tv_nsec = 50000 };
+	struct timespec end;
+	timer_t timer;
+	unsigned x = 0;
+	int d;
+
+	T_OK(uw_thread_init(&tls_uw, UW_MODE_UNWIND) == 0, "agree %s: uw_thread_init", who);
+	memset(&agree, 0, sizeof(agree));
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) < 0) {
+		T_OK(0, "agree %s: timer_create (errno %d)", who, errno);
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += 300000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	atomic_store(&agree.active, 1);
+	timer_settime(timer, 0, &its, NULL);
+	while (!past(&end))
+		for (d = 1; d < 40; d++)
+			x += busy(d, x);
+	atomic_store(&agree.active, 0);
+	timer_delete(timer);
+	sink = (int)x;
+	T_OK(agree.samples >= 200 && agree.deep >= 50, "agree %s: %d samples, %d deep", who,
+	     agree.samples, agree.deep);
+	T_OK(agree.mismatches == 0,
+	     "agree %s: cached walk = libunwind walk (%d mismatches; first at pc %#lx: n %d vs %d, "
+	     "pcs differ at %d, flags %#x vs %#x)",
+	     who, agree.mismatches, (unsigned long)agree.bad_pc, agree.bad_n[0], agree.bad_n[1],
+	     agree.bad_at, agree.bad_flags[0], agree.bad_flags[1]);
+	return NULL;
+}
+
+static void run_agree_cases(void)
+{
+	pthread_t th;
+
+	run_agree("main thread");
+	pthread_create(&th, NULL, run_agree, "second thread");
+	pthread_join(th, NULL);
+	/* again with every thread's cache dropped: learned afresh */
+	T_OK(uw_cache_flush() == 0, "uw_cache_flush");
+	run_agree("main thread, flushed");
 }
 
 /* Crafted contexts: registers from a real sample with one of them spoiled.
@@ -560,6 +675,7 @@ int main(void)
 	run_bounds_cases();
 	run_argument_cases();
 	run_sample_cases();
+	run_agree_cases();
 	/* the first case's registers, from a real sample in spin() */
 	run_case((void *)&sample_cases[0]);
 	run_craft_cases(probe.gregs);
