@@ -47,6 +47,15 @@ struct ct_ctx {
 	struct ct_ev ev[PMC_MAX_EVENTS];
 };
 
+/* The core names plugin events (type/config stay 0): resolve by name. */
+static const struct pmc_plugin_event *event_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (strcmp(events[i].name, name) == 0)
+			return &events[i];
+	return NULL;
+}
+
 static int clock_ns(clockid_t id, uint64_t *ns)
 {
 	struct timespec ts;
@@ -112,7 +121,7 @@ static int ct_open(const struct pmc_event *evs, size_t n, const struct pmc_group
 		if (evs[i].kind != PMC_KIND_PLUGIN ||
 		    (evs[i].plugin[0] && strcmp(evs[i].plugin, "cputimer") != 0))
 			return -PMC_EBACKEND;
-		if (evs[i].config != CT_CPUTIME && evs[i].config != CT_REALTIME)
+		if (!event_find(evs[i].name))
 			return -PMC_EEVENT;
 		if (evs[i].freq)
 			return -PMC_EPERIOD;	/* timers take periods only */
@@ -127,7 +136,7 @@ static int ct_open(const struct pmc_event *evs, size_t n, const struct pmc_group
 		struct ct_ev *e = &c->ev[i];
 		int rc = 0;
 
-		if (evs[i].config == CT_REALTIME)
+		if (event_find(evs[i].name)->config == CT_REALTIME)
 			e->clock = CLOCK_MONOTONIC;
 		else if (opts->pid)
 			rc = clock_getcpuclockid(opts->pid, &e->clock);

@@ -40,7 +40,7 @@ static double rel_err(double got, double want)
 	return want > 0 ? (got > want ? got - want : want - got) / want : 1.0;
 }
 
-/* The event as the core encodes it from the plugin's table. */
+/* The event as the core encodes it: by name, type and config left 0. */
 static struct pmc_event ct_event(const char *name, uint64_t period_us)
 {
 	struct pmc_event ev;
@@ -52,8 +52,6 @@ static struct pmc_event ct_event(const char *name, uint64_t period_us)
 		snprintf(ev.name, sizeof(ev.name), "%s", name);
 		snprintf(ev.plugin, sizeof(ev.plugin), "cputimer");
 		ev.kind = PMC_KIND_PLUGIN;
-		ev.type = pmc_plugin.events[i].type;
-		ev.config = pmc_plugin.events[i].config;
 		ev.unit = pmc_plugin.events[i].unit;
 		ev.period = period_us;
 	}
@@ -280,6 +278,7 @@ static void test_rearm_period(void)
 	void *ctx;
 
 	memset((void *)hits, 0, sizeof(hits));
+	memset((void *)overruns, 0, sizeof(overruns));
 	my_slot = 0;
 	next_period = 0;
 	if (ops->open(&ev, 1, &opts, &ctx) != 0 || ops->arm(ctx, signo()) != 0) {
@@ -288,18 +287,21 @@ static void test_rearm_period(void)
 	}
 	ctxs[0] = ctx;
 	ops->start(ctx);
+	/* Expirations = signals + overruns: a thread the host or the
+	 * scheduler keeps off a CPU takes its signals late, folded. */
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	spin_cpu(100 * MS);
-	int h1 = hits[0][0];
+	int h1 = hits[0][0] + overruns[0][0];
 	uint64_t t1 = clock_ns(CLOCK_MONOTONIC);
 	next_period = 5000;
 	spin_cpu(200 * MS);
 	uint64_t t2 = clock_ns(CLOCK_MONOTONIC);
-	int h2 = hits[0][0] - h1;
+	int h2 = hits[0][0] + overruns[0][0] - h1;
 	ops->stop(ctx);
 	double r1 = h1 / ((double)(t1 - t0) / MS), r2 = h2 / ((double)(t2 - t1) / MS);
-	T_OK(r1 > 0.85 && r1 < 1.15, "rearm period: %.2f signals/ms at 1 ms", r1);
-	T_OK(r2 > 0.85 / 5 && r2 < 1.15 / 5, "rearm period: %.3f signals/ms after rearm(5 ms)", r2);
+	T_OK(r1 > 0.85 && r1 < 1.15, "rearm period: %.2f expirations/ms at 1 ms", r1);
+	T_OK(r2 > 0.85 / 5 && r2 < 1.15 / 5, "rearm period: %.3f expirations/ms after rearm(5 ms)",
+	     r2);
 	ctxs[0] = NULL;
 	ops->close(ctx);
 }
@@ -369,7 +371,7 @@ static void test_refusals(void)
 		int line;
 		pid_t pid;
 		bool inherit, on_exec, sample;
-		int kind;		/* 0: CPUTIME, 1: perf event, 2: bad config, 3: freq */
+		int kind;		/* 0: CPUTIME, 1: perf event, 2: unknown name, 3: freq */
 		int want;
 	} cases[] = {
 		{ __LINE__, 0, true, false, false, 0, -PMC_ENOTSUP },
@@ -390,7 +392,7 @@ static void test_refusals(void)
 		if (cases[i].kind == 1)
 			ev.kind = PMC_KIND_PERF;
 		if (cases[i].kind == 2)
-			ev.config = 99;
+			snprintf(ev.name, sizeof(ev.name), "CPUTIMEX");
 		if (cases[i].kind == 3) {
 			ev.period = 0;
 			ev.freq = 1000;
