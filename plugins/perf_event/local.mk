@@ -19,3 +19,13 @@ tests_unit_test_perf_event_LDADD = plugins/perf_event/libpe.la -lpthread
 tests_unit_test_perf_event_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_rdpmc_SOURCES = tests/unit/test_rdpmc.c
 tests_unit_test_rdpmc_LDADD = plugins/perf_event/libpe.la
+
+# Read-cost benchmark (tests/bench/read_cost.sh): libpmc vs read(), PAPI, getpid.
+check_PROGRAMS += tests/bench/bench_read
+tests_bench_bench_read_SOURCES = tests/bench/bench_read.c
+tests_bench_bench_read_LDADD = backend/libpmc-core.la
+tests_bench_bench_read_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now
+if HAVE_PAPI
+tests_bench_bench_read_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_PAPI $(PAPI_CFLAGS)
+tests_bench_bench_read_LDADD += $(PAPI_LIBS)
+endif

@@ -108,24 +108,6 @@ int pe_page_read(const volatile struct perf_event_mmap_page *pg, const struct pe
 	return 0;
 }
 
-void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out)
-{
-	out->raw = raw->count;
-	out->enabled = raw->enabled;
-	out->running = raw->running;
-	out->value = raw->count;
-	out->scaled = false;
-	if (raw->running >= raw->enabled)
-		return;
-	out->scaled = true;
-	if (raw->running == 0) {
-		out->value = 0;
-		return;
-	}
-	/* 128-bit product: count * enabled overflows 64 bits for long runs. */
-	out->value = (uint64_t)((unsigned __int128)raw->count * raw->enabled / raw->running);
-}
-
 /* Copy len bytes at ring offset off (the data area wraps at size). */
 static void rb_copy(void *dst, const unsigned char *data, uint64_t size, uint64_t off,
 		    size_t len)

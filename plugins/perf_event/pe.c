@@ -35,6 +35,25 @@ struct pe_ctx {
 	struct pe_ev ev[PMC_MAX_EVENTS];
 };
 
+/* read(2) without libc: no PLT hop, no cancellation-point bookkeeping,
+ * errno untouched (the self-monitoring overhead paper's "hard-code the
+ * system call").  Returns bytes read or -errno. */
+static inline long sys_read(int fd, void *buf, size_t len)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(len)
+			     : "rcx", "r11", "memory");
+	return ret;
+#else
+	ssize_t r = read(fd, buf, len);
+	return r < 0 ? -errno : r;
+#endif
+}
+
 static long page_size(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
@@ -193,10 +212,10 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 
 		if (!e->pg || pe_page_read(e->pg, &pe_hw_x86, &raw) != 0) {
 			uint64_t buf[3];
-			ssize_t r = read(e->fd, buf, sizeof(buf));
+			long r = sys_read(e->fd, buf, sizeof(buf));
 
-			if (r != (ssize_t)sizeof(buf))
-				return r < 0 ? -errno : -EIO;
+			if (r != (long)sizeof(buf))
+				return r < 0 ? (int)r : -EIO;
 			raw.count = buf[0];
 			raw.enabled = buf[1];
 			raw.running = buf[2];

@@ -88,8 +88,23 @@ uint64_t pe_tsc_to_ns(uint64_t cyc, uint64_t time_offset, uint32_t mult, uint16_
 		      uint64_t time_cycles, uint64_t time_mask);
 
 /* Fill a pmc_count from raw figures: value = raw * enabled / running when
- * running < enabled (scaled); running 0 with enabled > 0: value 0, scaled. */
-void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out);
+ * running < enabled (scaled); running 0 with enabled > 0: value 0, scaled.
+ * Inline: it is on every read. */
+static inline void pe_count_scale(const struct pe_raw *raw, struct pmc_count *out)
+{
+	out->raw = raw->count;
+	out->enabled = raw->enabled;
+	out->running = raw->running;
+	out->value = raw->count;
+	out->scaled = false;
+	if (__builtin_expect(raw->running >= raw->enabled, 1))
+		return;
+	out->scaled = true;
+	/* 128-bit product: count * enabled overflows 64 bits for long runs. */
+	out->value = raw->running ? (uint64_t)((unsigned __int128)raw->count * raw->enabled /
+					       raw->running)
+				  : 0;
+}
 
 /* Count the THROTTLE, UNTHROTTLE and LOST records in ring-buffer bytes
  * [tail, head) of a data area of size bytes (a power of two) into st.

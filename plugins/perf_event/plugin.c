@@ -14,8 +14,28 @@ static const char *errno_name(int err)
 	return s ? s : "unknown error";
 }
 
+/* Why a guest has no PMU, from what the core's probe found; "" on bare
+ * metal. */
+static const char *guest_why(const struct pmc_env *env, char *buf, size_t len)
+{
+	const char *hv = env->hv_name && env->hv_name[0] ? env->hv_name : "virtual machine";
+
+	if (!env->hv_present)
+		return "";
+	if (env->n_gp == 0 && env->cpu_vendor == PMC_CPU_INTEL)
+		snprintf(buf, len, " (%s guest: the host exposes no vPMU, CPUID 0AH version %d)", hv,
+			 env->pmu_version);
+	else if (env->n_gp == 0)
+		snprintf(buf, len, " (%s guest: the host exposes no vPMU)", hv);
+	else
+		snprintf(buf, len, " (%s guest)", hv);
+	return buf;
+}
+
 static int probe(const struct pmc_env *env, struct pmc_probe *out)
 {
+	char why[96];
+
 	memset(out, 0, sizeof(*out));
 	if (!env->perf_event_syscall) {
 		if (env->perf_event_errno == EACCES || env->perf_event_errno == EPERM)
@@ -38,12 +58,17 @@ static int probe(const struct pmc_env *env, struct pmc_probe *out)
 				 errno_name(env->hw_errno), env->paranoid);
 		else
 			snprintf(out->reason, sizeof(out->reason),
-				 "no hardware PMU events: perf_event_open(cycles) failed with %s",
-				 errno_name(env->hw_errno));
+				 "no hardware PMU events: perf_event_open(cycles) failed with %s%s",
+				 errno_name(env->hw_errno), guest_why(env, why, sizeof(why)));
 	}
-	snprintf(out->detail, sizeof(out->detail),
-		 "paranoid %d, rdpmc sysfs %d, %d gp x %d bits, %d fixed x %d bits", env->paranoid,
-		 env->rdpmc_sysfs, env->n_gp, env->gp_width, env->n_fixed, env->fixed_width);
+	if (env->n_gp > 0)
+		snprintf(out->detail, sizeof(out->detail),
+			 "paranoid %d, rdpmc sysfs %d, %d gp x %d bits, %d fixed x %d bits",
+			 env->paranoid, env->rdpmc_sysfs, env->n_gp, env->gp_width, env->n_fixed,
+			 env->fixed_width);
+	else
+		snprintf(out->detail, sizeof(out->detail), "paranoid %d, software events only",
+			 env->paranoid);
 	return 0;
 }
 

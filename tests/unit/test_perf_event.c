@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,9 +53,45 @@ static struct pmc_event sw_event(uint64_t config, uint64_t period)
 	return ev;
 }
 
-static double rel_err(double got, double want)
+/* Time this thread spent on a CPU, measured two ways: its CPU clock,
+ * which leaves out what the hypervisor stole, and wall time minus its
+ * run-queue waits (schedstat), which includes it as perf's clocks do.  A
+ * perf clock count over the span must lie between the two. */
+struct oncpu {
+	uint64_t cpu, wall, delay;
+};
+
+static struct oncpu oncpu_now(void)
 {
-	return want > 0 ? (got > want ? got - want : want - got) / want : 1.0;
+	struct oncpu o = { clock_ns(CLOCK_THREAD_CPUTIME_ID), clock_ns(CLOCK_MONOTONIC), 0 };
+	unsigned long long run, delay;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f && fscanf(f, "%llu %llu", &run, &delay) == 2)
+		o.delay = delay;
+	if (f)
+		fclose(f);
+	return o;
+}
+
+struct band {
+	double lo, hi;			/* ns on a CPU without / with steal */
+};
+
+static struct band oncpu_since(struct oncpu a)
+{
+	struct oncpu b = oncpu_now();
+	struct band r = { (double)(b.cpu - a.cpu), (double)(b.wall - a.wall) -
+							   (double)(b.delay - a.delay) };
+	if (r.hi < r.lo)
+		r.hi = r.lo;
+	return r;
+}
+
+/* v within tol of [lo, hi] scaled by k. */
+static bool in_band(double v, struct band b, double k, double tol)
+{
+	return v >= b.lo * k * (1 - tol) && v <= b.hi * k * (1 + tol);
 }
 
 static void test_count_clocks(void)
@@ -71,17 +108,17 @@ static void test_count_clocks(void)
 		return;
 	T_OK(ops->read(ctx, idle, 2) == 0 && idle[0].raw == 0 && idle[0].enabled == 0,
 	     "count: created stopped (raw %" PRIu64 ")", idle[0].raw);
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct oncpu t0 = oncpu_now();
 	rc = ops->start(ctx);
 	spin_cpu(150 * MS);
 	rc |= ops->stop(ctx);
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	struct band on = oncpu_since(t0);
 	rc |= ops->read(ctx, c, 2);
 	T_OK(rc == 0, "count: start/stop/read");
 	for (int i = 0; i < 2; i++) {
-		T_OK(rel_err((double)c[i].value, (double)cpu) < 0.05,
-		     "count: %s %" PRIu64 " ns vs thread CPU %" PRIu64 " ns within 5%%",
-		     i ? "cpu-clock" : "task-clock", c[i].value, cpu);
+		T_OK(in_band((double)c[i].value, on, 1, 0.05),
+		     "count: %s %.1f ms vs thread CPU %.1f ms (%.1f with steal) within 5%%",
+		     i ? "cpu-clock" : "task-clock", (double)c[i].value / MS, on.lo / MS, on.hi / MS);
 		T_OK(!c[i].scaled && c[i].running == c[i].enabled && c[i].enabled > 0,
 		     "count: %s not multiplexed (ena %" PRIu64 " run %" PRIu64 ")",
 		     i ? "cpu-clock" : "task-clock", c[i].enabled, c[i].running);
@@ -159,23 +196,25 @@ static void *sample_worker(void *arg)
 		T_OK(0, "sample: open and arm cpu-clock@1ms + task-clock@2ms");
 		return NULL;
 	}
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct oncpu t0 = oncpu_now();
 	ops->start(S.ctx);
 	spin_cpu(300 * MS);
 	ops->stop(S.ctx);
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	struct band on = oncpu_since(t0);
 	ops->read(S.ctx, c, 2);
 	ops->stats(S.ctx, &st);
 
 	for (int i = 0; i < 2; i++) {
-		double want = (double)cpu / (double)evs[i].period;
-		T_OK(rel_err(S.hits[i], want) < 0.15,
-		     "sample: event %d got %d signals, ~%.0f expected from %" PRIu64 " ms CPU", i,
-		     S.hits[i], want, cpu / MS);
+		double k = 1.0 / (double)evs[i].period;
+		T_OK(in_band(S.hits[i], on, k, 0.15),
+		     "sample: event %d got %d signals, %.0f-%.0f expected from time on CPU", i,
+		     S.hits[i], on.lo * k, on.hi * k);
 		/* One signal per overflow: the count itself says how many
-		 * periods elapsed while the event ran. */
+		 * periods elapsed while the event ran.  A few may be missing:
+		 * an hrtimer that fires late (a vCPU the host preempted)
+		 * skips the periods it missed. */
 		double periods = (double)c[i].value / (double)evs[i].period;
-		T_OK(S.hits[i] >= periods * 0.98 - 2 && S.hits[i] <= periods + 1,
+		T_OK(S.hits[i] >= periods * 0.9 - 2 && S.hits[i] <= periods + 1,
 		     "sample: event %d one signal per overflow (%d signals, %.1f periods counted)", i,
 		     S.hits[i], periods);
 	}
@@ -249,19 +288,20 @@ static void test_rearm_period(void)
 		return;
 	}
 	ops->start(S.ctx);
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct oncpu t0 = oncpu_now();
 	spin_cpu(100 * MS);
+	struct band on1 = oncpu_since(t0);
 	int h1 = S.hits[0];
-	uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	S.next_period[0] = 4 * MS;	/* the next rearm switches to 4 ms */
+	struct oncpu t1 = oncpu_now();
 	spin_cpu(200 * MS);
-	uint64_t t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct band on2 = oncpu_since(t1);
 	int h2 = S.hits[0] - h1;
 	ops->stop(S.ctx);
-	double r1 = h1 / ((double)(t1 - t0) / MS), r2 = h2 / ((double)(t2 - t1) / MS);
-	T_OK(r1 > 0.85 && r1 < 1.15, "rearm period: %.2f signals/ms CPU at 1 ms", r1);
-	T_OK(r2 > 0.85 / 4 && r2 < 1.15 / 4, "rearm period: %.3f signals/ms CPU after rearm(4 ms)",
-	     r2);
+	T_OK(in_band(h1, on1, 1.0 / MS, 0.15), "rearm period: %d signals in %.0f ms on CPU at 1 ms",
+	     h1, on1.lo / MS);
+	T_OK(in_band(h2, on2, 1.0 / (4 * MS), 0.15),
+	     "rearm period: %d signals in %.0f ms on CPU after rearm(4 ms)", h2, on2.lo / MS);
 	ops->close(S.ctx);
 	S.ctx = NULL;
 }
@@ -293,9 +333,10 @@ static void test_overflow_foreign(void)
 
 /* ---- other tasks ---- */
 
-/* A child that waits for a byte on fd, forks a grandchild, and both burn
- * ms of CPU before exiting. */
-static pid_t spawn_spinners(int *go, uint64_t ms)
+/* A child that waits for a byte on *go, forks a grandchild, and both
+ * fault in pages fresh pages before exiting.  Page faults, unlike clocks,
+ * do not depend on how busy the host is. */
+static pid_t spawn_touchers(int *go, size_t pages)
 {
 	int p[2];
 	pid_t pid;
@@ -309,7 +350,12 @@ static pid_t spawn_spinners(int *go, uint64_t ms)
 		if (read(p[0], &b, 1) != 1)
 			_exit(1);
 		pid_t g = fork();
-		spin_cpu(ms * MS);
+		long ps = sysconf(_SC_PAGESIZE);
+		volatile char *m = mmap(NULL, pages * (size_t)ps, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			for (size_t i = 0; i < pages; i++)
+				m[i * (size_t)ps] = 1;
 		if (g > 0)
 			waitpid(g, NULL, 0);
 		_exit(0);
@@ -321,17 +367,18 @@ static pid_t spawn_spinners(int *go, uint64_t ms)
 
 static void test_inherit(void)
 {
-	struct pmc_event ev = sw_event(PERF_COUNT_SW_TASK_CLOCK, 0);
+	const size_t pages = 4000;
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 0);
 	struct pmc_count c;
 	int go = -1;
 	void *ctx;
 
 	for (int inherit = 0; inherit <= 1; inherit++) {
-		pid_t pid = spawn_spinners(&go, 60);
+		pid_t pid = spawn_touchers(&go, pages);
 		PMC_GROUP_OPTS(opts, .pid = pid, .inherit = inherit);
 		int rc = ops->open(&ev, 1, &opts, &ctx);
 
-		T_OK(rc == 0, "inherit=%d: open task-clock on pid %d (rc %d)", inherit, pid, rc);
+		T_OK(rc == 0, "inherit=%d: open minor-faults on pid %d (rc %d)", inherit, pid, rc);
 		if (rc == 0)
 			ops->start(ctx);
 		if (write(go, "g", 1) != 1)
@@ -341,12 +388,10 @@ static void test_inherit(void)
 		if (rc)
 			continue;
 		ops->read(ctx, &c, 1);
-		double ms = (double)c.value / MS;
-		if (inherit)
-			T_OK(ms > 110 && ms < 140, "inherit=1: child + grandchild counted (%.1f ms)",
-			     ms);
-		else
-			T_OK(ms > 55 && ms < 70, "inherit=0: child only (%.1f ms)", ms);
+		/* each process: its pages, plus copy-on-write and exit faults */
+		uint64_t lo = pages * (inherit ? 2 : 1), hi = lo + 1000;
+		T_OK(c.value >= lo && c.value <= hi, "inherit=%d: %s counted (%" PRIu64 " faults, %" PRIu64 "-%" PRIu64 ")",
+		     inherit, inherit ? "child + grandchild" : "child only", c.value, lo, hi);
 		ops->close(ctx);
 	}
 	PMC_GROUP_OPTS(sopts, .pid = 0, .inherit = true, .sample = true);
@@ -431,17 +476,23 @@ static void test_probe(void)
 		bool hw;
 		int hw_errno;
 		int paranoid;
+		const char *hv;		/* hypervisor name, NULL on bare metal */
+		int n_gp;
 		bool usable, hardware;
 		const char *reason;	/* substring, "" for none */
 	} cases[] = {
-		{ __LINE__, true, 0, true, 0, 2, true, true, "" },
-		{ __LINE__, true, 0, false, EOPNOTSUPP, 2, true, false,
+		{ __LINE__, true, 0, true, 0, 2, NULL, 8, true, true, "" },
+		{ __LINE__, true, 0, false, EOPNOTSUPP, 2, NULL, 0, true, false,
 		  "no hardware PMU events: perf_event_open(cycles) failed with EOPNOTSUPP" },
-		{ __LINE__, true, 0, false, ENOENT, 2, true, false, "failed with ENOENT" },
-		{ __LINE__, true, 0, false, EACCES, 3, true, false, "perf_event_paranoid is 3" },
-		{ __LINE__, false, EACCES, false, EACCES, 4, false, false,
+		{ __LINE__, true, 0, false, ENOENT, 2, "KVM", 0, true, false,
+		  "failed with ENOENT (KVM guest: the host exposes no vPMU, CPUID 0AH version 0)" },
+		{ __LINE__, true, 0, false, ENOENT, 2, "Xen", 4, true, false, "(Xen guest)" },
+		{ __LINE__, true, 0, false, EACCES, 3, NULL, 8, true, false,
+		  "perf_event_paranoid is 3" },
+		{ __LINE__, false, EACCES, false, EACCES, 4, NULL, 8, false, false,
 		  "perf_event_paranoid is 4" },
-		{ __LINE__, false, ENOSYS, false, ENOSYS, 2, false, false, "failed with ENOSYS" },
+		{ __LINE__, false, ENOSYS, false, ENOSYS, 2, NULL, 8, false, false,
+		  "failed with ENOSYS" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pmc_env env;
@@ -453,6 +504,10 @@ static void test_probe(void)
 		env.hw_events = cases[i].hw;
 		env.hw_errno = cases[i].hw_errno;
 		env.paranoid = cases[i].paranoid;
+		env.hv_present = cases[i].hv != NULL;
+		env.hv_name = cases[i].hv ? cases[i].hv : "none";
+		env.cpu_vendor = PMC_CPU_INTEL;
+		env.n_gp = cases[i].n_gp;
 		int rc = ops->probe(&env, &pr);
 		bool reason_ok = cases[i].reason[0] ? strstr(pr.reason, cases[i].reason) != NULL
 						    : pr.reason[0] == '\0';
