@@ -4,8 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -16,6 +19,53 @@
 static uintptr_t uc_reg(const ucontext_t *uc, int reg)
 {
 	return (uintptr_t)uc->uc_mcontext.gregs[reg];
+}
+
+/* libunwind's locks (its unwind-info cache, its memory pools) are plain
+ * mutexes; a child forked while another thread held one would block on it
+ * at its first unwind, with every signal masked.  So captures count
+ * themselves in and out of libunwind, and fork waits for the count to drop
+ * (Dekker-style: both sides write, then read the other's flag). */
+static atomic_int lib_users, fork_pending;
+
+static bool lib_enter(void)
+{
+	if (atomic_load(&fork_pending))
+		return false;
+	atomic_fetch_add(&lib_users, 1);
+	if (atomic_load(&fork_pending)) {
+		atomic_fetch_sub(&lib_users, 1);
+		return false;
+	}
+	return true;
+}
+
+static void lib_leave(void)
+{
+	atomic_fetch_sub(&lib_users, 1);
+}
+
+static void fork_prepare(void)
+{
+	const struct timespec tick = { .tv_nsec = 100000 };
+	int i;
+
+	atomic_store(&fork_pending, 1);
+	/* Bounded: a fork() from a handler that interrupted a capture in this
+	 * very thread would otherwise wait for itself. */
+	for (i = 0; i < 1000 && atomic_load(&lib_users); i++)
+		nanosleep(&tick, NULL);
+}
+
+static void fork_parent(void)
+{
+	atomic_store(&fork_pending, 0);
+}
+
+static void fork_child(void)
+{
+	atomic_store(&lib_users, 0);
+	atomic_store(&fork_pending, 0);
 }
 
 /* Step a cursor set on the frame whose pc is pcs[n - 1] to the end;
@@ -46,16 +96,22 @@ static int step_all(unw_cursor_t *cursor, uintptr_t *pcs, int n, int max, unsign
 int uw_walk_libunwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *flags)
 {
 	unw_cursor_t cursor;
+	int n = 1;
 
 	pcs[0] = uc_reg(uc, REG_RIP);
+	if (!lib_enter()) {
+		*flags |= UW_FAILED;
+		return n;
+	}
 	/* SIGNAL_FRAME: pcs[0] was interrupted, not called, so its unwind row
 	 * is the one at the pc itself, not at pc - 1.  libunwind wants a
 	 * non-const context but only reads it on this path. */
-	if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
+	if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		*flags |= UW_FAILED;
-		return 1;
-	}
-	return step_all(&cursor, pcs, 1, max, flags);
+	else
+		n = step_all(&cursor, pcs, n, max, flags);
+	lib_leave();
+	return n;
 }
 
 /* Hand over to libunwind at a caller's frame (pc, sp, fp), pcs[n - 1] = pc.
@@ -71,11 +127,16 @@ static int walk_libunwind_from(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr
 	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
 	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
-	if (unw_init_local2(&cursor, &uc, 0) < 0) {
+	if (!lib_enter()) {
 		*flags |= UW_FAILED;
 		return n;
 	}
-	return step_all(&cursor, pcs, n, max, flags);
+	if (unw_init_local2(&cursor, &uc, 0) < 0)
+		*flags |= UW_FAILED;
+	else
+		n = step_all(&cursor, pcs, n, max, flags);
+	lib_leave();
+	return n;
 }
 
 struct step {
@@ -83,8 +144,9 @@ struct step {
 	int ret;			/* unw_step's */
 };
 
-/* One libunwind step from a made-up frame at key with the given rsp, rbp. */
-static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintptr_t fp)
+/* One libunwind step from a made-up frame at key with the given rsp, rbp;
+ * first: also make sure there is unwind info at key. */
+static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintptr_t fp, bool first)
 {
 	struct step s = { .ret = -UNW_EUNSPEC };
 	unw_cursor_t cursor;
@@ -99,8 +161,10 @@ static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintpt
 	/* SIGNAL_FRAME: look up the row at key itself (key is already pc - 1
 	 * for a caller).  Without unwind info libunwind guesses from the
 	 * register values: nothing that could be cached. */
-	if (unw_init_local2(&cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0 ||
-	    unw_get_proc_info(&cursor, &pi) < 0)
+	if (unw_init_local2(&cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return s;
+	s.ret = first ? unw_get_proc_info(&cursor, &pi) : 0;
+	if (s.ret < 0)
 		return s;
 	s.ret = unw_step(&cursor);
 	if (s.ret <= 0)
@@ -117,49 +181,54 @@ static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintpt
 	return s;
 }
 
-/* Learn the recipe at key by stepping twice, the second time with rsp and
- * rbp moved by different amounts: the CFA follows the register it is
- * based on.  -1 if libunwind could not step (data, not code: not cached). */
+/* Learn the recipe at key: step once from the real registers, then twice
+ * more with rsp and rbp moved by different amounts.  A CFA of register +
+ * constant follows its register exactly, both times; one computed by an
+ * expression (the signal trampoline, realigned frames) would have to match
+ * by chance twice.  -1 if libunwind could not step: that depends on the
+ * data (a garbage rbp), not on the code, so nothing is cached. */
 static int learn(uintptr_t key, uintptr_t sp, uintptr_t fp, struct uw_recipe *r)
 {
-	enum { DSP = 64, DFP = 128 };
+	static const uintptr_t dsp[2] = { 64, 192 }, dfp[2] = { 128, 320 };
 	ucontext_t uc;
 	uintptr_t rbp_slot = (uintptr_t)&uc.uc_mcontext.gregs[REG_RBP];
-	struct step a, b;
-	intptr_t off, rbp_off;
+	struct step a, b[2];
+	intptr_t off = 0, rbp_off;
+	int i, base = 0;
 
 	memset(r, 0, sizeof(*r));
-	a = step_once(&uc, key, sp, fp);
+	r->kind = UW_RECIPE_SLOW;
+	a = step_once(&uc, key, sp, fp, true);
+	if (a.ret == -UNW_ENOINFO)
+		return 0;	/* no unwind info at key: libunwind guesses */
 	if (a.ret < 0)
 		return -1;
 	if (a.ret == 0) {
 		r->kind = UW_RECIPE_END;
 		return 0;
 	}
-	b = step_once(&uc, key, sp + DSP, fp + DFP);
-	if (b.ret <= 0)
-		return -1;
-	r->kind = UW_RECIPE_SLOW;
-	if (b.cfa == a.cfa + DSP) {
-		r->kind = UW_RECIPE_RSP;
-		off = (intptr_t)(a.cfa - sp);
-	} else if (b.cfa == a.cfa + DFP) {
-		r->kind = UW_RECIPE_RBP;
-		off = (intptr_t)(a.cfa - fp);
-	} else {
-		return 0;	/* CFA from an expression or another register */
+	rbp_off = a.rbp_at == rbp_slot ? 0 : (intptr_t)(a.rbp_at - a.cfa);
+	for (i = 0; i < 2; i++) {
+		b[i] = step_once(&uc, key, sp + dsp[i], fp + dfp[i], false);
+		if (b[i].ret <= 0)
+			return -1;
+		if (b[i].cfa == a.cfa + dsp[i] && base != UW_RECIPE_RBP)
+			base = UW_RECIPE_RSP;
+		else if (b[i].cfa == a.cfa + dfp[i] && base != UW_RECIPE_RSP)
+			base = UW_RECIPE_RBP;
+		else
+			return 0;
+		/* the return address right below the CFA; rbp saved at a
+		 * fixed place below it, or not touched */
+		if (b[i].rip_at != b[i].cfa - 8 ||
+		    (rbp_off ? (intptr_t)(b[i].rbp_at - b[i].cfa) != rbp_off : b[i].rbp_at != rbp_slot))
+			return 0;
 	}
-	if (a.rbp_at == rbp_slot && b.rbp_at == rbp_slot)
-		rbp_off = 0;
-	else
-		rbp_off = (intptr_t)(a.rbp_at - a.cfa);
-	/* Anything but the standard return address or a plain saved rbp
-	 * (e.g. the signal trampoline) stays with libunwind. */
-	if (a.rip_at != a.cfa - 8 || b.rip_at != b.cfa - 8 || off < INT32_MIN || off > INT32_MAX ||
-	    (rbp_off && (rbp_off >= 0 || rbp_off < INT16_MIN || (intptr_t)(b.rbp_at - b.cfa) != rbp_off))) {
-		r->kind = UW_RECIPE_SLOW;
+	off = (intptr_t)(a.cfa - (base == UW_RECIPE_RSP ? sp : fp));
+	if (a.rip_at != a.cfa - 8 || off < INT32_MIN || off > INT32_MAX || rbp_off > 0 ||
+	    rbp_off < INT16_MIN)
 		return 0;
-	}
+	r->kind = (uint8_t)base;
 	r->cfa_off = (int32_t)off;
 	r->rbp_off = (int16_t)rbp_off;
 	return 0;
@@ -182,7 +251,15 @@ static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_
 	for (;;) {
 		key = n == 1 ? pc : pc - 1;
 		if (!uw_cache_lookup(key, &r)) {
-			if (learn(key, sp, fp, &r) < 0)
+			int ret;
+
+			if (!lib_enter()) {
+				*flags |= UW_FAILED;
+				return n;
+			}
+			ret = learn(key, sp, fp, &r);
+			lib_leave();
+			if (ret < 0)
 				goto slow;
 			uw_cache_insert(key, &r);
 		}
@@ -282,11 +359,20 @@ int uw_cache_flush(void)
 	return 0;
 }
 
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static int atfork_err;
+
+static void atfork_register(void)
+{
+	atfork_err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 int uw_global_init(void)
 {
 	/* Debian's libunwind 1.6.2 is built without per-thread caches and
 	 * silently turns this into UNW_CACHE_GLOBAL (docs/unwinding.md). */
 	if (unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD) < 0)
 		return -EINVAL;
-	return 0;
+	pthread_once(&atfork_once, atfork_register);
+	return -atfork_err;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -536,6 +537,82 @@ static void run_agree_cases(void)
 	run_agree("main thread, flushed");
 }
 
+/* getcontext returns twice: kept out of the loops that use its result. */
+NOINLINE static void fill_context(ucontext_t *uc)
+{
+	getcontext(uc);
+}
+
+/* fork() while another thread is inside libunwind: libunwind's locks are
+ * plain mutexes, and a child forked while one was held would hang on it
+ * forever (with every signal blocked).  uw_global_init's fork handlers
+ * wait for captures inside libunwind to leave first. */
+static atomic_int churning;
+
+static void *churn_libunwind(void *arg)
+{
+	struct uw_thread t;
+	ucontext_t uc;
+	uintptr_t pcs[64];
+	unsigned flags;
+
+	(void)arg;
+	uw_thread_init(&t, UW_MODE_UNWIND);
+	while (atomic_load(&churning)) {
+		uw_cache_flush();	/* every capture learns: always in libunwind */
+		fill_context(&uc);
+		uw_capture(&t, &uc, pcs, 64, &flags);
+	}
+	return NULL;
+}
+
+static void run_fork_case(void)
+{
+	int i, hung = 0, bad = 0, forks = 40;
+	pthread_t th;
+
+	atomic_store(&churning, 1);
+	pthread_create(&th, NULL, churn_libunwind, NULL);
+	usleep(20000);
+	for (i = 0; i < forks; i++) {
+		int status = 0, waited = 0;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct uw_thread t;
+			ucontext_t uc;
+			uintptr_t pcs[64];
+			unsigned flags;
+			int n;
+
+			uw_thread_init(&t, UW_MODE_UNWIND);
+			uw_cache_flush();
+			fill_context(&uc);
+			n = uw_capture(&t, &uc, pcs, 64, &flags);
+			_exit(n > 2 && !(flags & UW_FAILED) ? 0 : 3);
+		}
+		if (pid < 0)
+			break;
+		while (waitpid(pid, &status, WNOHANG) == 0 && waited < 2000) {
+			usleep(1000);
+			waited++;
+		}
+		if (waited >= 2000) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			hung++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			bad++;
+		}
+		usleep(2000);
+	}
+	atomic_store(&churning, 0);
+	pthread_join(th, NULL);
+	T_OK(i == forks && hung == 0 && bad == 0,
+	     "fork while another thread unwinds: %d children, %d hung, %d failed to unwind", i, hung,
+	     bad);
+}
+
 /* Crafted contexts: registers from a real sample with one of them spoiled.
  * Nothing may fault; the frame-pointer walk must refuse. */
 struct craft_case {
@@ -559,12 +636,6 @@ static const struct craft_case craft_cases[] = {
 	{ __LINE__, "rip zero", REG_RIP, BAD_NONE, 0 },
 	{ __LINE__, "rip unmapped", REG_RIP, BAD_UNMAPPED, 0 },
 };
-
-/* getcontext returns twice: kept out of the loops that use its result. */
-NOINLINE static void fill_context(ucontext_t *uc)
-{
-	getcontext(uc);
-}
 
 static void run_craft_cases(const greg_t *gregs)
 {
@@ -676,6 +747,7 @@ int main(void)
 	run_argument_cases();
 	run_sample_cases();
 	run_agree_cases();
+	run_fork_case();
 	/* the first case's registers, from a real sample in spin() */
 	run_case((void *)&sample_cases[0]);
 	run_craft_cases(probe.gregs);
