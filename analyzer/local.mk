@@ -1,1 +1,26 @@
-# analyzer: (to be filled by its owner)
+# analyzer/: libpmcprof-analyzer (merge, symbolize, aggregate, compare,
+# export) and the `pmcprof report` / `pmcprof diff` commands.
+noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
+analyzer_libpmcprof_analyzer_la_SOURCES = \
+	analyzer/analyzer.h analyzer/internal.h \
+	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c \
+	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
+analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
+analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
+
+pkglibexec_PROGRAMS += pmcprof-report pmcprof-diff
+pmcprof_report_SOURCES = analyzer/cmd_report.c analyzer/cmd_common.c analyzer/cmd.h
+pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la
+pmcprof_diff_SOURCES = analyzer/cmd_diff.c analyzer/cmd_common.c analyzer/cmd.h
+pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
+
+# Test programs: a workload with known shares, inlining and a hot line, a
+# copy built differently (a "rebuilt binary"), and a profile generator.
+check_PROGRAMS += tests/progs/ana_work tests/progs/ana_work_alt tests/progs/ana_mkprofile
+tests_progs_ana_work_SOURCES = tests/progs/ana_work.c
+tests_progs_ana_work_CFLAGS = -g -O2 -fno-omit-frame-pointer
+tests_progs_ana_work_alt_SOURCES = tests/progs/ana_work.c
+tests_progs_ana_work_alt_CFLAGS = -g -O2 -fno-omit-frame-pointer -DANA_ALT=1
+tests_progs_ana_mkprofile_SOURCES = tests/progs/ana_mkprofile.c
+tests_progs_ana_mkprofile_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
+tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf

@@ -1,0 +1,419 @@
+/* Text tables, shared options, headers and notes for report and diff. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/cmd.h"
+
+struct table {
+	const struct tcol *col;
+	size_t ncol, n, cap;
+	char **cell;
+};
+
+struct table *table_new(const struct tcol *cols, size_t n)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	if (t) {
+		t->col = cols;
+		t->ncol = n;
+	}
+	return t;
+}
+
+int table_add(struct table *t, const char *const *cells)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		char **c = realloc(t->cell, cap * t->ncol * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		t->cell = c;
+		t->cap = cap;
+	}
+	for (size_t k = 0; k < t->ncol; k++)
+		if (!(t->cell[t->n * t->ncol + k] = strdup(cells[k] ? cells[k] : "")))
+			return -ENOMEM;
+	t->n++;
+	return 0;
+}
+
+/* Display width: count UTF-8 lead bytes only. */
+static int dwidth(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void put_cell(FILE *f, const char *s, int w, bool left)
+{
+	int n = dwidth(s);
+	if (n <= w) {
+		if (left)
+			fprintf(f, "%s%*s", s, w - n, "");
+		else
+			fprintf(f, "%*s%s", w - n, "", s);
+		return;
+	}
+	/* too long: keep the start and mark the cut with '+' */
+	const char *p = s;
+	for (int k = 0; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && ++k > w - 1)
+			break;
+	}
+	fprintf(f, "%.*s+", (int)(p - s), s);
+}
+
+void table_print(struct table *t, FILE *f, int width)
+{
+	int w[32];
+	size_t nc = t->ncol < 32 ? t->ncol : 32;
+	int total = 0;
+	for (size_t k = 0; k < nc; k++) {
+		w[k] = dwidth(t->col[k].title);
+		for (size_t i = 0; i < t->n; i++) {
+			int x = dwidth(t->cell[i * t->ncol + k]);
+			if (x > w[k])
+				w[k] = x;
+		}
+		total += w[k] + (k ? 2 : 0);
+	}
+	/* shrink the most shrinkable columns first: to their soft width, then
+	 * (second pass) to their minimum */
+	for (int pass = 0; pass < 2; pass++)
+		for (int pr = 9; pr > 0 && width > 0 && total > width; pr--)
+			for (size_t k = 0; k < nc && total > width; k++) {
+				int floor = pass ? t->col[k].min : t->col[k].soft;
+				if (floor < t->col[k].min)
+					floor = t->col[k].min;
+				if (t->col[k].shrink != pr || w[k] <= floor)
+					continue;
+				int cut = total - width;
+				if (cut > w[k] - floor)
+					cut = w[k] - floor;
+				w[k] -= cut;
+				total -= cut;
+			}
+	/* each line goes through a buffer so trailing blanks can be cut */
+	char *line = NULL;
+	size_t len = 0;
+	for (size_t i = 0; i <= t->n; i++) {
+		FILE *m = open_memstream(&line, &len);
+		if (!m)
+			return;
+		for (size_t k = 0; k < nc; k++) {
+			const char *s = i ? t->cell[(i - 1) * t->ncol + k] : t->col[k].title;
+			if (k)
+				fputs("  ", m);
+			put_cell(m, s, w[k], t->col[k].left);
+		}
+		fclose(m);
+		while (len && line[len - 1] == ' ')
+			len--;
+		fprintf(f, "%.*s\n", (int)len, line);
+		free(line);
+		line = NULL;
+	}
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n * t->ncol; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	free(t);
+}
+
+void common_init(struct common *c, const char *prog)
+{
+	memset(c, 0, sizeof(*c));
+	c->prog = prog;
+	c->o.sz = sizeof(c->o);
+	c->view = ANA_VIEW_FUNCS;
+}
+
+int usage_error(const struct common *c, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", c->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", c->prog);
+	return EXIT_USAGE;
+}
+
+/* "--opt=value" or "--opt value" */
+static const char *optval(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int push(const char ***v, size_t *n, const char *s)
+{
+	const char **p = realloc(*v, (*n + 2) * sizeof(*p));
+	if (!p)
+		return -1;
+	p[(*n)++] = s;
+	p[*n] = NULL;
+	*v = p;
+	return 0;
+}
+
+static const char *const split_names[] = {
+	[ANA_SPLIT_THREAD] = "thread", [ANA_SPLIT_PROCESS] = "process",
+	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host",
+};
+
+int parse_common(struct common *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	if (!strcmp(a, "--csv"))
+		c->out = OUT_CSV;
+	else if (!strcmp(a, "--json"))
+		c->out = OUT_JSON;
+	else if (!strcmp(a, "--weight"))
+		c->o.weighted = true;
+	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		c->quiet = true;
+	else if (!strcmp(a, "--lines"))
+		c->view = ANA_VIEW_LINES;
+	else if (!strcmp(a, "--modules"))
+		c->view = ANA_VIEW_MODULES;
+	else if ((v = optval(argc, argv, i, "--event")) || (v = optval(argc, argv, i, "-e")))
+		c->event = v;
+	else if ((v = optval(argc, argv, i, "--width"))) {
+		char *end;
+		long w = strtol(v, &end, 10);
+		if (*end || w < 20 || w > 10000)
+			return usage_error(c, "--width: expected 20..10000, got '%s'", v), -1;
+		c->width = (int)w;
+	} else if ((v = optval(argc, argv, i, "--metric"))) {
+		if (push(&c->metrics, &c->n_metrics, v))
+			return -1;
+	} else if ((v = optval(argc, argv, i, "--debug-dir"))) {
+		size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
+		char *d = malloc(n + strlen(v) + 2);
+		if (!d)
+			return -1;
+		sprintf(d, "%s%s%s", c->debug_dirs ? c->debug_dirs : "", n ? ":" : "", v);
+		c->debug_dirs = d;
+	} else if ((v = optval(argc, argv, i, "--remap"))) {
+		if (!strchr(v, '=') || *v == '=')
+			return usage_error(c, "--remap: expected OLD=NEW, got '%s'", v), -1;
+		if (push(&c->remap, &c->n_remap, v))
+			return -1;
+	} else if ((v = optval(argc, argv, i, "--by"))) {
+		size_t k;
+		for (k = 1; k < sizeof(split_names) / sizeof(*split_names); k++)
+			if (!strcmp(v, split_names[k]))
+				break;
+		if (k == sizeof(split_names) / sizeof(*split_names))
+			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'", v), -1;
+		c->o.split = (enum ana_split)k;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static bool progress_shown;
+
+void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total)
+{
+	(void)arg;
+	if (total)
+		fprintf(stderr, "\r%s: %llu%%   ", phase, (unsigned long long)(100 * done / total));
+	else
+		fprintf(stderr, "\r%s: %llu files   ", phase, (unsigned long long)done);
+	progress_shown = true;
+}
+
+void progress_done(void)
+{
+	if (progress_shown)
+		fprintf(stderr, "\r%*s\r", 40, "");
+	progress_shown = false;
+}
+
+struct ana_set *common_set(struct common *c)
+{
+	c->o.debug_dirs = c->debug_dirs;
+	c->o.remap = c->remap;
+	if (isatty(2) && !c->quiet) {
+		c->o.progress = progress_cb;
+		c->o.progress_arg = NULL;
+	}
+	struct ana_set *s = ana_set_new(&c->o);
+	if (!s)
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
+	return s;
+}
+
+int common_columns(struct common *c, struct ana_set *s)
+{
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		char msg[256];
+		int e = ana_set_add_metric(s, c->metrics[i], msg, sizeof(msg));
+		if (e < 0) {
+			fprintf(stderr, "%s: %s\n", c->prog, e == -ANA_EMETRIC ? msg : ana_strerror(e));
+			return -1;
+		}
+	}
+	if (!c->event)
+		return 0;
+	int k = ana_set_event_index(s, c->event);
+	if (k < 0) {
+		fprintf(stderr, "%s: no event '%s' in these profiles; they have:", c->prog, c->event);
+		for (size_t i = 0; i < ana_set_n_events(s); i++)
+			fprintf(stderr, " %s", ana_set_event(s, i));
+		fprintf(stderr, "\n");
+		return -1;
+	}
+	return k;
+}
+
+static const char *const sev_name[] = {
+	[ANA_NOTE_INFO] = "note", [ANA_NOTE_WARN] = "warning", [ANA_NOTE_ERROR] = "error",
+};
+
+void print_notes(const struct common *c, const struct ana_set *s, FILE *out)
+{
+	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
+		const struct ana_note *n = ana_set_note(s, i);
+		if (c->out == OUT_TEXT && out) {
+			if (n->severity != ANA_NOTE_INFO || !c->quiet)
+				fprintf(out, "# %s: %s\n", sev_name[n->severity], n->msg);
+			if (n->severity == ANA_NOTE_ERROR)
+				fprintf(stderr, "%s: %s\n", c->prog, n->msg);
+		} else if (n->severity != ANA_NOTE_INFO) {
+			fprintf(stderr, "%s: %s: %s\n", c->prog, sev_name[n->severity], n->msg);
+		}
+	}
+}
+
+int out_width(const struct common *c)
+{
+	if (c->width)
+		return c->width;
+	const char *e = getenv("COLUMNS");
+	int w = e ? atoi(e) : 0;
+	return w >= 20 ? w : 80;
+}
+
+/* Header lines: "key: value" pairs packed into lines of the output width. */
+static void packed(FILE *out, int width, const char *key, const char *val, int *col)
+{
+	char item[512];
+	snprintf(item, sizeof(item), "%s: %s", key, val);
+	int n = (int)strlen(item);
+	if (*col > 2 && *col + 3 + n > width) {
+		fputc('\n', out);
+		*col = 0;
+	}
+	if (*col == 0) {
+		fputs("# ", out);
+		*col = 2;
+	} else {
+		fputs("   ", out);
+		*col += 3;
+	}
+	fputs(item, out);
+	*col += n;
+}
+
+void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
+		      const char *role, FILE *out)
+{
+	const struct ana_run *r = ana_set_run(s, run);
+	int width = out_width(c), col = 0;
+	fprintf(out, "# %s: %s (%u file%s", role, r->label, r->n_files, r->n_files == 1 ? "" : "s");
+	if (r->n_repeats > 1)
+		fprintf(out, ", %u repeats", r->n_repeats);
+	if (r->n_partial)
+		fprintf(out, ", %u partial", r->n_partial);
+	fprintf(out, ")\n");
+	for (size_t i = 0; i < r->n_meta; i++)
+		packed(out, width, r->meta[i].key, r->meta[i].value, &col);
+	if (col)
+		fputc('\n', out);
+	for (size_t e = 0; e < r->n_events; e++) {
+		const struct ana_event_fact *f = &r->events[e];
+		if (!f->samples && !f->requested[0])
+			continue;
+		fprintf(out, "# event: %s", f->name);
+		if (f->requested[0] && strcmp(f->requested, f->name))
+			fprintf(out, " (requested %s)", f->requested);
+		if (f->period)
+			fprintf(out, " period %llu", (unsigned long long)f->period);
+		else if (f->freq)
+			fprintf(out, " %llu Hz", (unsigned long long)f->freq);
+		if (f->random_mask)
+			fprintf(out, " randomized (mask 0x%llx)", (unsigned long long)f->random_mask);
+		if (f->mixed)
+			fprintf(out, " (periods differ between files)");
+		fprintf(out, ": %llu samples", (unsigned long long)f->samples);
+		if (c->o.weighted)
+			fprintf(out, ", weight %.6g %s", f->weight, f->unit);
+		fputc('\n', out);
+	}
+	col = 0;
+	for (size_t i = 0; i < r->n_counters; i++) {
+		const struct ana_counter_fact *k = &r->counters[i];
+		char v[64];
+		if (isnan(k->pct))
+			snprintf(v, sizeof(v), "%llu", (unsigned long long)k->value);
+		else
+			snprintf(v, sizeof(v), "%llu (%.2f%%%s)", (unsigned long long)k->value, k->pct,
+				 k->warn ? " HIGH" : "");
+		if (!col) {
+			fputs("# collector:", out);
+			col = 12;
+		}
+		int n = (int)(strlen(k->name) + strlen(v) + 2);
+		if (col + n > width) {
+			fputs("\n# collector:", out);
+			col = 12;
+		}
+		fprintf(out, " %s=%s", k->name, v);
+		col += n;
+	}
+	if (col)
+		fputc('\n', out);
+}
+
+const char *base_name(const char *path)
+{
+	if (!path)
+		return "";
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+void fmt_source(char *buf, size_t len, const struct ana_row *r)
+{
+	if (r->file && r->line)
+		snprintf(buf, len, "%s:%u", base_name(r->file), r->line);
+	else if (r->file)
+		snprintf(buf, len, "%s", base_name(r->file));
+	else
+		buf[0] = 0;
+}

@@ -1,0 +1,354 @@
+/* pmcprof diff: per-function ratios of one or more runs against a base,
+ * with confidence intervals from the sample counts. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/cmd.h"
+
+static const char usage[] =
+	"Usage: pmcprof diff [OPTIONS] BASE RUN [RUN...]\n"
+	"Compare runs with a base, function by function (matched by module name and\n"
+	"function name).  BASE and each RUN are a profile file or directory, or\n"
+	"several joined with ',' for repeats of one experiment (merged; their\n"
+	"run-to-run spread is shown).\n"
+	"\n"
+	"Ratio (default --ratio share):\n"
+	"  --ratio share         (samples/total in RUN) / (samples/total in BASE)\n"
+	"  --ratio raw           samples in RUN / samples in BASE (periods must match)\n"
+	"  --delta               share in RUN - share in BASE, in percentage points\n"
+	"  --conf C              confidence level of the intervals (default 0.95)\n"
+	"Selection:\n"
+	"  -e, --event NAME      compare this event (default: the first)\n"
+	"  --incl                compare inclusive samples (default: self)\n"
+	"  --lines | --modules   compare per source line or per module\n"
+	"  --min-samples N       hide rows with fewer than N samples in every run\n"
+	"  --sort value|ratio|name  largest share first (default), largest change\n"
+	"                        first (significant ones on top), or by name\n"
+	"  --top N               show the first N rows\n"
+	"  --label NAME          name BASE, then each RUN, in order (repeatable)\n"
+	"  --weight              ratios of sample weights (count x period used)\n"
+	"Symbols:\n"
+	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
+	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
+	"Output:\n"
+	"  --csv | --json        CSV (RFC 4180) or JSON instead of text\n"
+	"  --width N             text width (default: $COLUMNS or 80)\n"
+	"  --no-header           no header lines in text output\n"
+	"  -q, --quiet           no informational notes or progress\n"
+	"  --help                this text\n"
+	"\n"
+	"A '*' marks rows whose interval excludes no change; with a 95%% level about\n"
+	"5%% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
+	"error, 2 a file could not be read.  docs/analyzer.md has the formulas.\n";
+
+struct opts {
+	struct common c;
+	struct ana_query q;
+	const char **labels;
+	size_t n_labels;
+	bool no_header;
+};
+
+static int parse(struct opts *o, int argc, char **argv, int *first)
+{
+	struct common *c = &o->c;
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = parse_common(c, argc, argv, &i);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		char *end;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			exit(EXIT_OK);
+		} else if (!strcmp(a, "--ratio")) {
+			if (v && !strcmp(v, "share"))
+				o->q.ratio = ANA_RATIO_SHARE;
+			else if (v && !strcmp(v, "raw"))
+				o->q.ratio = ANA_RATIO_RAW;
+			else if (v && !strcmp(v, "delta"))
+				o->q.ratio = ANA_RATIO_DELTA;
+			else
+				return usage_error(c, "--ratio: expected share or raw, got '%s'", v ? v : "");
+			i++;
+		} else if (!strcmp(a, "--delta")) {
+			o->q.ratio = ANA_RATIO_DELTA;
+		} else if (!strcmp(a, "--incl")) {
+			o->q.kind = ANA_INCL;
+		} else if (!strcmp(a, "--conf")) {
+			double x = v ? strtod(v, &end) : NAN;
+			if (!v || *end || !(x > 0 && x < 1))
+				return usage_error(c, "--conf: expected a level between 0 and 1, got '%s'",
+						   v ? v : "");
+			o->q.conf = x;
+			i++;
+		} else if (!strcmp(a, "--min-samples") || !strcmp(a, "--top")) {
+			unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+			if (!v || !*v || *end || v[0] == '-')
+				return usage_error(c, "%s: expected a number, got '%s'", a, v ? v : "");
+			if (a[2] == 'm')
+				o->q.min_samples = x;
+			else
+				o->q.top = (size_t)x;
+			i++;
+		} else if (!strcmp(a, "--sort")) {
+			if (v && !strcmp(v, "value"))
+				o->q.sort = ANA_SORT_VALUE;
+			else if (v && !strcmp(v, "ratio"))
+				o->q.sort = ANA_SORT_RATIO;
+			else if (v && !strcmp(v, "name"))
+				o->q.sort = ANA_SORT_NAME;
+			else
+				return usage_error(c, "--sort: expected value, ratio or name, got '%s'",
+						   v ? v : "");
+			i++;
+		} else if (!strcmp(a, "--label")) {
+			if (!v)
+				return usage_error(c, "--label needs a name");
+			const char **l = realloc(o->labels, (o->n_labels + 1) * sizeof(*l));
+			if (!l)
+				return EXIT_RUNTIME;
+			o->labels = l;
+			l[o->n_labels++] = v;
+			i++;
+		} else if (!strcmp(a, "--no-header")) {
+			o->no_header = true;
+		} else if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error(c, "unknown option '%s'", a);
+		} else {
+			break;
+		}
+	}
+	*first = i;
+	if (argc - i < 2)
+		return usage_error(c, "need a BASE and at least one RUN");
+	if (c->out == OUT_COLLAPSED || c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
+		return usage_error(c, "diff compares flat views only");
+	return 0;
+}
+
+/* Periods that differ make raw counts incomparable: say so. */
+static void check_raw(const struct opts *o, const struct ana_set *s)
+{
+	if (o->q.ratio != ANA_RATIO_RAW)
+		return;
+	const struct ana_run *b = ana_set_run(s, (unsigned)o->q.base);
+	for (unsigned r = 1; r < ana_set_n_runs(s); r++) {
+		const struct ana_event_fact *x = &b->events[o->q.event];
+		const struct ana_event_fact *y = &ana_set_run(s, r)->events[o->q.event];
+		if (x->period != y->period || x->freq != y->freq || x->mixed || y->mixed)
+			fprintf(stderr, "%s: warning: --ratio raw with different sampling periods "
+				"(%s vs %s): raw counts are not comparable; use --ratio share or --weight\n",
+				o->c.prog, b->label, ana_set_run(s, r)->label);
+	}
+}
+
+static void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
+{
+	if (c->presence == ANA_ONLY_RUN && m != ANA_RATIO_DELTA)
+		snprintf(buf, len, "new");
+	else if (c->presence == ANA_ONLY_BASE && m != ANA_RATIO_DELTA)
+		snprintf(buf, len, "gone");
+	else if (isnan(c->ratio))
+		buf[0] = 0;
+	else
+		snprintf(buf, len, m == ANA_RATIO_DELTA ? "%+.2f" : "%.3f", c->ratio);
+}
+
+static void fmt_ci(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
+{
+	if (isnan(c->lo))
+		buf[0] = 0;
+	else if (m == ANA_RATIO_DELTA)
+		snprintf(buf, len, "[%+.2f,%+.2f]", c->lo, c->hi);
+	else
+		snprintf(buf, len, "[%.3g,%.3g]", c->lo, c->hi);
+}
+
+static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
+{
+	const struct common *c = &o->c;
+	unsigned nr = ana_set_n_runs(s), base = (unsigned)o->q.base;
+	bool spread = false;
+	for (unsigned r = 0; r < nr; r++)
+		spread |= ana_set_run(s, r)->n_repeats > 1;
+	struct tcol cols[128];
+	char titles[128][48];
+	size_t nc = 0;
+	cols[nc++] = (struct tcol){ c->view == ANA_VIEW_MODULES ? "Module" : "Function", true, 3, 14, 24 };
+	if (c->view != ANA_VIEW_MODULES)
+		cols[nc++] = (struct tcol){ c->view == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12 };
+	cols[nc++] = (struct tcol){ "Base%", false, 0, 0, 0 };
+	for (unsigned r = 0; r < nr && nc + 5 < 128; r++) {
+		if (r == base)
+			continue;
+		const char *tag = nr == 2 ? "Run" : NULL;
+		char t[16];
+		if (!tag) {
+			snprintf(t, sizeof(t), "R%u", r);
+			tag = t;
+		}
+		snprintf(titles[nc], 48, "%s%%", tag);
+		cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
+		nc++;
+		snprintf(titles[nc], 48, o->q.ratio == ANA_RATIO_DELTA ? "Delta" : "Ratio");
+		cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
+		nc++;
+		snprintf(titles[nc], 48, "%g%% CI", 100 * (o->q.conf > 0 ? o->q.conf : 0.95));
+		cols[nc] = (struct tcol){ titles[nc], true, 0, 0, 0 };
+		nc++;
+		cols[nc++] = (struct tcol){ "", true, 0, 0, 0 };
+		if (spread) {
+			cols[nc] = (struct tcol){ "Spread", false, 0, 0, 0 };
+			nc++;
+		}
+	}
+	struct table *t = table_new(cols, nc);
+	if (!t)
+		return -ENOMEM;
+	char buf[128][96];
+	const char *cell[128];
+	for (size_t i = 0; i < ana_rows_n(rows); i++) {
+		const struct ana_row *row = ana_rows_row(rows, i);
+		size_t k = 0;
+		snprintf(buf[k++], 96, "%s%s", row->name,
+			 row->inlined_into && c->view == ANA_VIEW_FUNCS ? " [inlined]" : "");
+		if (c->view == ANA_VIEW_LINES)
+			fmt_source(buf[k++], 96, row);
+		else if (c->view != ANA_VIEW_MODULES)
+			snprintf(buf[k++], 96, "%s", base_name(row->module));
+		double bp = ana_rows_pct(rows, i, base, o->q.event, o->q.kind);
+		snprintf(buf[k++], 96, isnan(bp) ? "" : "%.2f", bp);
+		for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
+			if (r == base)
+				continue;
+			struct ana_cmp cmp;
+			if (ana_rows_compare(rows, i, r, &cmp)) {
+				table_free(t);
+				return -EINVAL;
+			}
+			double rp = ana_rows_pct(rows, i, r, o->q.event, o->q.kind);
+			snprintf(buf[k++], 96, isnan(rp) ? "" : "%.2f", rp);
+			fmt_ratio(buf[k++], 96, &cmp, o->q.ratio);
+			fmt_ci(buf[k++], 96, &cmp, o->q.ratio);
+			snprintf(buf[k++], 96, "%s", cmp.significant ? "*" : "");
+			if (spread)
+				snprintf(buf[k++], 96, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
+		}
+		for (size_t j = 0; j < nc; j++)
+			cell[j] = buf[j];
+		if (table_add(t, cell)) {
+			table_free(t);
+			return -ENOMEM;
+		}
+	}
+	table_print(t, out, out_width(c));
+	table_free(t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	common_init(&o.c, "pmcprof diff");
+	o.q = (struct ana_query){ .sz = sizeof(o.q), .base = 0 };
+	int first = 0;
+	if (parse(&o, argc, argv, &first))
+		return EXIT_USAGE;
+	struct common *c = &o.c;
+	if (c->o.split != ANA_SPLIT_NONE)
+		return usage_error(c, "diff does not take --by; compare the runs you want directly");
+	struct ana_set *s = common_set(c);
+	if (!s)
+		return EXIT_RUNTIME;
+	for (int a = first; a < argc; a++) {
+		unsigned run = (unsigned)(a - first), rep = 0;
+		char *list = strdup(argv[a]);
+		if (!list)
+			return EXIT_RUNTIME;
+		char *save;
+		for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save), rep++)
+			if (ana_set_add(s, run, rep, p) == -ENOMEM) {
+				progress_done();
+				fprintf(stderr, "%s: out of memory\n", c->prog);
+				return EXIT_RUNTIME;
+			}
+		free(list);
+		const char *label = (size_t)run < o.n_labels ? o.labels[run] : argv[a];
+		ana_set_label(s, run, label);
+	}
+	int e = ana_set_finish(s);
+	progress_done();
+	if (!e && ana_set_n_runs(s) != (unsigned)(argc - first))
+		e = -ANA_ENODATA;	/* a run with no readable profile at all */
+	if (e) {
+		print_notes(c, s, NULL);
+		fprintf(stderr, "%s: %s\n", c->prog,
+			e == -ANA_ENODATA ? "a run has no samples: nothing to compare" : ana_strerror(e));
+		ana_set_free(s);
+		return EXIT_RUNTIME;
+	}
+	int col = common_columns(c, s);
+	if (col < 0 || (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
+		if (col >= 0)
+			fprintf(stderr, "%s: diff compares events, not metrics\n", c->prog);
+		ana_set_free(s);
+		return EXIT_USAGE;
+	}
+	o.q.event = (size_t)col;
+	o.q.view = c->view;
+	check_raw(&o, s);
+	struct ana_rows *rows = ana_set_query(s, &o.q);
+	if (!rows) {
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
+		ana_set_free(s);
+		return EXIT_RUNTIME;
+	}
+	FILE *out = stdout;
+	int rc = EXIT_OK;
+	if (c->out == OUT_CSV || c->out == OUT_JSON) {
+		print_notes(c, s, NULL);
+		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
+	} else {
+		print_notes(c, s, o.no_header ? NULL : out);
+		if (!o.no_header)
+			for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+				char role[32];
+				snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
+					 : "R%u", r);
+				print_run_header(c, s, r, role, out);
+			}
+		e = print_table(&o, s, rows, out);
+		if (!o.no_header)
+			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows, so about %.1f would be "
+				"marked by chance if nothing changed\n",
+				100 * (o.q.conf > 0 ? o.q.conf : 0.95),
+				o.q.ratio == ANA_RATIO_DELTA ? "0" : "1", ana_rows_n(rows),
+				(1 - (o.q.conf > 0 ? o.q.conf : 0.95)) * (double)ana_rows_n(rows) *
+					(ana_set_n_runs(s) - 1));
+		fflush(out);
+		if (ferror(out))
+			e = -EIO;
+	}
+	if (e) {
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+		rc = EXIT_RUNTIME;
+	}
+	if (rc == EXIT_OK && ana_set_n_errors(s))
+		rc = EXIT_RUNTIME;
+	ana_rows_free(rows);
+	ana_set_free(s);
+	return rc;
+}

@@ -1,0 +1,164 @@
+/* Open-addressing hash index (ids keyed by hashes, keys stored by the
+ * caller), interned strings and growable arrays. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
+{
+	void **p = pp;
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	if (n > SIZE_MAX / el)
+		return -ENOMEM;
+	char *q = realloc(*p, n * el);
+	if (!q)
+		return -ENOMEM;
+	memset(q + *cap * el, 0, (n - *cap) * el);
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	/* splitmix64 finalizer: cheap and well spread */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t hash_u64(uint64_t a, uint64_t b)
+{
+	return mix(a * 0x9e3779b97f4a7c15ULL + mix(b));
+}
+
+uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ (len * 0x9e3779b97f4a7c15ULL);
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = mix(h ^ w);
+		s += 8;
+		len -= 8;
+	}
+	uint64_t w = 0;
+	memcpy(&w, s, len);
+	return mix(h ^ w ^ 0xff);
+}
+
+uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key)
+{
+	if (!x->cap)
+		return NONE;
+	h |= 1;
+	size_t m = x->cap - 1;
+	for (size_t i = h & m;; i = (i + 1) & m) {
+		if (!x->h[i])
+			return NONE;
+		if (x->h[i] == h && eq(ctx, x->id[i], key))
+			return x->id[i];
+	}
+}
+
+static void place(uint64_t *hs, uint32_t *ids, size_t cap, uint64_t h, uint32_t id)
+{
+	size_t m = cap - 1, i = h & m;
+	while (hs[i])
+		i = (i + 1) & m;
+	hs[i] = h;
+	ids[i] = id;
+}
+
+int idx_put(struct idx *x, uint64_t h, uint32_t id)
+{
+	h |= 1;
+	if ((x->n + 1) * 4 > x->cap * 3) {	/* keep the load under 3/4 */
+		size_t cap = x->cap ? x->cap * 2 : 64;
+		uint64_t *hs = calloc(cap, sizeof(*hs));
+		uint32_t *ids = malloc(cap * sizeof(*ids));
+		if (!hs || !ids) {
+			free(hs);
+			free(ids);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < x->cap; i++)
+			if (x->h[i])
+				place(hs, ids, cap, x->h[i], x->id[i]);
+		free(x->h);
+		free(x->id);
+		x->h = hs;
+		x->id = ids;
+		x->cap = cap;
+	}
+	place(x->h, x->id, x->cap, h, id);
+	x->n++;
+	return 0;
+}
+
+void idx_free(struct idx *x)
+{
+	free(x->h);
+	free(x->id);
+	memset(x, 0, sizeof(*x));
+}
+
+struct skey {
+	const char *s;
+	size_t len;
+};
+
+static bool str_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct strpool *sp = ctx;
+	const struct skey *k = key;
+	return strncmp(sp->str[id], k->s, k->len) == 0 && sp->str[id][k->len] == 0;
+}
+
+const char *strpool_get(struct strpool *sp, const char *s, size_t len)
+{
+	struct skey k = { s, len };
+	uint64_t h = hash_bytes(s, len, 0);
+	uint32_t id = idx_find(&sp->idx, h, str_eq, sp, &k);
+	if (id != NONE)
+		return sp->str[id];
+	if (vec_reserve(&sp->str, &sp->cap, sp->n + 1, sizeof(*sp->str)))
+		return NULL;
+	char *c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c, s, len);
+	c[len] = 0;
+	if (idx_put(&sp->idx, h, (uint32_t)sp->n)) {
+		free(c);
+		return NULL;
+	}
+	sp->str[sp->n++] = c;
+	return c;
+}
+
+const char *strpool_str(struct strpool *sp, const char *s)
+{
+	return strpool_get(sp, s, strlen(s));
+}
+
+void strpool_free(struct strpool *sp)
+{
+	for (size_t i = 0; i < sp->n; i++)
+		free(sp->str[i]);
+	free(sp->str);
+	idx_free(&sp->idx);
+	memset(sp, 0, sizeof(*sp));
+}

@@ -1,0 +1,259 @@
+/* Analyzer internals shared by its .c files; not installed. */
+#ifndef ANALYZER_INTERNAL_H
+#define ANALYZER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyzer/analyzer.h"
+#include "profile/profile.h"
+
+#define NONE UINT32_MAX
+
+/* Grow *p (of *cap elements of size el) to hold at least need; new space zeroed.
+ * 0 or -ENOMEM. */
+int vec_reserve(void *p, size_t *cap, size_t need, size_t el);
+
+/* ---- hash index: maps 64-bit hashes to ids whose keys live elsewhere ---- */
+struct idx {
+	uint64_t *h;		/* 0 = empty slot (hashes are forced non-zero) */
+	uint32_t *id;
+	size_t cap, n;
+};
+typedef bool (*idx_eq_fn)(const void *ctx, uint32_t id, const void *key);
+uint64_t hash_bytes(const void *p, size_t len, uint64_t seed);
+uint64_t hash_u64(uint64_t a, uint64_t b);
+/* The id whose key equals key, or NONE. */
+uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key);
+/* Add id under h (the caller checked it is absent).  0 or -ENOMEM. */
+int idx_put(struct idx *x, uint64_t h, uint32_t id);
+void idx_free(struct idx *x);
+
+/* ---- interned strings: equal strings share one stable pointer ---- */
+struct strpool {
+	struct idx idx;
+	char **str;
+	size_t n, cap;
+};
+/* The interned copy of s (len bytes), or NULL on ENOMEM. */
+const char *strpool_get(struct strpool *sp, const char *s, size_t len);
+const char *strpool_str(struct strpool *sp, const char *s);
+void strpool_free(struct strpool *sp);
+
+/* ---- statistics (stats.c): docs/analyzer.md has the formulas ---- */
+struct ratio_in {
+	enum ana_ratio mode;
+	double a, A;		/* samples of the row and total, in the run */
+	double b, B;		/* same in the base */
+	double va, vb;		/* shown values (samples or weights) for the point estimate */
+	double vA, vB;
+	double conf;
+};
+void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
+double z_for_conf(double conf);
+
+/* ---- metrics (metric.c) ---- */
+struct metric;
+/* Parse "NAME=EXPR"; event names resolve through lookup (column index or
+ * -1).  NULL + msg on error. */
+struct metric *metric_parse(const char *spec, int (*lookup)(void *ctx, const char *name),
+			    void *ctx, char *msg, size_t len);
+const char *metric_name(const struct metric *m);
+/* Evaluate with column values v[]; NAN on a division by zero. */
+double metric_eval(const struct metric *m, const double *v);
+void metric_free(struct metric *m);
+
+/* ---- symbolizer (symbols.c): one per module, each address once ---- */
+struct sym_frame {
+	const char *func;	/* interned; NULL when unresolved */
+	const char *file;	/* source file or NULL */
+	unsigned line;
+	const char *decl_file;	/* the function's declaration */
+	unsigned decl_line;
+};
+struct symtab;
+struct symtab_opts {
+	const char *debug_dirs;		/* colon-separated, may be NULL */
+	struct strpool *pool;
+};
+struct symtab *symtab_new(const struct symtab_opts *o);
+void symtab_free(struct symtab *st);
+/* Load the module at path (already remapped) whose recorded build-id is
+ * bid (may be NULL); msg gets a one-line note and *sev its severity when
+ * something is worth saying (missing file, mismatch, no debug info).
+ * Returns a handle >= 0 usable for symtab_lookup even when the file could
+ * not be used (lookups then resolve nothing), or -ENOMEM. */
+int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
+		char *msg, size_t len, enum ana_severity *sev);
+/* Frames at ELF address off of module h, innermost first, into fr[max].
+ * Returns the number of frames (0 = unresolved). */
+size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
+
+/* ---- the set (set.c reads and merges, aggregate.c symbolizes and sums,
+ * query.c answers) ---- */
+
+/* An output run's merged facts while reading. */
+struct meta_acc {
+	const char *key;
+	const char **val;		/* distinct interned values, first-seen order */
+	size_t n, cap;
+	struct idx seen;
+};
+struct orun {
+	unsigned in_run;
+	const char *group;		/* split value label ("rank=3"), or NULL */
+	const char *label;
+	struct meta_acc *meta;
+	size_t n_meta, cap_meta;
+	struct ana_event_fact *ev;	/* indexed by set event */
+	size_t cap_ev;
+	struct ana_counter_fact *ctr;
+	size_t n_ctr, cap_ctr;
+	uint64_t *mods;			/* bitmap of set modules seen */
+	size_t cap_mods;
+	unsigned n_files, n_partial, n_repeats;
+	struct ana_run pub;
+	struct ana_kv *kv;
+};
+/* One repeat of one output run: its own counts over the raw tree. */
+struct part {
+	unsigned orun, repeat;
+	uint64_t **cnt;			/* [event][raw node] */
+	double **wt;			/* same, when weighted */
+	size_t n_ev, node_cap;
+};
+struct smodule {
+	const char *path;		/* as recorded, after --remap */
+	const char *base;		/* basename: what runs are matched on */
+	uint8_t bid[64];
+	uint32_t bid_len;
+	int sym;			/* symtab handle */
+};
+struct func {
+	const char *name, *base, *path;	/* function, module basename and path */
+	const char *file;		/* declaration */
+	unsigned line;
+	unsigned flags;			/* ANA_ROW_UNRESOLVED */
+	uint32_t modrow;
+	uint32_t inl_caller;		/* first function it was inlined into, or NONE */
+	uint32_t inl_n;			/* distinct functions it was inlined into */
+	const char *inl_text;
+};
+struct line {
+	uint32_t func;
+	const char *file;
+	unsigned line;
+};
+struct modrow {
+	const char *base, *path;
+};
+struct frame {
+	uint32_t func, line;
+	bool inlined;			/* inlined into the next-outer frame */
+};
+struct addr {
+	uint32_t mod;
+	uint64_t off;
+	uint32_t first, n;		/* frames[first..first+n), outermost first */
+};
+/* Sums per item x part x event (stride = n_parts * n_ev), [0] self, [1] incl. */
+struct agg {
+	uint64_t *cnt[2];
+	double *wt[2];			/* NULL unless weighted */
+	size_t n;
+};
+struct bunode {
+	uint32_t parent, func;
+	uint32_t *ent;			/* pairs (leaf sym node, cursor sym node) */
+	size_t n_ent;
+	uint32_t *kids;
+	size_t n_kids;
+	bool expanded, expandable;
+};
+
+struct ana_set {
+	struct ana_opts o;
+	char *debug_dirs;
+	char **remap;
+	size_t n_remap;
+	bool finished;
+	struct strpool pool;
+
+	struct ana_note *notes;
+	size_t n_notes, cap_notes, n_errors;
+
+	const char **in_label;		/* input runs */
+	size_t n_in, cap_in;
+	struct orun *orun;
+	size_t n_orun, cap_orun;
+	struct part *part;
+	size_t n_part, cap_part;
+
+	const char **ev_name;		/* set events */
+	const char **ev_unit;
+	size_t n_ev, cap_ev;
+	struct metric **metric;
+	size_t n_metric, cap_metric;
+
+	struct smodule *mod;
+	size_t n_mod, cap_mod;
+	struct idx mod_idx;
+
+	/* raw calling-context tree (merged, unsymbolized), freed by finish */
+	uint32_t *rparent, *rmod;
+	uint64_t *roff;
+	size_t n_raw, cap_raw;
+	struct idx raw_idx;
+	uint32_t *raddr, *rsym;		/* per raw node, from symbolization */
+	uint32_t nostack;		/* sym node for samples without a stack, or NONE */
+
+	/* symbols */
+	struct func *func;
+	size_t n_func, cap_func;
+	struct idx func_idx;
+	struct line *line;
+	size_t n_line, cap_line;
+	struct idx line_idx;
+	struct modrow *modrow;
+	size_t n_modrow, cap_modrow;
+	struct idx modrow_idx;
+	struct frame *frame;
+	size_t n_frame, cap_frame;
+	struct addr *addr;
+	size_t n_addr, cap_addr;
+	struct idx addr_idx;
+
+	/* symbolized tree: node 0 is the root */
+	uint32_t *sparent, *sfunc, *sfirst, *snext;
+	uint8_t *sinl;
+	size_t n_sym, cap_sym;
+	struct idx sym_idx;
+
+	size_t stride;			/* n_part * n_ev */
+	struct agg a_func, a_line, a_mod, a_sym;
+	uint64_t *ptot;			/* [part][ev] samples */
+	double *ptot_wt;
+	uint64_t *rtot;			/* [run][ev] */
+	double *rtot_val;
+
+	struct bunode *bu;
+	size_t n_bu, cap_bu;
+	struct agg a_bu;
+	size_t cap_a_bu;
+};
+
+/* set.c */
+int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* aggregate.c */
+int set_symbolize(struct ana_set *s);
+int set_aggregate(struct ana_set *s);
+void set_free_symbols(struct ana_set *s);
+int agg_alloc(struct agg *a, size_t n, size_t stride, bool weighted);
+void agg_free(struct agg *a);
+/* query.c */
+const struct ana_query *rows_query(const struct ana_rows *r);
+struct ana_set *rows_set(const struct ana_rows *r);
+
+#endif

@@ -1,0 +1,737 @@
+/* Queries: turn the aggregates into sorted, filtered row sets; expand the
+ * calling-context tree top-down and (lazily) bottom-up; callers/callees of
+ * a function; the comparison of a row between a run and its base. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+struct ana_rows {
+	struct ana_set *s;
+	struct ana_query q;
+	size_t n, cap;
+	struct ana_row *row;
+	size_t nr, nc, ne, np;
+	uint64_t *smp;			/* [row][run][event][kind] */
+	double *val;			/* [row][run][column][kind] */
+	uint64_t *psmp;			/* [row][part]: query event and kind, per repeat */
+	double *key;			/* sort key, while sorting */
+};
+
+static bool is_tree(const struct ana_query *q)
+{
+	return q->view == ANA_VIEW_TOPDOWN || q->view == ANA_VIEW_BOTTOMUP;
+}
+
+static enum ana_kind qkind(const struct ana_query *q)
+{
+	return is_tree(q) ? ANA_INCL : q->kind;
+}
+
+static struct ana_rows *rows_new(struct ana_set *s, const struct ana_query *q)
+{
+	struct ana_rows *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->s = s;
+	r->q = *q;
+	r->nr = s->n_orun;
+	r->ne = s->n_ev;
+	r->nc = s->n_ev + s->n_metric;
+	r->np = s->n_part;
+	return r;
+}
+
+void ana_rows_free(struct ana_rows *r)
+{
+	if (!r)
+		return;
+	free(r->row);
+	free(r->smp);
+	free(r->val);
+	free(r->psmp);
+	free(r->key);
+	free(r);
+}
+
+static int rows_reserve(struct ana_rows *r, size_t n)
+{
+	if (n <= r->cap)
+		return 0;
+	size_t cap = r->cap ? r->cap * 2 : 64;
+	while (cap < n)
+		cap *= 2;
+	struct ana_row *row = realloc(r->row, cap * sizeof(*row));
+	if (row)
+		r->row = row;
+	uint64_t *smp = realloc(r->smp, cap * r->nr * (r->ne ? r->ne : 1) * 2 * sizeof(*smp));
+	if (smp)
+		r->smp = smp;
+	double *val = realloc(r->val, cap * r->nr * (r->nc ? r->nc : 1) * 2 * sizeof(*val));
+	if (val)
+		r->val = val;
+	uint64_t *psmp = realloc(r->psmp, cap * (r->np ? r->np : 1) * sizeof(*psmp));
+	if (psmp)
+		r->psmp = psmp;
+	if (!row || !smp || !val || !psmp)
+		return -ENOMEM;
+	r->cap = cap;
+	return 0;
+}
+
+#define SMP(r, i, run, ev, k) (r)->smp[((((i) * (r)->nr + (run)) * (r)->ne + (ev)) * 2) + (k)]
+#define VAL(r, i, run, c, k) (r)->val[((((i) * (r)->nr + (run)) * (r)->nc + (c)) * 2) + (k)]
+
+/* Append a row with the sums of item in a, over the parts of each run. */
+static int rows_push(struct ana_rows *r, const struct ana_row *desc, const struct agg *a, size_t item)
+{
+	const struct ana_set *s = r->s;
+	if (rows_reserve(r, r->n + 1))
+		return -ENOMEM;
+	size_t i = r->n++;
+	r->row[i] = *desc;
+	for (size_t run = 0; run < r->nr; run++)
+		for (size_t ev = 0; ev < r->ne; ev++)
+			for (int k = 0; k < 2; k++) {
+				SMP(r, i, run, ev, k) = 0;
+				VAL(r, i, run, ev, k) = 0;
+			}
+	enum ana_kind qk = qkind(&r->q);
+	for (size_t p = 0; p < r->np; p++) {
+		size_t run = s->part[p].orun;
+		for (size_t ev = 0; ev < r->ne; ev++)
+			for (int k = 0; k < 2; k++) {
+				size_t at = item * s->stride + p * r->ne + ev;
+				uint64_t c = a->cnt[k][at];
+				SMP(r, i, run, ev, k) += c;
+				VAL(r, i, run, ev, k) += a->wt[k] ? a->wt[k][at] : (double)c;
+			}
+		r->psmp[i * r->np + p] = r->q.event < r->ne
+			? a->cnt[qk][item * s->stride + p * r->ne + r->q.event] : 0;
+	}
+	/* metrics see every column before them, events and earlier metrics */
+	for (size_t run = 0; run < r->nr; run++)
+		for (int k = 0; k < 2; k++) {
+			double v[r->nc ? r->nc : 1];
+			for (size_t c = 0; c < r->ne; c++)
+				v[c] = VAL(r, i, run, c, k);
+			for (size_t m = 0; m < s->n_metric; m++)
+				v[r->ne + m] = VAL(r, i, run, r->ne + m, k) = metric_eval(s->metric[m], v);
+		}
+	return 0;
+}
+
+static void rows_copy(struct ana_rows *d, size_t di, const struct ana_rows *s, size_t si)
+{
+	d->row[di] = s->row[si];
+	size_t ks = s->nr * s->ne * 2, kv = s->nr * s->nc * 2;
+	memmove(&d->smp[di * ks], &s->smp[si * ks], ks * sizeof(*d->smp));
+	memmove(&d->val[di * kv], &s->val[si * kv], kv * sizeof(*d->val));
+	memmove(&d->psmp[di * s->np], &s->psmp[si * s->np], s->np * sizeof(*d->psmp));
+}
+
+double ana_rows_pct(const struct ana_rows *r, size_t i, unsigned run, size_t ev, enum ana_kind k)
+{
+	if (i >= r->n || run >= r->nr || ev >= r->ne)
+		return NAN;
+	double t = r->s->rtot_val[run * r->ne + ev];
+	return t > 0 ? 100.0 * VAL(r, i, run, ev, k != ANA_SELF) / t : NAN;
+}
+
+double ana_rows_value(const struct ana_rows *r, size_t i, unsigned run, size_t ev, enum ana_kind k)
+{
+	if (i >= r->n || run >= r->nr || ev >= r->nc)
+		return NAN;
+	return VAL(r, i, run, ev, k != ANA_SELF);
+}
+
+uint64_t ana_rows_samples(const struct ana_rows *r, size_t i, unsigned run, size_t ev, enum ana_kind k)
+{
+	if (i >= r->n || run >= r->nr || ev >= r->ne)
+		return 0;
+	return SMP(r, i, run, ev, k != ANA_SELF);
+}
+
+size_t ana_rows_n(const struct ana_rows *r)
+{
+	return r->n;
+}
+
+const struct ana_row *ana_rows_row(const struct ana_rows *r, size_t i)
+{
+	return i < r->n ? &r->row[i] : NULL;
+}
+
+const struct ana_query *rows_query(const struct ana_rows *r)
+{
+	return &r->q;
+}
+
+struct ana_set *rows_set(const struct ana_rows *r)
+{
+	return r->s;
+}
+
+int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out)
+{
+	const struct ana_query *q = &r->q;
+	if (q->base < 0)
+		return -ANA_ESTATE;
+	if (i >= r->n || run >= r->nr || q->event >= r->ne)
+		return -EINVAL;
+	const struct ana_set *s = r->s;
+	int k = qkind(q) != ANA_SELF;
+	size_t b = (size_t)q->base, ev = q->event;
+	struct ratio_in in = {
+		.mode = q->ratio,
+		.a = (double)SMP(r, i, run, ev, k), .A = (double)s->rtot[run * r->ne + ev],
+		.b = (double)SMP(r, i, b, ev, k), .B = (double)s->rtot[b * r->ne + ev],
+		.va = VAL(r, i, run, ev, k), .vA = s->rtot_val[run * r->ne + ev],
+		.vb = VAL(r, i, b, ev, k), .vB = s->rtot_val[b * r->ne + ev],
+		.conf = q->conf,
+	};
+	ratio_compute(&in, out);
+	/* spread between repeats: coefficient of variation of the share */
+	double sum = 0, sq = 0;
+	size_t n = 0;
+	for (size_t p = 0; p < r->np; p++) {
+		if (s->part[p].orun != run || !s->ptot[p * r->ne + ev])
+			continue;
+		double sh = (double)r->psmp[i * r->np + p] / (double)s->ptot[p * r->ne + ev];
+		sum += sh;
+		sq += sh * sh;
+		n++;
+	}
+	out->spread = NAN;
+	if (n >= 2 && sum > 0) {
+		double mean = sum / (double)n;
+		double var = (sq - (double)n * mean * mean) / (double)(n - 1);
+		out->spread = sqrt(var > 0 ? var : 0) / mean;
+	}
+	return 0;
+}
+
+/* ---- filtering and sorting ---- */
+
+static double pct_of(const struct ana_rows *r, size_t i, size_t run)
+{
+	size_t ev = r->q.event;
+	if (ev >= r->ne)
+		return VAL(r, i, run, ev, qkind(&r->q) != ANA_SELF);
+	return ana_rows_pct(r, i, (unsigned)run, ev, qkind(&r->q));
+}
+
+static bool keep(const struct ana_rows *r, size_t i)
+{
+	const struct ana_query *q = &r->q;
+	bool any = false, enough = !q->min_samples, big = !(q->min_pct > 0);
+	int k = qkind(q) != ANA_SELF;
+	for (size_t run = 0; run < r->nr; run++) {
+		/* a comparison needs samples of the compared kind somewhere */
+		if (q->base >= 0)
+			any |= SMP(r, i, run, q->event, k) != 0;
+		else
+			for (size_t ev = 0; ev < r->ne; ev++)
+				any |= SMP(r, i, run, ev, 0) || SMP(r, i, run, ev, 1);
+		if (q->event < r->ne && SMP(r, i, run, q->event, qkind(q) != ANA_SELF) >= q->min_samples)
+			enough = true;
+		if (!big && q->event < r->ne && pct_of(r, i, run) >= q->min_pct)
+			big = true;
+	}
+	return any && enough && big;
+}
+
+static double sort_key(const struct ana_rows *r, size_t i)
+{
+	const struct ana_query *q = &r->q;
+	double best = -INFINITY;
+	for (size_t run = 0; run < r->nr; run++) {
+		double v;
+		if (q->sort == ANA_SORT_RATIO && q->base >= 0) {
+			if (run == (size_t)q->base)
+				continue;
+			struct ana_cmp c;
+			if (ana_rows_compare(r, i, (unsigned)run, &c))
+				continue;
+			v = q->ratio == ANA_RATIO_DELTA ? fabs(c.ratio)
+				: c.ratio == 0 || isinf(c.ratio) ? INFINITY : fabs(log(c.ratio));
+			if (c.significant)
+				v += 1e6;	/* significant rows first */
+		} else {
+			v = pct_of(r, i, run);
+		}
+		if (!isnan(v) && v > best)
+			best = v;
+	}
+	return best;
+}
+
+static const struct ana_rows *sorting;
+static int row_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct ana_rows *r = sorting;
+	if (r->q.sort != ANA_SORT_NAME && r->key[a] != r->key[b])
+		return r->key[a] > r->key[b] ? -1 : 1;
+	const struct ana_row *x = &r->row[a], *y = &r->row[b];
+	int c = strcmp(x->name, y->name);
+	if (!c && x->module && y->module)
+		c = strcmp(x->module, y->module);
+	if (!c && x->line != y->line)
+		c = x->line < y->line ? -1 : 1;
+	if (!c)
+		c = a < b ? -1 : a > b;
+	return c;
+}
+
+/* Filter, sort and cut r in place (rows from `from` on). */
+static int rows_finish(struct ana_rows *r, size_t from)
+{
+	size_t n = r->n - from;
+	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+	double *key = realloc(r->key, (r->n ? r->n : 1) * sizeof(*key));
+	if (!ord || !key) {
+		free(ord);
+		if (key)
+			r->key = key;
+		return -ENOMEM;
+	}
+	r->key = key;
+	size_t m = 0;
+	for (size_t i = from; i < r->n; i++)
+		if (keep(r, i)) {
+			ord[m++] = i;
+			key[i] = sort_key(r, i);
+		}
+	sorting = r;
+	qsort(ord, m, sizeof(*ord), row_cmp);
+	if (r->q.top && m > r->q.top)
+		m = r->q.top;
+	/* gather into a scratch copy, then back */
+	struct ana_rows tmp = *r;
+	tmp.row = NULL;
+	tmp.smp = NULL;
+	tmp.val = NULL;
+	tmp.psmp = NULL;
+	tmp.cap = tmp.n = 0;
+	if (rows_reserve(&tmp, m ? m : 1)) {
+		free(tmp.row);
+		free(tmp.smp);
+		free(tmp.val);
+		free(tmp.psmp);
+		free(ord);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < m; j++)
+		rows_copy(&tmp, j, r, ord[j]);
+	for (size_t j = 0; j < m; j++)
+		rows_copy(r, from + j, &tmp, j);
+	r->n = from + m;
+	free(tmp.row);
+	free(tmp.smp);
+	free(tmp.val);
+	free(tmp.psmp);
+	free(ord);
+	return 0;
+}
+
+/* ---- views ---- */
+
+static struct ana_row func_row(const struct ana_set *s, uint32_t f)
+{
+	const struct func *fn = &s->func[f];
+	return (struct ana_row){ .name = fn->name, .module = fn->path, .file = fn->file,
+				 .line = fn->line, .inlined_into = fn->inl_text, .node = f,
+				 .flags = fn->flags };
+}
+
+static int flat(struct ana_rows *r)
+{
+	struct ana_set *s = r->s;
+	switch (r->q.view) {
+	case ANA_VIEW_FUNCS:
+		for (uint32_t f = 0; f < s->n_func; f++) {
+			struct ana_row d = func_row(s, f);
+			if (rows_push(r, &d, &s->a_func, f))
+				return -ENOMEM;
+		}
+		break;
+	case ANA_VIEW_LINES:
+		for (uint32_t l = 0; l < s->n_line; l++) {
+			const struct line *ln = &s->line[l];
+			struct ana_row d = func_row(s, ln->func);
+			d.file = ln->file;
+			d.line = ln->line;
+			d.inlined_into = NULL;
+			if (rows_push(r, &d, &s->a_line, l))
+				return -ENOMEM;
+		}
+		break;
+	default:
+		for (uint32_t m = 0; m < s->n_modrow; m++) {
+			struct ana_row d = { .name = s->modrow[m].base, .module = s->modrow[m].path,
+					     .node = m };
+			if (rows_push(r, &d, &s->a_mod, m))
+				return -ENOMEM;
+		}
+	}
+	return rows_finish(r, 0);
+}
+
+static unsigned sym_depth(const struct ana_set *s, uint32_t x)
+{
+	unsigned d = 0;
+	for (; x; x = s->sparent[x])
+		d++;
+	return d;
+}
+
+static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left)
+{
+	struct ana_set *s = r->s;
+	size_t from = r->n;
+	for (uint32_t c = s->sfirst[node]; c != NONE; c = s->snext[c]) {
+		struct ana_row d = func_row(s, s->sfunc[c]);
+		d.inlined_into = NULL;
+		d.node = c;
+		d.depth = depth;
+		d.flags = (s->func[s->sfunc[c]].flags & ANA_ROW_UNRESOLVED) |
+			  (s->sinl[c] ? ANA_ROW_INLINED : 0) |
+			  (s->sfirst[c] != NONE ? ANA_ROW_EXPANDABLE : 0);
+		if (rows_push(r, &d, &s->a_sym, c))
+			return -ENOMEM;
+	}
+	int e = rows_finish(r, from);
+	if (e || left <= 1)
+		return e;
+	/* depth-first: move each child's subtree in right after it */
+	size_t n = r->n - from;
+	struct ana_rows *kids = rows_new(s, &r->q);
+	if (!kids || rows_reserve(kids, n ? n : 1)) {
+		ana_rows_free(kids);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++)
+		rows_copy(kids, j, r, from + j);
+	kids->n = n;
+	r->n = from;
+	for (size_t j = 0; j < n && !e; j++) {
+		if (rows_reserve(r, r->n + 1)) {
+			e = -ENOMEM;
+			break;
+		}
+		rows_copy(r, r->n++, kids, j);
+		e = topdown(r, kids->row[j].node, depth + 1, left - 1);
+	}
+	ana_rows_free(kids);
+	return e;
+}
+
+/* ---- bottom-up: an inverted tree of call chains, expanded on demand ---- */
+
+static int bu_new(struct ana_set *s, uint32_t parent, uint32_t func, uint32_t *out)
+{
+	if (vec_reserve(&s->bu, &s->cap_bu, s->n_bu + 1, sizeof(*s->bu)))
+		return -ENOMEM;
+	size_t need = (s->n_bu + 1) * s->stride;
+	if (need > s->cap_a_bu) {
+		size_t cap = s->cap_a_bu ? s->cap_a_bu : 1024;
+		while (cap < need)
+			cap *= 2;
+		for (int k = 0; k < 2; k++) {
+			size_t c = s->cap_a_bu;
+			if (vec_reserve(&s->a_bu.cnt[k], &c, cap, sizeof(uint64_t)))
+				return -ENOMEM;
+			c = s->cap_a_bu;
+			if (s->o.weighted && vec_reserve(&s->a_bu.wt[k], &c, cap, sizeof(double)))
+				return -ENOMEM;
+		}
+		s->cap_a_bu = cap;
+	}
+	uint32_t b = (uint32_t)s->n_bu++;
+	s->bu[b] = (struct bunode){ .parent = parent, .func = func };
+	s->a_bu.n = s->n_bu;
+	*out = b;
+	return 0;
+}
+
+static bool kid_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct ana_set *s = ctx;
+	return s->bu[id].func == *(const uint32_t *)key;
+}
+
+static void bu_add(struct ana_set *s, uint32_t b, uint32_t leaf, bool ends)
+{
+	for (size_t k = 0; k < s->stride; k++) {
+		uint64_t c = s->a_sym.cnt[0][leaf * s->stride + k];
+		if (!c)
+			continue;
+		s->a_bu.cnt[1][b * s->stride + k] += c;
+		if (ends)
+			s->a_bu.cnt[0][b * s->stride + k] += c;
+		if (s->a_bu.wt[0]) {
+			double w = s->a_sym.wt[0][leaf * s->stride + k];
+			s->a_bu.wt[1][b * s->stride + k] += w;
+			if (ends)
+				s->a_bu.wt[0][b * s->stride + k] += w;
+		}
+	}
+}
+
+static bool has_self(const struct ana_set *s, uint32_t x)
+{
+	for (size_t k = 0; k < s->stride; k++)
+		if (s->a_sym.cnt[0][x * s->stride + k])
+			return true;
+	return false;
+}
+
+/* Children of b: group b's (leaf, cursor) pairs by the cursor's caller. */
+static int bu_expand(struct ana_set *s, uint32_t b)
+{
+	if (!s->n_bu) {
+		uint32_t root;
+		if (bu_new(s, 0, NONE, &root))
+			return -ENOMEM;
+	}
+	if (s->bu[b].expanded)
+		return 0;
+	struct idx kidx = { 0 };
+	int e = -ENOMEM;
+	size_t n = b ? s->bu[b].n_ent : s->n_sym;
+	uint32_t *ent = b ? s->bu[b].ent : NULL;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t leaf, cur;
+		if (b) {
+			leaf = ent[2 * i];
+			cur = s->sparent[ent[2 * i + 1]];
+			if (!cur)
+				continue;
+		} else {
+			leaf = cur = (uint32_t)i;
+			if (!i || !has_self(s, leaf))
+				continue;
+		}
+		uint32_t f = s->sfunc[cur];
+		uint64_t h = hash_u64(f, 5);
+		uint32_t k = idx_find(&kidx, h, kid_eq, s, &f);
+		if (k == NONE) {
+			if (bu_new(s, b, f, &k) || idx_put(&kidx, h, k))
+				goto out;
+			ent = b ? s->bu[b].ent : NULL;	/* s->bu may have moved */
+			size_t nk = s->bu[b].n_kids;
+			uint32_t *kids = realloc(s->bu[b].kids, (nk + 1) * sizeof(*kids));
+			if (!kids)
+				goto out;
+			kids[nk] = k;
+			s->bu[b].kids = kids;
+			s->bu[b].n_kids = nk + 1;
+		}
+		struct bunode *kn = &s->bu[k];
+		uint32_t *ne = realloc(kn->ent, (kn->n_ent + 1) * 2 * sizeof(*ne));
+		if (!ne)
+			goto out;
+		ne[2 * kn->n_ent] = leaf;
+		ne[2 * kn->n_ent + 1] = cur;
+		kn->ent = ne;
+		kn->n_ent++;
+		bool ends = s->sparent[cur] == 0;
+		kn->expandable |= !ends;
+		bu_add(s, k, leaf, ends);
+	}
+	s->bu[b].expanded = true;
+	e = 0;
+out:
+	idx_free(&kidx);
+	return e;
+}
+
+static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned left)
+{
+	struct ana_set *s = r->s;
+	int e = bu_expand(s, b);
+	if (e)
+		return e;
+	size_t from = r->n;
+	for (size_t j = 0; j < s->bu[b].n_kids; j++) {
+		uint32_t k = s->bu[b].kids[j];
+		struct ana_row d = func_row(s, s->bu[k].func);
+		d.inlined_into = NULL;
+		d.node = k;
+		d.depth = depth;
+		d.flags = (d.flags & ANA_ROW_UNRESOLVED) | (s->bu[k].expandable ? ANA_ROW_EXPANDABLE : 0);
+		if (rows_push(r, &d, &s->a_bu, k))
+			return -ENOMEM;
+	}
+	if ((e = rows_finish(r, from)) || left <= 1)
+		return e;
+	size_t n = r->n - from;
+	struct ana_rows *kids = rows_new(s, &r->q);
+	if (!kids || rows_reserve(kids, n ? n : 1)) {
+		ana_rows_free(kids);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++)
+		rows_copy(kids, j, r, from + j);
+	kids->n = n;
+	r->n = from;
+	for (size_t j = 0; j < n && !e; j++) {
+		if (rows_reserve(r, r->n + 1)) {
+			e = -ENOMEM;
+			break;
+		}
+		rows_copy(r, r->n++, kids, j);
+		if (kids->row[j].flags & ANA_ROW_EXPANDABLE)
+			e = bottomup(r, kids->row[j].node, depth + 1, left - 1);
+	}
+	ana_rows_free(kids);
+	return e;
+}
+
+static unsigned bu_depth(const struct ana_set *s, uint32_t b)
+{
+	unsigned d = 0;
+	for (; b; b = s->bu[b].parent)
+		d++;
+	return d;
+}
+
+/* ---- callers and callees of a function ---- */
+
+static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
+{
+	size_t n = 0;
+	if (!q->func) {
+		if (q->node >= s->n_func)
+			return 0;
+		is[q->node] = 1;
+		return 1;
+	}
+	const char *colon = strrchr(q->func, ':');
+	for (size_t f = 0; f < s->n_func; f++) {
+		const struct func *fn = &s->func[f];
+		bool m = !strcmp(fn->name, q->func);
+		if (!m && colon && colon > q->func && colon[-1] != ':')
+			m = !strcmp(fn->name, colon + 1) &&
+			    strlen(fn->base) == (size_t)(colon - q->func) &&
+			    !strncmp(fn->base, q->func, (size_t)(colon - q->func));
+		if (m) {
+			is[f] = 1;
+			n++;
+		}
+	}
+	return (int)n;
+}
+
+static int relatives(struct ana_rows *r)
+{
+	struct ana_set *s = r->s;
+	bool callers = r->q.view == ANA_VIEW_CALLERS;
+	uint8_t *is = calloc(s->n_func ? s->n_func : 1, 1);
+	uint32_t *stamp = calloc(s->n_func ? s->n_func : 1, sizeof(uint32_t));
+	struct agg a = { 0 };
+	int e = -ENOMEM;
+	if (!is || !stamp || agg_alloc(&a, s->n_func, s->stride, s->o.weighted))
+		goto out;
+	if (!match_funcs(s, &r->q, is)) {
+		e = -ANA_ENOFUNC;
+		goto out;
+	}
+	for (uint32_t x = 1; x < s->n_sym; x++) {
+		if (!has_self(s, x))
+			continue;
+		for (uint32_t prev = NONE, y = x; y; prev = y, y = s->sparent[y]) {
+			if (!is[s->sfunc[y]])
+				continue;
+			uint32_t other = callers ? s->sparent[y] : prev;
+			if (other == NONE || other == 0)
+				continue;
+			uint32_t of = s->sfunc[other];
+			bool self = callers ? y == x : other == x;
+			bool incl = stamp[of] != x;
+			stamp[of] = x;
+			for (size_t k = 0; k < s->stride; k++) {
+				uint64_t c = s->a_sym.cnt[0][x * s->stride + k];
+				double w = a.wt[0] ? s->a_sym.wt[0][x * s->stride + k] : 0;
+				if (incl) {
+					a.cnt[1][of * s->stride + k] += c;
+					if (a.wt[1])
+						a.wt[1][of * s->stride + k] += w;
+				}
+				if (self) {
+					a.cnt[0][of * s->stride + k] += c;
+					if (a.wt[0])
+						a.wt[0][of * s->stride + k] += w;
+				}
+			}
+		}
+	}
+	for (uint32_t f = 0; f < s->n_func; f++) {
+		bool any = false;
+		for (size_t k = 0; k < s->stride && !any; k++)
+			any = a.cnt[1][f * s->stride + k] != 0;
+		if (!any)
+			continue;
+		struct ana_row d = func_row(s, f);
+		if (rows_push(r, &d, &a, f))
+			goto out;
+	}
+	e = rows_finish(r, 0);
+out:
+	free(is);
+	free(stamp);
+	agg_free(&a);
+	return e;
+}
+
+struct ana_rows *ana_set_query(struct ana_set *s, const struct ana_query *qin)
+{
+	if (!s->finished) {
+		errno = ANA_ESTATE;
+		return NULL;
+	}
+	struct ana_query q = { 0 };
+	memcpy(&q, qin, qin->sz < sizeof(q) ? qin->sz : sizeof(q));
+	if (qin->sz < offsetof(struct ana_query, base) + sizeof(q.base))
+		q.base = -1;
+	q.sz = sizeof(q);
+	if (q.view > ANA_VIEW_BOTTOMUP || q.event >= s->n_ev + s->n_metric ||
+	    (q.base >= 0 && ((size_t)q.base >= s->n_orun || q.event >= s->n_ev)) ||
+	    q.ratio > ANA_RATIO_DELTA || q.sort > ANA_SORT_RATIO) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ana_rows *r = rows_new(s, &q);
+	if (!r)
+		return NULL;
+	int e;
+	unsigned levels = q.max_depth ? q.max_depth : 1;
+	switch (q.view) {
+	case ANA_VIEW_TOPDOWN:
+		e = q.node < s->n_sym ? topdown(r, q.node, sym_depth(s, q.node) + 1, levels) : -EINVAL;
+		break;
+	case ANA_VIEW_BOTTOMUP:
+		e = bu_expand(s, 0);
+		if (!e)
+			e = q.node < s->n_bu ? bottomup(r, q.node, bu_depth(s, q.node) + 1, levels)
+					     : -EINVAL;
+		break;
+	case ANA_VIEW_CALLERS:
+	case ANA_VIEW_CALLEES:
+		e = relatives(r);
+		break;
+	default:
+		e = flat(r);
+	}
+	if (e) {
+		ana_rows_free(r);
+		errno = -e;
+		return NULL;
+	}
+	return r;
+}

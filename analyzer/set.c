@@ -1,0 +1,991 @@
+/* The set: reading profile files, merging them into one raw calling-context
+ * tree with counts per run repeat, and the facts about each run.  A file
+ * is read, merged and freed before the next, so memory follows the
+ * distinct contexts, not the number of files or samples. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/internal.h"
+
+static const char *const errs[] = {
+	[ANA_ESTATE - ANA_ERR_BASE] = "call not valid in this state of the set",
+	[ANA_EMETRIC - ANA_ERR_BASE] = "bad metric expression",
+	[ANA_ENOFUNC - ANA_ERR_BASE] = "no function of that name in the profile",
+	[ANA_ENODATA - ANA_ERR_BASE] = "no samples found",
+};
+
+const char *ana_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= ANA_ERR_BASE && err < ANA_ERR_END)
+		return errs[err - ANA_ERR_BASE];
+	if (err >= PROF_EMAGIC && err <= PROF_ECORRUPT)
+		return prof_strerror(err);
+	return strerror(err);
+}
+
+int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* one line each: a message from a file must not forge extra lines */
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	if (vec_reserve(&s->notes, &s->cap_notes, s->n_notes + 1, sizeof(*s->notes)))
+		return -ENOMEM;
+	const char *m = strpool_str(&s->pool, buf);
+	if (!m)
+		return -ENOMEM;
+	s->notes[s->n_notes++] = (struct ana_note){ sev, run, m };
+	if (sev == ANA_NOTE_ERROR)
+		s->n_errors++;
+	return 0;
+}
+
+struct ana_set *ana_set_new(const struct ana_opts *opts)
+{
+	struct ana_set *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (opts)
+		memcpy(&s->o, opts, opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o));
+	s->o.sz = sizeof(s->o);
+	if (s->o.debug_dirs && !(s->debug_dirs = strdup(s->o.debug_dirs)))
+		goto fail;
+	s->o.debug_dirs = s->debug_dirs;
+	for (const char *const *r = s->o.remap; r && *r; r++) {
+		if (!strchr(*r, '=') || **r == '=') {
+			errno = EINVAL;
+			goto fail;
+		}
+		char **v = realloc(s->remap, (s->n_remap + 1) * sizeof(*v));
+		if (!v)
+			goto fail;
+		s->remap = v;
+		if (!(v[s->n_remap] = strdup(*r)))
+			goto fail;
+		s->n_remap++;
+	}
+	s->o.remap = NULL;
+	/* raw node 0: the root */
+	if (vec_reserve(&s->rparent, &s->cap_raw, 1, sizeof(uint32_t)))
+		goto fail;
+	size_t c = 0, c2 = 0;
+	if (vec_reserve(&s->rmod, &c, s->cap_raw, sizeof(uint32_t)) ||
+	    vec_reserve(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)))
+		goto fail;
+	s->rmod[0] = PROF_NO_MODULE;
+	s->n_raw = 1;
+	return s;
+fail:;
+	int e = errno;
+	ana_set_free(s);
+	errno = e;
+	return NULL;
+}
+
+static void agg_free_all(struct ana_set *s)
+{
+	agg_free(&s->a_func);
+	agg_free(&s->a_line);
+	agg_free(&s->a_mod);
+	agg_free(&s->a_sym);
+	agg_free(&s->a_bu);
+}
+
+static void free_raw(struct ana_set *s)
+{
+	for (size_t i = 0; i < s->n_part; i++) {
+		struct part *p = &s->part[i];
+		for (size_t e = 0; e < p->n_ev; e++) {
+			free(p->cnt[e]);
+			if (p->wt)
+				free(p->wt[e]);
+		}
+		free(p->cnt);
+		free(p->wt);
+		p->cnt = NULL;
+		p->wt = NULL;
+		p->n_ev = p->node_cap = 0;
+	}
+	free(s->rparent);
+	free(s->rmod);
+	free(s->roff);
+	free(s->raddr);
+	free(s->rsym);
+	s->raddr = s->rsym = NULL;
+	s->rparent = s->rmod = NULL;
+	s->roff = NULL;
+	idx_free(&s->raw_idx);
+}
+
+void ana_set_free(struct ana_set *s)
+{
+	if (!s)
+		return;
+	free_raw(s);
+	for (size_t i = 0; i < s->n_orun; i++) {
+		struct orun *o = &s->orun[i];
+		for (size_t k = 0; k < o->n_meta; k++) {
+			free(o->meta[k].val);
+			idx_free(&o->meta[k].seen);
+		}
+		free(o->meta);
+		free(o->ev);
+		free(o->ctr);
+		free(o->mods);
+		free(o->kv);
+	}
+	free(s->orun);
+	free(s->part);
+	for (size_t i = 0; i < s->n_metric; i++)
+		metric_free(s->metric[i]);
+	free(s->metric);
+	for (size_t i = 0; i < s->n_remap; i++)
+		free(s->remap[i]);
+	free(s->remap);
+	free(s->in_label);
+	free(s->ev_name);
+	free(s->ev_unit);
+	free(s->mod);
+	idx_free(&s->mod_idx);
+	set_free_symbols(s);
+	agg_free_all(s);
+	free(s->ptot);
+	free(s->ptot_wt);
+	free(s->rtot);
+	free(s->rtot_val);
+	free(s->notes);
+	free(s->debug_dirs);
+	strpool_free(&s->pool);
+	free(s);
+}
+
+/* ---- merging one file ---- */
+
+static const char *const split_key[] = {
+	[ANA_SPLIT_THREAD] = "tid",
+	[ANA_SPLIT_PROCESS] = "pid",
+	[ANA_SPLIT_RANK] = "rank",
+	[ANA_SPLIT_HOST] = "host",
+};
+
+static int get_orun(struct ana_set *s, unsigned run, const char *group, unsigned *out)
+{
+	for (size_t i = 0; i < s->n_orun; i++)
+		if (s->orun[i].in_run == run && s->orun[i].group == group) {
+			*out = (unsigned)i;
+			return 0;
+		}
+	if (vec_reserve(&s->orun, &s->cap_orun, s->n_orun + 1, sizeof(*s->orun)))
+		return -ENOMEM;
+	struct orun *o = &s->orun[s->n_orun];
+	o->in_run = run;
+	o->group = group;
+	*out = (unsigned)s->n_orun++;
+	return 0;
+}
+
+static int get_part(struct ana_set *s, unsigned orun, unsigned repeat, struct part **out)
+{
+	for (size_t i = 0; i < s->n_part; i++)
+		if (s->part[i].orun == orun && s->part[i].repeat == repeat) {
+			*out = &s->part[i];
+			return 0;
+		}
+	if (vec_reserve(&s->part, &s->cap_part, s->n_part + 1, sizeof(*s->part)))
+		return -ENOMEM;
+	struct part *p = &s->part[s->n_part++];
+	p->orun = orun;
+	p->repeat = repeat;
+	s->orun[orun].n_repeats++;
+	*out = p;
+	return 0;
+}
+
+/* Make every part able to hold counts for all events and raw nodes. */
+static int part_fit(struct ana_set *s, struct part *p)
+{
+	if (p->n_ev < s->n_ev) {
+		uint64_t **c = realloc(p->cnt, s->n_ev * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		p->cnt = c;
+		if (s->o.weighted) {
+			double **w = realloc(p->wt, s->n_ev * sizeof(*w));
+			if (!w)
+				return -ENOMEM;
+			p->wt = w;
+		}
+		for (size_t e = p->n_ev; e < s->n_ev; e++) {
+			p->cnt[e] = p->node_cap ? calloc(p->node_cap, sizeof(uint64_t)) : NULL;
+			if (p->wt)
+				p->wt[e] = p->node_cap ? calloc(p->node_cap, sizeof(double)) : NULL;
+			if (p->node_cap && (!p->cnt[e] || (p->wt && !p->wt[e]))) {
+				p->n_ev = e;	/* free what exists */
+				return -ENOMEM;
+			}
+			p->n_ev = e + 1;
+		}
+	}
+	if (p->node_cap < s->n_raw) {
+		size_t cap = p->node_cap ? p->node_cap : 1024;
+		while (cap < s->n_raw)
+			cap *= 2;
+		for (size_t e = 0; e < p->n_ev; e++) {
+			size_t c1 = p->node_cap, c2 = p->node_cap;
+			if (vec_reserve(&p->cnt[e], &c1, cap, sizeof(uint64_t)) ||
+			    (p->wt && vec_reserve(&p->wt[e], &c2, cap, sizeof(double))))
+				return -ENOMEM;
+		}
+		p->node_cap = cap;
+	}
+	return 0;
+}
+
+static int event_index(struct ana_set *s, const char *name, const char *unit)
+{
+	for (size_t i = 0; i < s->n_ev; i++)
+		if (s->ev_name[i] == name)
+			return (int)i;
+	size_t c = s->cap_ev;
+	if (vec_reserve(&s->ev_name, &s->cap_ev, s->n_ev + 1, sizeof(*s->ev_name)) ||
+	    vec_reserve(&s->ev_unit, &c, s->cap_ev, sizeof(*s->ev_unit)))
+		return -ENOMEM;
+	s->ev_name[s->n_ev] = name;
+	s->ev_unit[s->n_ev] = unit;
+	return (int)s->n_ev++;
+}
+
+struct modkey {
+	const char *path;
+	const uint8_t *bid;
+	uint32_t bid_len;
+};
+
+static bool mod_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct ana_set *s = ctx;
+	const struct modkey *k = key;
+	const struct smodule *m = &s->mod[id];
+	return m->path == k->path && m->bid_len == k->bid_len && !memcmp(m->bid, k->bid, k->bid_len);
+}
+
+static const char *remap(struct ana_set *s, const char *path)
+{
+	for (size_t i = 0; i < s->n_remap; i++) {
+		const char *eq = strchr(s->remap[i], '=');
+		size_t n = (size_t)(eq - s->remap[i]);
+		if (strncmp(path, s->remap[i], n) == 0) {
+			char buf[4096];
+			snprintf(buf, sizeof(buf), "%s%s", eq + 1, path + n);
+			return strpool_str(&s->pool, buf);
+		}
+	}
+	return strpool_str(&s->pool, path);
+}
+
+static int module_index(struct ana_set *s, const struct prof_module *pm, uint32_t *out)
+{
+	struct modkey k = { remap(s, pm->path), pm->build_id, pm->build_id ? pm->build_id_len : 0 };
+	if (!k.path)
+		return -ENOMEM;
+	if (k.bid_len > 64)
+		k.bid_len = 64;
+	uint64_t h = hash_u64((uintptr_t)k.path, hash_bytes(k.bid, k.bid_len, 1));
+	uint32_t id = idx_find(&s->mod_idx, h, mod_eq, s, &k);
+	if (id == NONE) {
+		if (vec_reserve(&s->mod, &s->cap_mod, s->n_mod + 1, sizeof(*s->mod)))
+			return -ENOMEM;
+		struct smodule *m = &s->mod[s->n_mod];
+		m->path = k.path;
+		const char *sl = strrchr(k.path, '/');
+		m->base = sl && sl[1] ? strpool_str(&s->pool, sl + 1) : k.path;
+		if (!m->base)
+			return -ENOMEM;
+		memcpy(m->bid, k.bid, k.bid_len);
+		m->bid_len = k.bid_len;
+		m->sym = -1;
+		id = (uint32_t)s->n_mod;
+		if (idx_put(&s->mod_idx, h, id))
+			return -ENOMEM;
+		s->n_mod++;
+	}
+	*out = id;
+	return 0;
+}
+
+struct rkey {
+	uint32_t parent, mod;
+	uint64_t off;
+};
+
+static bool raw_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct ana_set *s = ctx;
+	const struct rkey *k = key;
+	return s->rparent[id] == k->parent && s->rmod[id] == k->mod && s->roff[id] == k->off;
+}
+
+static int raw_child(struct ana_set *s, uint32_t parent, uint32_t mod, uint64_t off, uint32_t *out)
+{
+	struct rkey k = { parent, mod, off };
+	uint64_t h = hash_u64(hash_u64(parent, mod), off);
+	uint32_t id = idx_find(&s->raw_idx, h, raw_eq, s, &k);
+	if (id == NONE) {
+		if (s->n_raw >= NONE - 1)
+			return -ENOMEM;
+		size_t c1 = s->cap_raw, c2 = s->cap_raw;
+		if (vec_reserve(&s->rparent, &s->cap_raw, s->n_raw + 1, sizeof(uint32_t)) ||
+		    vec_reserve(&s->rmod, &c1, s->cap_raw, sizeof(uint32_t)) ||
+		    vec_reserve(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)))
+			return -ENOMEM;
+		id = (uint32_t)s->n_raw;
+		s->rparent[id] = parent;
+		s->rmod[id] = mod;
+		s->roff[id] = off;
+		if (idx_put(&s->raw_idx, h, id))
+			return -ENOMEM;
+		s->n_raw++;
+	}
+	*out = id;
+	return 0;
+}
+
+static bool ptr_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct meta_acc *m = ctx;
+	return m->val[id] == key;
+}
+
+static int meta_add(struct ana_set *s, struct orun *o, const char *key, const char *val)
+{
+	const char *k = strpool_str(&s->pool, key), *v = strpool_str(&s->pool, val);
+	if (!k || !v)
+		return -ENOMEM;
+	struct meta_acc *m = NULL;
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (o->meta[i].key == k)
+			m = &o->meta[i];
+	if (!m) {
+		if (vec_reserve(&o->meta, &o->cap_meta, o->n_meta + 1, sizeof(*o->meta)))
+			return -ENOMEM;
+		m = &o->meta[o->n_meta++];
+		m->key = k;
+	}
+	uint64_t h = hash_u64((uintptr_t)v, 7);
+	if (idx_find(&m->seen, h, ptr_eq, m, v) != NONE)
+		return 0;
+	if (vec_reserve(&m->val, &m->cap, m->n + 1, sizeof(*m->val)) ||
+	    idx_put(&m->seen, h, (uint32_t)m->n))
+		return -ENOMEM;
+	m->val[m->n++] = v;
+	return 0;
+}
+
+static int counter_add(struct ana_set *s, struct orun *o, const char *name, uint64_t v)
+{
+	const char *n = strpool_str(&s->pool, name);
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_ctr; i++)
+		if (o->ctr[i].name == n) {
+			o->ctr[i].value += v;
+			return 0;
+		}
+	if (vec_reserve(&o->ctr, &o->cap_ctr, o->n_ctr + 1, sizeof(*o->ctr)))
+		return -ENOMEM;
+	o->ctr[o->n_ctr++] = (struct ana_counter_fact){ .name = n, .value = v };
+	return 0;
+}
+
+static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *path,
+		 const struct prof *p)
+{
+	int e;
+	const char *group = NULL;
+	if (s->o.split != ANA_SPLIT_NONE && s->o.split <= ANA_SPLIT_HOST) {
+		const char *k = split_key[s->o.split];
+		const char *v = prof_meta_get(p, k);
+		char buf[300];
+		snprintf(buf, sizeof(buf), "%s=%s", k, v ? v : "?");
+		if (!(group = strpool_str(&s->pool, buf)))
+			return -ENOMEM;
+	}
+	unsigned oi;
+	struct part *pt;
+	if ((e = get_orun(s, run, group, &oi)) || (e = get_part(s, oi, repeat, &pt)))
+		return e;
+
+	/* events: union by used name */
+	int evmap[64];
+	size_t nev = p->n_events < 64 ? p->n_events : 64;
+	if (nev < p->n_events)
+		set_note(s, ANA_NOTE_WARN, -1, "%s: only the first 64 of %zu events are read", path,
+			 p->n_events);
+	for (size_t i = 0; i < nev; i++) {
+		const char *nm = strpool_str(&s->pool, p->events[i].name ? p->events[i].name : "?");
+		const char *un = strpool_str(&s->pool, p->events[i].unit ? p->events[i].unit : "");
+		if (!nm || !un)
+			return -ENOMEM;
+		if ((evmap[i] = event_index(s, nm, un)) < 0)
+			return evmap[i];
+	}
+	/* raw tree: map this file's nodes, parents first whatever their order */
+	uint32_t *map = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*map));
+	uint32_t *stack = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*stack));
+	uint32_t *mmap = malloc((p->n_modules ? p->n_modules : 1) * sizeof(*mmap));
+	if (!map || !stack || !mmap) {
+		e = -ENOMEM;
+		goto out;
+	}
+	struct orun *o = &s->orun[oi];
+	for (size_t i = 0; i < p->n_modules; i++) {
+		if ((e = module_index(s, &p->modules[i], &mmap[i])))
+			goto out;
+		if (vec_reserve(&o->mods, &o->cap_mods, mmap[i] / 64 + 1, sizeof(uint64_t))) {
+			e = -ENOMEM;
+			goto out;
+		}
+		o->mods[mmap[i] / 64] |= 1ULL << (mmap[i] % 64);
+	}
+	const struct prof_cct *c = &p->cct;
+	for (uint32_t i = 0; i < c->n_nodes; i++)
+		map[i] = NONE;
+	if (c->n_nodes)
+		map[0] = 0;
+	for (uint32_t i = 1; i < c->n_nodes; i++) {
+		size_t sp = 0;
+		uint32_t x = i;
+		while (map[x] == NONE) {
+			if (sp == c->n_nodes || c->parent[x] >= c->n_nodes) {
+				set_note(s, ANA_NOTE_ERROR, -1, "%s: calling-context tree has a cycle; skipped",
+					 path);
+				e = -PROF_ECORRUPT;
+				goto out;
+			}
+			stack[sp++] = x;
+			x = c->parent[x];
+		}
+		while (sp) {
+			x = stack[--sp];
+			uint32_t m = c->module[x];
+			uint32_t mi = m < p->n_modules ? mmap[m] : PROF_NO_MODULE;
+			if ((e = raw_child(s, map[c->parent[x]], mi, c->offset[x], &map[x])))
+				goto out;
+		}
+	}
+	/* grow every part (all must cover every raw node and event) */
+	for (size_t i = 0; i < s->n_part; i++)
+		if ((e = part_fit(s, &s->part[i])))
+			goto out;
+	o = &s->orun[oi];
+	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev))) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < nev; k++) {
+		const struct prof_event *pe = &p->events[k];
+		int se = evmap[k];
+		uint64_t tot = 0;
+		for (uint32_t i = 0; i < c->n_nodes; i++)
+			tot += c->counts[(size_t)i * c->n_events + k];
+		/* the mean period actually used (randomized periods record their sum) */
+		double w = pe->weight && tot ? (double)pe->weight / (double)tot
+					     : pe->period ? (double)pe->period : 1.0;
+		uint64_t *cnt = pt->cnt[se];
+		double *wt = pt->wt ? pt->wt[se] : NULL;
+		for (uint32_t i = 0; i < c->n_nodes; i++) {
+			uint64_t v = c->counts[(size_t)i * c->n_events + k];
+			if (!v)
+				continue;
+			cnt[map[i]] += v;
+			if (wt)
+				wt[map[i]] += (double)v * w;
+		}
+		struct ana_event_fact *f = &o->ev[se];
+		if (!f->name) {
+			f->name = s->ev_name[se];
+			f->unit = s->ev_unit[se];
+			f->requested = strpool_str(&s->pool, pe->requested ? pe->requested : "");
+			f->period = pe->period;
+			f->freq = pe->freq;
+			f->random_mask = pe->random_mask;
+		} else if (f->period != pe->period || f->freq != pe->freq ||
+			   f->random_mask != pe->random_mask) {
+			f->mixed = true;
+		}
+		f->samples += tot;
+		f->weight += (double)tot * w;
+	}
+	for (size_t i = 0; i < p->n_meta; i++)
+		if (p->meta[i].key && p->meta[i].value &&
+		    (e = meta_add(s, o, p->meta[i].key, p->meta[i].value)))
+			goto out;
+	for (size_t i = 0; i < p->n_counters; i++)
+		if (p->counters[i].name && (e = counter_add(s, o, p->counters[i].name, p->counters[i].value)))
+			goto out;
+	o->n_files++;
+	if (p->partial) {
+		o->n_partial++;
+		set_note(s, ANA_NOTE_WARN, s->o.split ? -1 : (int)run,
+			 "%s: partial profile (written after a fatal signal or an early stop)", path);
+	}
+	e = 0;
+out:
+	free(map);
+	free(stack);
+	free(mmap);
+	return e;
+}
+
+static int read_file(struct ana_set *s, unsigned run, unsigned repeat, const char *path)
+{
+	char msg[512];
+	struct prof_file *f;
+	int e = prof_file_read(path, &f, msg, sizeof(msg));
+	if (e) {
+		set_note(s, ANA_NOTE_ERROR, s->o.split ? -1 : (int)run, "%s: %s", path,
+			 msg[0] ? msg : ana_strerror(e));
+		return e;
+	}
+	e = merge(s, run, repeat, path, prof_file_data(f));
+	prof_file_free(f);
+	if (e == -ENOMEM)
+		set_note(s, ANA_NOTE_ERROR, -1, "%s: out of memory", path);
+	return e;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_pmcp(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && strcmp(name + n - 5, ".pmcp") == 0;
+}
+
+struct walk {
+	unsigned run, repeat;
+	int first_err;
+	size_t n_files;
+};
+
+/* Read every *.pmcp under dir, in name order; symlinked directories are
+ * not followed (no loops). */
+static int walk_dir(struct ana_set *s, struct walk *w, const char *dir, int depth)
+{
+	if (depth > 64)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		int e = -errno;
+		set_note(s, ANA_NOTE_ERROR, -1, "%s: %s", dir, strerror(-e));
+		return e;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int e = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (vec_reserve(&names, &cap, n + 1, sizeof(*names)) || !(names[n] = strdup(de->d_name))) {
+			e = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && e != -ENOMEM; i++) {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (lstat(path, &sb))
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			int r = walk_dir(s, w, path, depth + 1);
+			if (r == -ENOMEM)
+				e = r;
+		} else if (is_pmcp(names[i]) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+			w->n_files++;
+			int r = read_file(s, w->run, w->repeat, path);
+			if (s->o.progress)
+				s->o.progress(s->o.progress_arg, "read", w->n_files, 0);
+			if (r && !w->first_err)
+				w->first_err = r;
+			if (r == -ENOMEM)
+				e = r;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return e;
+}
+
+int ana_set_add(struct ana_set *s, unsigned run, unsigned repeat, const char *path)
+{
+	if (s->finished)
+		return -ANA_ESTATE;
+	if (run > 4096 || repeat > 4096)
+		return -EINVAL;
+	if (run >= s->n_in) {
+		if (vec_reserve(&s->in_label, &s->cap_in, run + 1, sizeof(*s->in_label)))
+			return -ENOMEM;
+		s->n_in = run + 1;
+	}
+	if (!s->in_label[run] && !(s->in_label[run] = strpool_str(&s->pool, path)))
+		return -ENOMEM;
+	struct stat sb;
+	if (stat(path, &sb)) {
+		int e = -errno;
+		set_note(s, ANA_NOTE_ERROR, -1, "%s: %s", path, strerror(-e));
+		return e;
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return read_file(s, run, repeat, path);
+	struct walk w = { run, repeat, 0, 0 };
+	int e = walk_dir(s, &w, path, 0);
+	if (e)
+		return e;
+	if (!w.n_files) {
+		set_note(s, ANA_NOTE_ERROR, -1, "%s: no .pmcp profiles in this directory", path);
+		return -ANA_ENODATA;
+	}
+	return w.first_err;
+}
+
+int ana_set_label(struct ana_set *s, unsigned run, const char *label)
+{
+	if (s->finished)
+		return -ANA_ESTATE;
+	if (run >= s->n_in) {
+		if (run > 4096)
+			return -EINVAL;
+		if (vec_reserve(&s->in_label, &s->cap_in, run + 1, sizeof(*s->in_label)))
+			return -ENOMEM;
+		s->n_in = run + 1;
+	}
+	return (s->in_label[run] = strpool_str(&s->pool, label)) ? 0 : -ENOMEM;
+}
+
+/* ---- finishing: order runs, facts, cross-run checks ---- */
+
+/* "rank=10" after "rank=9": compare the values numerically when both are. */
+static int group_cmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? 1 : b ? -1 : 0;
+	const char *va = strchr(a, '='), *vb = strchr(b, '=');
+	char *ea, *eb;
+	if (va && vb) {
+		double x = strtod(va + 1, &ea), y = strtod(vb + 1, &eb);
+		if (!*ea && !*eb && ea != va + 1 && eb != vb + 1 && x != y)
+			return x < y ? -1 : 1;
+	}
+	return strcmp(a, b);
+}
+
+static const struct ana_set *sort_set;
+static int orun_cmp(const void *pa, const void *pb)
+{
+	const struct orun *a = &sort_set->orun[*(const unsigned *)pa];
+	const struct orun *b = &sort_set->orun[*(const unsigned *)pb];
+	if (a->in_run != b->in_run)
+		return a->in_run < b->in_run ? -1 : 1;
+	return group_cmp(a->group, b->group);
+}
+
+static int order_runs(struct ana_set *s)
+{
+	unsigned *ord = malloc(s->n_orun * sizeof(*ord));
+	unsigned *pos = malloc(s->n_orun * sizeof(*pos));
+	struct orun *nw = malloc(s->n_orun * sizeof(*nw));
+	if (!ord || !pos || !nw) {
+		free(ord);
+		free(pos);
+		free(nw);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->n_orun; i++)
+		ord[i] = i;
+	sort_set = s;
+	qsort(ord, s->n_orun, sizeof(*ord), orun_cmp);
+	for (unsigned i = 0; i < s->n_orun; i++) {
+		nw[i] = s->orun[ord[i]];
+		pos[ord[i]] = i;
+	}
+	memcpy(s->orun, nw, s->n_orun * sizeof(*nw));
+	for (size_t i = 0; i < s->n_part; i++)
+		s->part[i].orun = pos[s->part[i].orun];
+	free(ord);
+	free(pos);
+	free(nw);
+	return 0;
+}
+
+/* Collector counters that mean lost or damaged samples: warn above 1%. */
+static const char *const loss_counters[] = {
+	"dropped", "unwind_failed", "unwind_fail", "truncated", "throttled", "lost",
+};
+
+static bool is_loss(const char *name)
+{
+	for (size_t i = 0; i < sizeof(loss_counters) / sizeof(*loss_counters); i++)
+		if (strstr(name, loss_counters[i]))
+			return true;
+	return false;
+}
+
+static int run_facts(struct ana_set *s, unsigned r)
+{
+	struct orun *o = &s->orun[r];
+	char buf[1024];
+	const char *in = s->in_label[o->in_run] ? s->in_label[o->in_run] : "?";
+	if (o->group)
+		snprintf(buf, sizeof(buf), "%s%s%s", s->n_in > 1 ? in : "", s->n_in > 1 ? " " : "",
+			 o->group);
+	else
+		snprintf(buf, sizeof(buf), "%s", in);
+	if (!(o->label = strpool_str(&s->pool, buf)))
+		return -ENOMEM;
+	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev)))
+		return -ENOMEM;
+	uint64_t samples = 0;
+	for (size_t e = 0; e < s->n_ev; e++) {
+		if (!o->ev[e].name) {
+			o->ev[e].name = s->ev_name[e];
+			o->ev[e].unit = s->ev_unit[e];
+			o->ev[e].requested = "";
+		}
+		samples += o->ev[e].samples;
+	}
+	for (size_t i = 0; i < o->n_ctr; i++)
+		if (!strcmp(o->ctr[i].name, "samples"))
+			samples = o->ctr[i].value;
+	for (size_t i = 0; i < o->n_ctr; i++) {
+		struct ana_counter_fact *c = &o->ctr[i];
+		c->pct = NAN;
+		if (is_loss(c->name)) {
+			c->pct = samples ? 100.0 * (double)c->value / (double)samples : c->value ? INFINITY : 0;
+			c->warn = c->pct > 1.0;
+			if (c->warn)
+				set_note(s, ANA_NOTE_WARN, (int)r, "%s: collector counter %s = %llu (%.1f%% of "
+					 "%llu samples): results may be skewed", o->label, c->name,
+					 (unsigned long long)c->value, c->pct, (unsigned long long)samples);
+		}
+	}
+	o->kv = calloc(o->n_meta ? o->n_meta : 1, sizeof(*o->kv));
+	if (!o->kv)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_meta; i++) {
+		struct meta_acc *m = &o->meta[i];
+		if (m->n == 1) {
+			o->kv[i] = (struct ana_kv){ m->key, m->val[0] };
+			continue;
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < m->n && j < 3; j++)
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.200s", j ? ", " : "", m->val[j]);
+		snprintf(buf + k, sizeof(buf) - k, "%s (%zu distinct)", m->n > 3 ? ", ..." : "", m->n);
+		const char *v = strpool_str(&s->pool, buf);
+		if (!v)
+			return -ENOMEM;
+		o->kv[i] = (struct ana_kv){ m->key, v };
+	}
+	o->pub = (struct ana_run){
+		.label = o->label, .n_files = o->n_files, .n_repeats = o->n_repeats,
+		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
+		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
+	};
+	return 0;
+}
+
+static const char *meta_of(const struct orun *o, const char *key)
+{
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (!strcmp(o->meta[i].key, key))
+			return o->kv[i].value;
+	return NULL;
+}
+
+/* Comparisons are only fair between like runs: say what differs. */
+static void cross_checks(struct ana_set *s)
+{
+	if (s->n_orun < 2 || s->o.split != ANA_SPLIT_NONE)
+		return;
+	const struct orun *a = &s->orun[0];
+	for (size_t r = 1; r < s->n_orun; r++) {
+		const struct orun *b = &s->orun[r];
+		for (size_t e = 0; e < s->n_ev; e++) {
+			const struct ana_event_fact *x = &a->ev[e], *y = &b->ev[e];
+			if (!x->samples != !y->samples)
+				set_note(s, ANA_NOTE_WARN, (int)r, "event %s was sampled in %s but not in %s",
+					 s->ev_name[e], x->samples ? a->label : b->label,
+					 x->samples ? b->label : a->label);
+			else if (x->samples && (x->period != y->period || x->freq != y->freq))
+				set_note(s, ANA_NOTE_WARN, (int)r, "event %s: period %llu%s in %s, %llu%s in %s",
+					 s->ev_name[e], (unsigned long long)(x->period ? x->period : x->freq),
+					 x->period ? "" : " Hz", a->label,
+					 (unsigned long long)(y->period ? y->period : y->freq),
+					 y->period ? "" : " Hz", b->label);
+		}
+		static const char *const facts[] = { "backend", "command", "hypervisor" };
+		for (size_t k = 0; k < sizeof(facts) / sizeof(*facts); k++) {
+			const char *x = meta_of(a, facts[k]), *y = meta_of(b, facts[k]);
+			if (x && y && strcmp(x, y))
+				set_note(s, ANA_NOTE_WARN, (int)r, "%s differs: '%s' in %s, '%s' in %s",
+					 facts[k], x, a->label, y, b->label);
+		}
+		/* same module name, other build: the binary was rebuilt between runs */
+		for (size_t i = 0; i < s->n_mod; i++) {
+			if (!(i / 64 < a->cap_mods && (a->mods[i / 64] >> (i % 64) & 1)))
+				continue;
+			for (size_t j = 0; j < s->n_mod; j++)
+				if (j / 64 < b->cap_mods && (b->mods[j / 64] >> (j % 64) & 1) &&
+				    s->mod[i].base == s->mod[j].base && s->mod[i].bid_len &&
+				    s->mod[j].bid_len &&
+				    (s->mod[i].bid_len != s->mod[j].bid_len ||
+				     memcmp(s->mod[i].bid, s->mod[j].bid, s->mod[i].bid_len)))
+					set_note(s, ANA_NOTE_WARN, (int)r, "%s is a different build in %s than "
+						 "in %s (build-ids differ)", s->mod[i].base, b->label, a->label);
+		}
+	}
+}
+
+int ana_set_finish(struct ana_set *s)
+{
+	if (s->finished)
+		return -ANA_ESTATE;
+	int e;
+	uint64_t total = 0;
+	for (size_t i = 0; i < s->n_orun; i++)
+		for (size_t k = 0; k < s->n_ev && k < s->orun[i].cap_ev; k++)
+			total += s->orun[i].ev[k].samples;
+	if (!total)
+		return -ANA_ENODATA;
+	if ((e = order_runs(s)))
+		return e;
+	for (unsigned r = 0; r < s->n_orun; r++)
+		if ((e = run_facts(s, r)))
+			return e;
+	cross_checks(s);
+	if ((e = set_symbolize(s)) || (e = set_aggregate(s)))
+		return e;
+	free_raw(s);
+	s->finished = true;
+	return 0;
+}
+
+/* ---- accessors ---- */
+
+unsigned ana_set_n_runs(const struct ana_set *s)
+{
+	return s->finished ? (unsigned)s->n_orun : 0;
+}
+
+const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run)
+{
+	if (!s->finished || run >= s->n_orun) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return &s->orun[run].pub;
+}
+
+size_t ana_set_n_events(const struct ana_set *s)
+{
+	return s->n_ev + s->n_metric;
+}
+
+const char *ana_set_event(const struct ana_set *s, size_t i)
+{
+	if (i < s->n_ev)
+		return s->ev_name[i];
+	if (i < s->n_ev + s->n_metric)
+		return metric_name(s->metric[i - s->n_ev]);
+	return NULL;
+}
+
+size_t ana_set_n_notes(const struct ana_set *s)
+{
+	return s->n_notes;
+}
+
+const struct ana_note *ana_set_note(const struct ana_set *s, size_t i)
+{
+	return i < s->n_notes ? &s->notes[i] : NULL;
+}
+
+size_t ana_set_n_errors(const struct ana_set *s)
+{
+	return s->n_errors;
+}
+
+/* Event names as users type them: the canonical name, the requested spec
+ * without "@period", or the part after "pmu::" without ":modifiers". */
+static int lookup_event(void *ctx, const char *name)
+{
+	const struct ana_set *s = ctx;
+	for (size_t i = 0; i < s->n_ev; i++)
+		if (!strcasecmp(s->ev_name[i], name))
+			return (int)i;
+	for (size_t r = 0; r < s->n_orun; r++)
+		for (size_t i = 0; i < s->n_ev; i++) {
+			const char *q = s->orun[r].ev[i].requested;
+			size_t n = strcspn(q, "@");
+			if (q && n == strlen(name) && !strncasecmp(q, name, n))
+				return (int)i;
+		}
+	for (size_t i = 0; i < s->n_ev; i++) {
+		const char *p = strstr(s->ev_name[i], "::");
+		p = p ? p + 2 : s->ev_name[i];
+		size_t n = strcspn(p, ":");
+		if (n == strlen(name) && !strncasecmp(p, name, n))
+			return (int)i;
+	}
+	for (size_t i = 0; i < s->n_metric; i++)
+		if (!strcmp(metric_name(s->metric[i]), name))
+			return (int)(s->n_ev + i);
+	return -1;
+}
+
+int ana_set_event_index(const struct ana_set *s, const char *name)
+{
+	return lookup_event((void *)s, name);
+}
+
+int ana_set_add_metric(struct ana_set *s, const char *spec, char *msg, size_t len)
+{
+	if (!s->finished)
+		return -ANA_ESTATE;
+	if (vec_reserve(&s->metric, &s->cap_metric, s->n_metric + 1, sizeof(*s->metric)))
+		return -ENOMEM;
+	struct metric *m = metric_parse(spec, lookup_event, s, msg, len);
+	if (!m)
+		return errno == ENOMEM ? -ENOMEM : -ANA_EMETRIC;
+	if (lookup_event(s, metric_name(m)) >= 0) {
+		snprintf(msg, len, "metric: name '%s' is already a column", metric_name(m));
+		metric_free(m);
+		return -ANA_EMETRIC;
+	}
+	s->metric[s->n_metric++] = m;
+	return (int)(s->n_ev + s->n_metric - 1);
+}
