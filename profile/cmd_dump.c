@@ -23,6 +23,20 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 all files dumped, 1 usage error, 2 a file could not be read.\n";
 
+/* Strings come from an untrusted file: control bytes (a newline, a
+ * terminal escape) are shown as \xNN, not sent to the terminal. */
+static void put_str(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
 static void print_header(const struct prof_header *h)
 {
 	printf("header: format %" PRIu32 ", flags 0x%" PRIx32 "%s, header %" PRIu32
@@ -34,26 +48,37 @@ static void print_header(const struct prof_header *h)
 static void print_lists(const struct prof *p)
 {
 	printf("meta (%zu):\n", p->n_meta);
-	for (size_t i = 0; i < p->n_meta; i++)
-		printf("  %s = %s\n", p->meta[i].key, p->meta[i].value);
+	for (size_t i = 0; i < p->n_meta; i++) {
+		printf("  ");
+		put_str(p->meta[i].key);
+		printf(" = ");
+		put_str(p->meta[i].value);
+		printf("\n");
+	}
 
 	printf("events (%zu):\n", p->n_events);
 	for (size_t i = 0; i < p->n_events; i++) {
 		const struct prof_event *e = &p->events[i];
 
-		printf("  %zu: %s requested=\"%s\" unit=%s period=%" PRIu64 " freq=%" PRIu64
-		       " random_mask=0x%" PRIx64 " weight=%" PRIu64 "\n",
-		       i, e->name, e->requested, e->unit, e->period, e->freq,
-		       e->random_mask, e->weight);
+		printf("  %zu: ", i);
+		put_str(e->name);
+		printf(" requested=\"");
+		put_str(e->requested);
+		printf("\" unit=");
+		put_str(e->unit);
+		printf(" period=%" PRIu64 " freq=%" PRIu64 " random_mask=0x%" PRIx64
+		       " weight=%" PRIu64 "\n", e->period, e->freq, e->random_mask, e->weight);
 	}
 
 	printf("modules (%zu):\n", p->n_modules);
 	for (size_t i = 0; i < p->n_modules; i++) {
 		const struct prof_module *m = &p->modules[i];
 
-		printf("  %zu: %s [0x%" PRIx64 ", 0x%" PRIx64 ") bias=0x%" PRIx64
+		printf("  %zu: ", i);
+		put_str(m->path);
+		printf(" [0x%" PRIx64 ", 0x%" PRIx64 ") bias=0x%" PRIx64
 		       " load_seq=%" PRIu32 " unload_seq=%" PRIu32 " build-id=",
-		       i, m->path, m->start, m->end, m->bias, m->load_seq, m->unload_seq);
+		       m->start, m->end, m->bias, m->load_seq, m->unload_seq);
 		if (!m->build_id_len)
 			printf("none");
 		for (uint32_t b = 0; b < m->build_id_len; b++)
@@ -62,8 +87,11 @@ static void print_lists(const struct prof *p)
 	}
 
 	printf("counters (%zu):\n", p->n_counters);
-	for (size_t i = 0; i < p->n_counters; i++)
-		printf("  %s = %" PRIu64 "\n", p->counters[i].name, p->counters[i].value);
+	for (size_t i = 0; i < p->n_counters; i++) {
+		printf("  ");
+		put_str(p->counters[i].name);
+		printf(" = %" PRIu64 "\n", p->counters[i].value);
+	}
 }
 
 static void print_node(const struct prof *p, uint32_t i, uint32_t depth)
@@ -80,7 +108,9 @@ static void print_node(const struct prof *p, uint32_t i, uint32_t depth)
 	} else {
 		const char *path = p->modules[m].path, *slash = strrchr(path, '/');
 
-		printf("#%" PRIu32 " %s+0x%" PRIx64, i, slash ? slash + 1 : path, c->offset[i]);
+		printf("#%" PRIu32 " ", i);
+		put_str(slash ? slash + 1 : path);
+		printf("+0x%" PRIx64, c->offset[i]);
 	}
 	for (uint32_t e = 0; e < c->n_events; e++)
 		printf("%s%" PRIu64, e ? " " : "  [", c->counts[(size_t)i * c->n_events + e]);

@@ -58,6 +58,13 @@ else
 fi
 check "dump: nothing on stderr" test ! -s err
 
+# Strings from a file are shown, not obeyed: no raw control bytes on stdout.
+"$PMCPROF_BUILD/tests/bench/perf2pmcp" -m "evil=$(printf 'a\033[2Jb\nc')" \
+	script.txt buildids.txt evil.pmcp >/dev/null
+"$DUMP" evil.pmcp >out 2>&1
+contains "dump: control bytes escaped" '^  evil = a\\x1b\[2Jb\\x0ac$' out
+check "dump: no escape byte in the output" [ "$(tr -d -c '\033' <out | wc -c)" -eq 0 ]
+
 "$DUMP" "$PMCPROF_SRC/tests/fuzz/corpus/profile/seed-2.pmcp" >out 2>&1
 contains "dump: partial flag shown" "^header: format 1, flags 0x1 (partial)" out
 

@@ -3,7 +3,7 @@
 # must build and run without a crash.  Skipped without clang's fuzzer runtime.
 . "$PMCPROF_SRC/tests/lib.sh"
 
-FUZZ_SECONDS=${FUZZ_SECONDS:-3} FUZZ_OUT="$TMP/fuzz" \
+FUZZ_SECONDS=${FUZZ_SECONDS:-2} FUZZ_OUT="$TMP/fuzz" \
 	sh "$PMCPROF_SRC/tests/fuzz/run-fuzz.sh" 200000 >out 2>&1
 rc=$?
 if [ "$rc" -eq 77 ]; then
