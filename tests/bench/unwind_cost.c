@@ -27,7 +27,12 @@
 
 #include "unwinder/unwind.h"
 
+/* noclone keeps one copy of each function: gcc only */
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 #define MAXPCS 256
 #define WARMUP 32		/* samples dropped first: cold caches, page faults */
 

@@ -21,7 +21,12 @@
 #include "unwinder/internal.h"
 #include "unwinder/unwind.h"
 
+/* noclone keeps one copy of each function: gcc only */
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noinline, noclone))
+#endif
 #define IN_SECTION(s) __attribute__((section(s), used))
 
 /* Address ranges of the functions a sample is checked against. */
@@ -543,6 +548,17 @@ NOINLINE static void fill_context(ucontext_t *uc)
 	getcontext(uc);
 }
 
+/* A capture of the caller's own, live stack. */
+NOINLINE static int capture_here(const struct uw_thread *t, unsigned *flags)
+{
+	ucontext_t uc;
+	uintptr_t pcs[64];
+
+	if (getcontext(&uc) < 0)
+		return -1;
+	return uw_capture(t, &uc, pcs, 64, flags);
+}
+
 /* fork() while another thread is inside libunwind: libunwind's locks are
  * plain mutexes, and a child forked while one was held would hang on it
  * forever (with every signal blocked).  uw_global_init's fork handlers
@@ -552,16 +568,13 @@ static atomic_int churning;
 static void *churn_libunwind(void *arg)
 {
 	struct uw_thread t;
-	ucontext_t uc;
-	uintptr_t pcs[64];
 	unsigned flags;
 
 	(void)arg;
 	uw_thread_init(&t, UW_MODE_UNWIND);
 	while (atomic_load(&churning)) {
 		uw_cache_flush();	/* every capture learns: always in libunwind */
-		fill_context(&uc);
-		uw_capture(&t, &uc, pcs, 64, &flags);
+		capture_here(&t, &flags);
 	}
 	return NULL;
 }
@@ -580,15 +593,12 @@ static void run_fork_case(void)
 
 		if (pid == 0) {
 			struct uw_thread t;
-			ucontext_t uc;
-			uintptr_t pcs[64];
-			unsigned flags;
+			unsigned flags = 0;
 			int n;
 
 			uw_thread_init(&t, UW_MODE_UNWIND);
 			uw_cache_flush();
-			fill_context(&uc);
-			n = uw_capture(&t, &uc, pcs, 64, &flags);
+			n = capture_here(&t, &flags);
 			_exit(n > 2 && !(flags & UW_FAILED) ? 0 : 3);
 		}
 		if (pid < 0)
