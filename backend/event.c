@@ -61,12 +61,19 @@ unsigned pmc_edit_distance(const char *a, const char *b)
 
 struct suggestion {
 	const char *probe;
+	size_t len;		/* strlen(probe) */
+	unsigned limit;		/* farther than this is not a typo */
 	char best[PMC_NAME_MAX];
 	unsigned dist;
 };
 
 static void consider(struct suggestion *s, const char *candidate)
 {
+	size_t n = strlen(candidate);
+
+	/* The distance is at least the length difference: skip early. */
+	if ((n > s->len ? n - s->len : s->len - n) > s->limit)
+		return;
 	unsigned d = pmc_edit_distance(s->probe, candidate);
 
 	if (d < s->dist) {
@@ -75,43 +82,67 @@ static void consider(struct suggestion *s, const char *candidate)
 	}
 }
 
+/* libpfm4's event names for the PMUs present ("pmu::event"), gathered once:
+ * asking libpfm4 for every event on each unknown name is slow. */
+static char **pfm_names;
+static size_t n_pfm_names;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void pfm_names_collect(void)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	pfm_pmu_t pmu;
+	size_t cap = 0;
+
+	if (pmc_pfm_init() < 0)
+		return;
+	pfm_for_all_pmus(pmu) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+			continue;
+		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+			char full[PMC_NAME_MAX];
+
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+				continue;
+			if (n_pfm_names == cap) {
+				char **grown = realloc(pfm_names, (cap = cap ? 2 * cap : 256) *
+								  sizeof(*grown));
+				if (!grown)
+					return;
+				pfm_names = grown;
+			}
+			pmc_fmt(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
+			if (!(pfm_names[n_pfm_names] = strdup(full)))
+				return;
+			n_pfm_names++;
+		}
+	}
+}
+
 /* The closest known name, if it is close enough to be a typo. */
 static const char *suggest(const char *name, char *buf, size_t len)
 {
-	struct suggestion s = { .probe = name, .dist = 99 };
-	pfm_pmu_info_t pinfo;
-	pfm_event_info_t einfo;
-	char full[PMC_NAME_MAX];
+	size_t n = strlen(name);
+	struct suggestion s = {
+		.probe = name, .len = n, .limit = n <= 4 ? 1 : n <= 8 ? 2 : 3, .dist = 99,
+	};
+	bool qualified = strstr(name, "::") != NULL;
 
 	for (size_t i = 0; i < pmc_n_builtin_events; i++)
 		consider(&s, pmc_builtin_events[i].name);
 	for (size_t i = 0; i < pmc_n_aliases; i++)
 		consider(&s, pmc_aliases[i].alias);
-	if (pmc_pfm_init() == 0) {
-		pfm_pmu_t pmu;
-		pfm_for_all_pmus(pmu) {
-			memset(&pinfo, 0, sizeof(pinfo));
-			pinfo.size = sizeof(pinfo);
-			if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-				continue;
-			for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-				memset(&einfo, 0, sizeof(einfo));
-				einfo.size = sizeof(einfo);
-				if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
-					continue;
-				/* Compare like with like: qualified or bare. */
-				if (strstr(name, "::")) {
-					pmc_fmt(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
-					consider(&s, full);
-				} else {
-					consider(&s, einfo.name);
-				}
-			}
-		}
-	}
-	size_t n = strlen(name);
-	unsigned limit = n <= 4 ? 1 : n <= 8 ? 2 : 3;
-	if (s.dist == 0 || s.dist > limit)
+	pthread_once(&names_once, pfm_names_collect);
+	/* Compare like with like: qualified or bare. */
+	for (size_t i = 0; i < n_pfm_names; i++)
+		consider(&s, qualified ? pfm_names[i] : strstr(pfm_names[i], "::") + 2);
+
+	if (s.dist == 0 || s.dist > s.limit)
 		return NULL;
 	pmc_fmt(buf, len, "%s", s.best);
 	return buf;
