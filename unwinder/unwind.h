@@ -41,7 +41,9 @@ int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, 
  * Async-signal-safe; returns 0. */
 int uw_cache_flush(void);
 
-/* Process-wide setup (libunwind caching policy). Call once, outside handlers. */
+/* Process-wide setup: libunwind's one-time init and caching policy, and
+ * fork handlers that keep a child from inheriting its locks held.  Call
+ * once, outside handlers, before sampling starts.  0 or -errno. */
 int uw_global_init(void);
 
 #endif
