@@ -183,6 +183,8 @@ struct ana_query {
 	double min_pct;			/* drop rows under this % of the run's total in
 					 * every run (query.event, query.kind) */
 };
+/* Presets base = -1: assign q.base afterwards (a second designated
+ * initializer for it would trip -Woverride-init). */
 #define ANA_QUERY(name, ...) \
 	struct ana_query name = { .sz = sizeof(struct ana_query), .base = -1, __VA_ARGS__ }
 

@@ -351,8 +351,27 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 	if (r->n_partial)
 		fprintf(out, ", %u partial", r->n_partial);
 	fprintf(out, ")\n");
-	for (size_t i = 0; i < r->n_meta; i++)
-		packed(out, width, r->meta[i].key, r->meta[i].value, &col);
+	/* shown derived below instead of as raw numbers */
+	static const char *const derived[] = { "start_time", "end_time", "steal_start", "steal_end" };
+	for (size_t i = 0; i < r->n_meta; i++) {
+		bool skip = false;
+		for (size_t k = 0; k < sizeof(derived) / sizeof(*derived); k++)
+			skip |= !strcmp(r->meta[i].key, derived[k]);
+		if (!skip)
+			packed(out, width, r->meta[i].key, r->meta[i].value, &col);
+	}
+	char v[64];
+	if (!isnan(r->duration)) {
+		snprintf(v, sizeof(v), "%.3f s", r->duration);
+		packed(out, width, "duration", v, &col);
+	}
+	if (!isnan(r->steal)) {
+		if (!isnan(r->duration) && r->duration > 0)
+			snprintf(v, sizeof(v), "%.3f s (%.1f%%)", r->steal, 100 * r->steal / r->duration);
+		else
+			snprintf(v, sizeof(v), "%.3f s", r->steal);
+		packed(out, width, "steal", v, &col);
+	}
 	if (col)
 		fputc('\n', out);
 	for (size_t e = 0; e < r->n_events; e++) {
@@ -378,22 +397,22 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 	col = 0;
 	for (size_t i = 0; i < r->n_counters; i++) {
 		const struct ana_counter_fact *k = &r->counters[i];
-		char v[64];
+		char cv[64];
 		if (isnan(k->pct))
-			snprintf(v, sizeof(v), "%llu", (unsigned long long)k->value);
+			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)k->value);
 		else
-			snprintf(v, sizeof(v), "%llu (%.2f%%%s)", (unsigned long long)k->value, k->pct,
+			snprintf(cv, sizeof(cv), "%llu (%.2f%%%s)", (unsigned long long)k->value, k->pct,
 				 k->warn ? " HIGH" : "");
 		if (!col) {
 			fputs("# collector:", out);
 			col = 12;
 		}
-		int n = (int)(strlen(k->name) + strlen(v) + 2);
+		int n = (int)(strlen(k->name) + strlen(cv) + 2);
 		if (col + n > width) {
 			fputs("\n# collector:", out);
 			col = 12;
 		}
-		fprintf(out, " %s=%s", k->name, v);
+		fprintf(out, " %s=%s", k->name, cv);
 		col += n;
 	}
 	if (col)

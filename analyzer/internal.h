@@ -113,6 +113,7 @@ struct orun {
 	uint64_t *mods;			/* bitmap of set modules seen */
 	size_t cap_mods;
 	unsigned n_files, n_partial, n_repeats;
+	double t_start, t_end, steal;	/* NAN until a file has them */
 	struct ana_run pub;
 	struct ana_kv *kv;
 };

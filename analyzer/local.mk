@@ -24,3 +24,12 @@ tests_progs_ana_work_alt_CFLAGS = -g -O2 -fno-omit-frame-pointer -DANA_ALT=1
 tests_progs_ana_mkprofile_SOURCES = tests/progs/ana_mkprofile.c
 tests_progs_ana_mkprofile_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
 tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
+
+check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set
+UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set
+tests_unit_test_analyzer_SOURCES = tests/unit/test_analyzer.c tests/harness.h
+tests_unit_test_analyzer_LDADD = analyzer/libpmcprof-analyzer.la
+tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harness.h
+# -g: the test symbolizes its own functions
+tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
+tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la

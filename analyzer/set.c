@@ -195,6 +195,7 @@ static int get_orun(struct ana_set *s, unsigned run, const char *group, unsigned
 	struct orun *o = &s->orun[s->n_orun];
 	o->in_run = run;
 	o->group = group;
+	o->t_start = o->t_end = o->steal = NAN;
 	*out = (unsigned)s->n_orun++;
 	return 0;
 }
@@ -538,6 +539,22 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 	for (size_t i = 0; i < p->n_counters; i++)
 		if (p->counters[i].name && (e = counter_add(s, o, p->counters[i].name, p->counters[i].value)))
 			goto out;
+	/* duration and steal: from the documented time keys, when present */
+	const char *v1 = prof_meta_get(p, "start_time"), *v2 = prof_meta_get(p, "end_time");
+	if (v1 && v2) {
+		double a = strtod(v1, NULL), b = strtod(v2, NULL);
+		if (isnan(o->t_start) || a < o->t_start)
+			o->t_start = a;
+		if (isnan(o->t_end) || b > o->t_end)
+			o->t_end = b;
+	}
+	v1 = prof_meta_get(p, "steal_start");
+	v2 = prof_meta_get(p, "steal_end");
+	if (v1 && v2) {
+		double d = (strtod(v2, NULL) - strtod(v1, NULL)) / 1e9;
+		if (isnan(o->steal) || d > o->steal)
+			o->steal = d;
+	}
 	o->n_files++;
 	if (p->partial) {
 		o->n_partial++;
@@ -814,6 +831,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 		.label = o->label, .n_files = o->n_files, .n_repeats = o->n_repeats,
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
+		.duration = o->t_end - o->t_start, .steal = o->steal,
 	};
 	return 0;
 }

@@ -1,0 +1,435 @@
+/* The analyzer on profiles written by prof_write whose frames point at this
+ * test's own functions (built with -g), so symbolization is real: merging,
+ * flat views, recursion, callers/callees, trees, --by, metrics, weights,
+ * comparisons, CSV, bad files and build-id mismatches. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/analyzer.h"
+#include "profile/profile.h"
+#include "tests/harness.h"
+
+/* Functions the profiles point at (never called). */
+__attribute__((noinline)) void t_main(void);
+__attribute__((noinline)) void t_a(void);
+__attribute__((noinline)) void t_b(void);
+__attribute__((noinline)) void t_rec(int);
+__attribute__((noinline)) void t_c(void);
+static volatile int sink;
+void t_main(void) { sink = 1; }
+void t_a(void) { sink = 2; }
+void t_b(void) { sink = 3; }
+void t_rec(int n) { sink = n; }
+void t_c(void) { sink = 4; }
+
+static uintptr_t bias;
+static char exe[PATH_MAX];
+static char dir[64];
+
+static int first_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	bias = info->dlpi_addr;	/* the main program comes first */
+	return 1;
+}
+
+#define F(fn) ((uint64_t)((uintptr_t)(void *)(fn) - bias))
+#define MAXF 6
+
+struct stk {
+	uint64_t f[MAXF];	/* ELF addresses, outermost first, 0-terminated */
+	uint64_t c[2];
+};
+
+struct spec {
+	const char *name;
+	const struct stk *st;
+	size_t n;
+	size_t n_ev;
+	const char *tid, *rank;
+	const uint8_t *bid;	/* recorded build-id, or NULL */
+	uint64_t period, weight;
+	const char *modpath;	/* default: this executable */
+};
+
+/* Write a profile from stacks of this executable's functions. */
+static int mk(const struct spec *sp)
+{
+	uint32_t parent[64], module[64];
+	uint64_t offset[64], counts[128] = { 0 };
+	uint32_t n = 1;
+	parent[0] = 0;
+	module[0] = PROF_NO_MODULE;
+	offset[0] = 0;
+	for (size_t i = 0; i < sp->n; i++) {
+		uint32_t cur = 0;
+		for (int d = 0; d < MAXF && sp->st[i].f[d]; d++) {
+			uint32_t k;
+			for (k = 1; k < n; k++)
+				if (parent[k] == cur && offset[k] == sp->st[i].f[d])
+					break;
+			if (k == n) {
+				parent[n] = cur;
+				module[n] = 0;
+				offset[n] = sp->st[i].f[d];
+				n++;
+			}
+			cur = k;
+		}
+		for (size_t e = 0; e < sp->n_ev; e++)
+			counts[cur * sp->n_ev + e] += sp->st[i].c[e];
+	}
+	struct prof_event ev[2] = {
+		{ "perf::CYCLES", "cycles@1000", "events", sp->period ? sp->period : 1000, 0, 0, sp->weight },
+		{ "perf::INSTRUCTIONS", "instructions@1000", "events", 1000, 0, 0, 0 },
+	};
+	struct prof_kv meta[] = {
+		{ "command", "test" }, { "tid", sp->tid ? sp->tid : "1" }, { "rank", sp->rank ? sp->rank : "0" },
+	};
+	struct prof_module mod = { sp->modpath ? sp->modpath : exe, sp->bid, sp->bid ? 20 : 0, 0, 1 << 30, 0, 1, 0 };
+	struct prof_counter ctr[] = { { "samples", 1000 }, { "unwind_failed", 50 } };
+	struct prof p = { PROF_VERSION, false, 3, meta, sp->n_ev, ev, 1, &mod,
+			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 2, ctr };
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	int e = prof_write(&p, dfd, sp->name, 0644);
+	close(dfd);
+	return e;
+}
+
+static char *path(const char *name)
+{
+	static char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+/* The row named name, or -1. */
+static long find(const struct ana_rows *r, const char *name)
+{
+	for (size_t i = 0; i < ana_rows_n(r); i++)
+		if (!strcmp(ana_rows_row(r, i)->name, name))
+			return (long)i;
+	return -1;
+}
+
+static uint64_t smp(const struct ana_rows *r, const char *name, unsigned run, enum ana_kind k)
+{
+	long i = find(r, name);
+	return i < 0 ? UINT64_MAX : ana_rows_samples(r, (size_t)i, run, 0, k);
+}
+
+static struct ana_set *open_set(const struct ana_opts *o, const char *const *files, unsigned run)
+{
+	struct ana_set *s = ana_set_new(o);
+	for (; *files; files++)
+		ana_set_add(s, run, 0, path(*files));
+	return s;
+}
+
+/* Two threads of one run: main->a, main->b, main->rec->rec->rec. */
+static void test_merge_and_views(void)
+{
+	const struct stk t1[] = {
+		{ { F(t_main), F(t_a) }, { 100 } },
+		{ { F(t_main), F(t_b) }, { 50 } },
+	};
+	const struct stk t2[] = {
+		{ { F(t_main), F(t_a) }, { 20 } },
+		{ { F(t_main), F(t_rec), F(t_rec) + 1, F(t_rec) + 2 }, { 30 } },
+	};
+	T_OK(!mk(&(struct spec){ "t1.pmcp", t1, 2, 1, "1000", "0", NULL, 0, 0, NULL }) &&
+	     !mk(&(struct spec){ "t2.pmcp", t2, 2, 1, "1001", "1", NULL, 0, 0, NULL }), "write thread profiles");
+	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
+	struct ana_set *s = open_set(NULL, files, 0);
+	T_OK(ana_set_finish(s) == 0 && ana_set_n_runs(s) == 1, "finish: one run");
+	const struct ana_run *run = ana_set_run(s, 0);
+	T_OK(run->n_files == 2, "run has 2 files (%u)", run->n_files);
+	bool tid_ok = false;
+	for (size_t i = 0; i < run->n_meta; i++)
+		if (!strcmp(run->meta[i].key, "tid"))
+			tid_ok = !strcmp(run->meta[i].value, "1000, 1001 (2 distinct)");
+	T_OK(tid_ok, "merged metadata lists distinct tids");
+	bool ctr_ok = false;
+	for (size_t i = 0; i < run->n_counters; i++)
+		if (!strcmp(run->counters[i].name, "unwind_failed"))
+			ctr_ok = run->counters[i].value == 100 && run->counters[i].warn &&
+				 fabs(run->counters[i].pct - 5.0) < 1e-9;
+	T_OK(ctr_ok, "unwind_failed summed, 5%% of 2000 samples, warned");
+
+	ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
+	struct ana_rows *r = ana_set_query(s, &q);
+	static const struct {
+		int line;
+		const char *name;
+		uint64_t self, incl;
+	} want[] = {
+		{ __LINE__, "t_a", 120, 120 },
+		{ __LINE__, "t_b", 50, 50 },
+		{ __LINE__, "t_rec", 30, 30 },	/* recursion counted once */
+		{ __LINE__, "t_main", 0, 200 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+		T_OK(smp(r, want[i].name, 0, ANA_SELF) == want[i].self &&
+		     smp(r, want[i].name, 0, ANA_INCL) == want[i].incl,
+		     "functions line %d: %s self %llu incl %llu", want[i].line, want[i].name,
+		     (unsigned long long)want[i].self, (unsigned long long)want[i].incl);
+	T_OK(ana_rows_n(r) == 4 && !strcmp(ana_rows_row(r, 0)->name, "t_a"), "sorted by self: t_a first");
+	T_OK(fabs(ana_rows_pct(r, 0, 0, 0, ANA_SELF) - 60.0) < 1e-9, "t_a is 60%% of 200");
+	const struct ana_row *ra = ana_rows_row(r, 0);
+	T_OK(ra->file && strstr(ra->file, "test_analyzer_set.c") && ra->line > 0,
+	     "t_a has its declaration file:line (%s:%u)", ra->file ? ra->file : "-", ra->line);
+	uint32_t a_node = ra->node;
+	ana_rows_free(r);
+
+	ANA_QUERY(qt, .view = ANA_VIEW_FUNCS, .top = 2, .sort = ANA_SORT_NAME);
+	r = ana_set_query(s, &qt);
+	T_OK(ana_rows_n(r) == 2 && !strcmp(ana_rows_row(r, 0)->name, "t_a") &&
+	     !strcmp(ana_rows_row(r, 1)->name, "t_b"), "top 2 by name");
+	ana_rows_free(r);
+
+	ANA_QUERY(qc, .view = ANA_VIEW_CALLERS, .func = "t_rec");
+	r = ana_set_query(s, &qc);
+	T_OK(r && smp(r, "t_rec", 0, ANA_INCL) == 30 && smp(r, "t_rec", 0, ANA_SELF) == 30 &&
+	     smp(r, "t_main", 0, ANA_INCL) == 30 && smp(r, "t_main", 0, ANA_SELF) == 0,
+	     "callers of t_rec: itself (self 30) and t_main (incl 30)");
+	ana_rows_free(r);
+	ANA_QUERY(qe, .view = ANA_VIEW_CALLEES, .func = "t_main");
+	r = ana_set_query(s, &qe);
+	T_OK(r && ana_rows_n(r) == 3 && smp(r, "t_a", 0, ANA_SELF) == 120 &&
+	     smp(r, "t_rec", 0, ANA_INCL) == 30 && smp(r, "t_rec", 0, ANA_SELF) == 0,
+	     "callees of t_main: t_a, t_b, t_rec");
+	ana_rows_free(r);
+	ANA_QUERY(qn, .view = ANA_VIEW_CALLERS, .node = a_node);
+	r = ana_set_query(s, &qn);
+	T_OK(r && ana_rows_n(r) == 1 && smp(r, "t_main", 0, ANA_INCL) == 120, "callers by function node");
+	ana_rows_free(r);
+	ANA_QUERY(qx, .view = ANA_VIEW_CALLERS, .func = "no_such_function");
+	r = ana_set_query(s, &qx);
+	T_OK(!r && errno == ANA_ENOFUNC, "unknown function: ANA_ENOFUNC");
+
+	/* top-down: root -> t_main -> children by incl */
+	ANA_QUERY(qd, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT);
+	r = ana_set_query(s, &qd);
+	T_OK(r && ana_rows_n(r) == 1 && !strcmp(ana_rows_row(r, 0)->name, "t_main") &&
+	     ana_rows_row(r, 0)->depth == 1 && (ana_rows_row(r, 0)->flags & ANA_ROW_EXPANDABLE),
+	     "top-down root: t_main, expandable");
+	uint32_t main_node = r ? ana_rows_row(r, 0)->node : 0;
+	ana_rows_free(r);
+	ANA_QUERY(qd2, .view = ANA_VIEW_TOPDOWN, .node = main_node);
+	r = ana_set_query(s, &qd2);
+	T_OK(r && ana_rows_n(r) == 3 && !strcmp(ana_rows_row(r, 0)->name, "t_a") &&
+	     !strcmp(ana_rows_row(r, 2)->name, "t_rec") && ana_rows_row(r, 0)->depth == 2,
+	     "children of t_main by incl: t_a, t_b, t_rec");
+	ana_rows_free(r);
+	ANA_QUERY(qd3, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT, .max_depth = 10);
+	r = ana_set_query(s, &qd3);
+	T_OK(r && ana_rows_n(r) == 6 && ana_rows_row(r, 5)->depth == 4, "whole tree depth-first: 6 nodes");
+	ana_rows_free(r);
+
+	/* bottom-up: roots are sampled functions; t_rec's chain goes up */
+	ANA_QUERY(qb, .view = ANA_VIEW_BOTTOMUP, .node = ANA_ROOT);
+	r = ana_set_query(s, &qb);
+	long ir = r ? find(r, "t_rec") : -1;
+	T_OK(r && ana_rows_n(r) == 3 && ir >= 0 && ana_rows_samples(r, (size_t)ir, 0, 0, ANA_INCL) == 30,
+	     "bottom-up roots: t_a, t_b, t_rec");
+	uint32_t rec_b = ir >= 0 ? ana_rows_row(r, (size_t)ir)->node : 0;
+	ana_rows_free(r);
+	ANA_QUERY(qb2, .view = ANA_VIEW_BOTTOMUP, .node = rec_b, .max_depth = 5);
+	r = ana_set_query(s, &qb2);
+	T_OK(r && ana_rows_n(r) == 3 && !strcmp(ana_rows_row(r, 2)->name, "t_main") &&
+	     ana_rows_samples(r, 2, 0, 0, ANA_SELF) == 30, "bottom-up t_rec <- t_rec <- t_rec <- t_main");
+	ana_rows_free(r);
+
+	/* --by thread: two runs in tid order */
+	ana_set_free(s);
+	ANA_OPTS(o, .split = ANA_SPLIT_THREAD);
+	s = open_set(&o, files, 0);
+	T_OK(ana_set_finish(s) == 0 && ana_set_n_runs(s) == 2 &&
+	     !strcmp(ana_set_run(s, 0)->label, "tid=1000") && !strcmp(ana_set_run(s, 1)->label, "tid=1001"),
+	     "split by thread: tid=1000, tid=1001");
+	r = ana_set_query(s, &q);
+	T_OK(smp(r, "t_a", 0, ANA_SELF) == 100 && smp(r, "t_a", 1, ANA_SELF) == 20, "t_a per thread 100 / 20");
+	ana_rows_free(r);
+	ana_set_free(s);
+}
+
+static void test_bad_inputs(void)
+{
+	const struct stk st[] = { { { F(t_main), F(t_a) }, { 10 } } };
+	mk(&(struct spec){ "good.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, NULL });
+	FILE *f = fopen(path("bad.pmcp"), "w");
+	fputs("not a profile at all", f);
+	fclose(f);
+	struct ana_set *s = ana_set_new(NULL);
+	T_OK(ana_set_finish(s) == -ANA_ENODATA, "empty set: no data");
+	ana_set_free(s);
+	s = ana_set_new(NULL);
+	T_OK(ana_set_add(s, 0, 0, dir) < 0, "a directory with a bad file: error returned");
+	T_OK(ana_set_add(s, 0, 0, path("missing.pmcp")) == -ENOENT, "missing file: -ENOENT");
+	T_OK(ana_set_n_errors(s) == 2, "two error notes (%zu)", ana_set_n_errors(s));
+	bool one_line = true, reader_msg = false;
+	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
+		const struct ana_note *n = ana_set_note(s, i);
+		one_line &= !strchr(n->msg, '\n');
+		reader_msg |= n->severity == ANA_NOTE_ERROR && strstr(n->msg, "bad.pmcp: not a pmcprof profile");
+	}
+	T_OK(one_line && reader_msg, "bad file noted in one line with the reader's message");
+	ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
+	T_OK(!ana_set_query(s, &q) && errno == ANA_ESTATE, "query before finish: ANA_ESTATE");
+	T_OK(ana_set_finish(s) == 0, "the good file is still merged");
+	T_OK(ana_set_add(s, 0, 0, path("good.pmcp")) == -ANA_ESTATE, "add after finish: -ANA_ESTATE");
+	struct ana_rows *r = ana_set_query(s, &q);
+	/* the directory also holds t1 and t2 (100 + 20) */
+	T_OK(smp(r, "t_a", 0, ANA_SELF) == 130, "the good files' samples are there");
+	ana_rows_free(r);
+	ana_set_free(s);
+	unlink(path("bad.pmcp"));
+
+	/* recorded build-id differs from the file's: warned, not mis-symbolized */
+	static const uint8_t wrong[20] = { 0xab, 0xab, 0xab };
+	mk(&(struct spec){ "bid.pmcp", st, 1, 1, NULL, NULL, wrong, 0, 0, NULL });
+	s = ana_set_new(NULL);
+	ana_set_add(s, 0, 0, path("bid.pmcp"));
+	ana_set_finish(s);
+	bool warned = false;
+	for (size_t i = 0; i < ana_set_n_notes(s); i++)
+		warned |= ana_set_note(s, i)->severity == ANA_NOTE_WARN &&
+			  strstr(ana_set_note(s, i)->msg, "binary changed since the run");
+	r = ana_set_query(s, &q);
+	char name[64];
+	snprintf(name, sizeof(name), "[%s+0x%llx]", strrchr(exe, '/') + 1, (unsigned long long)F(t_a));
+	T_OK(warned && r && find(r, name) >= 0 && find(r, "t_a") < 0 &&
+	     (ana_rows_row(r, (size_t)find(r, name))->flags & ANA_ROW_UNRESOLVED),
+	     "build-id mismatch: warning and %s", name);
+	ana_rows_free(r);
+	ana_set_free(s);
+
+	/* --remap: the recorded path does not exist, the remapped one does */
+	char moved[PATH_MAX + 32];
+	snprintf(moved, sizeof(moved), "/nonexistent-dir%s", exe);
+	mk(&(struct spec){ "moved.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, moved });
+	const char *remap[] = { "/nonexistent-dir/=/", NULL };
+	ANA_OPTS(o, .remap = remap);
+	s = ana_set_new(&o);
+	ana_set_add(s, 0, 0, path("moved.pmcp"));
+	ana_set_finish(s);
+	r = ana_set_query(s, &q);
+	T_OK(r && find(r, "t_a") >= 0, "--remap finds the module");
+	ana_rows_free(r);
+	ana_set_free(s);
+}
+
+static void test_metrics_weights(void)
+{
+	const struct stk st[] = {
+		{ { F(t_main), F(t_a) }, { 100, 50 } },
+		{ { F(t_main), F(t_b) }, { 10, 0 } },
+	};
+	/* 110 samples; a recorded weight of 220000 means a mean period of 2000 */
+	mk(&(struct spec){ "two.pmcp", st, 2, 2, NULL, NULL, NULL, 1000, 220000, NULL });
+	ANA_OPTS(o, .weighted = true);
+	struct ana_set *s = ana_set_new(&o);
+	ana_set_add(s, 0, 0, path("two.pmcp"));
+	T_OK(ana_set_finish(s) == 0 && ana_set_n_events(s) == 2, "two events");
+	char msg[200];
+	T_OK(ana_set_event_index(s, "cycles") == 0 && ana_set_event_index(s, "perf::INSTRUCTIONS") == 1 &&
+	     ana_set_event_index(s, "instructions") == 1 && ana_set_event_index(s, "nope") == -1,
+	     "event names as users type them");
+	int m = ana_set_add_metric(s, "CPI=cycles/instructions", msg, sizeof(msg));
+	T_OK(m == 2 && !strcmp(ana_set_event(s, 2), "CPI"), "metric column 2: CPI (%s)", m < 0 ? msg : "");
+	T_OK(ana_set_add_metric(s, "Z=cycles/bogus", msg, sizeof(msg)) == -ANA_EMETRIC &&
+	     strstr(msg, "bogus"), "bad metric: %s", msg);
+	ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
+	struct ana_rows *r = ana_set_query(s, &q);
+	long a = find(r, "t_a"), b = find(r, "t_b");
+	T_OK(a >= 0 && ana_rows_value(r, (size_t)a, 0, 0, ANA_SELF) == 200000 &&
+	     ana_rows_samples(r, (size_t)a, 0, 0, ANA_SELF) == 100, "weights: 100 samples x 2000");
+	T_OK(a >= 0 && ana_rows_value(r, (size_t)a, 0, 1, ANA_SELF) == 50000, "fixed period 1000: 50 x 1000");
+	T_OK(a >= 0 && fabs(ana_rows_value(r, (size_t)a, 0, 2, ANA_SELF) - 4.0) < 1e-12, "CPI of t_a = 4");
+	T_OK(b >= 0 && isnan(ana_rows_value(r, (size_t)b, 0, 2, ANA_SELF)), "CPI of t_b: division by zero");
+	T_OK(b >= 0 && isnan(ana_rows_pct(r, (size_t)b, 0, 2, ANA_SELF)), "no percentage for a metric");
+	ana_rows_free(r);
+	ana_set_free(s);
+}
+
+static void test_compare_and_csv(void)
+{
+	const struct stk base[] = {
+		{ { F(t_main), F(t_a) }, { 100 } },
+		{ { F(t_main), F(t_b) }, { 100 } },
+	};
+	const struct stk run[] = {
+		{ { F(t_main), F(t_a) }, { 150 } },
+		{ { F(t_main), F(t_b) }, { 100 } },
+		{ { F(t_main), F(t_c) }, { 50 } },
+	};
+	mk(&(struct spec){ "base.pmcp", base, 2, 1, NULL, NULL, NULL, 0, 0, NULL });
+	mk(&(struct spec){ "run.pmcp", run, 3, 1, NULL, NULL, NULL, 0, 0, NULL });
+	struct ana_set *s = ana_set_new(NULL);
+	ana_set_add(s, 0, 0, path("base.pmcp"));
+	ana_set_add(s, 1, 0, path("run.pmcp"));
+	ana_set_label(s, 1, "run \"x\", 2");
+	T_OK(ana_set_finish(s) == 0 && ana_set_n_runs(s) == 2, "two runs");
+	ANA_QUERY(q, .view = ANA_VIEW_FUNCS, .ratio = ANA_RATIO_SHARE);
+	q.base = 0;
+	struct ana_rows *r = ana_set_query(s, &q);
+	struct ana_cmp c;
+	long a = find(r, "t_a"), cc = find(r, "t_c");
+	/* (150/300)/(100/200) = 1; (50/300)/(0/200) -> only in run */
+	T_OK(a >= 0 && !ana_rows_compare(r, (size_t)a, 1, &c) && fabs(c.ratio - 1.0) < 1e-12 &&
+	     !c.significant && c.lo < 1 && c.hi > 1 && isnan(c.spread), "t_a share ratio 1, not significant");
+	T_OK(cc >= 0 && !ana_rows_compare(r, (size_t)cc, 1, &c) && c.presence == ANA_ONLY_RUN &&
+	     isinf(c.ratio) && c.significant, "t_c only in run: significant");
+	T_OK(find(r, "t_main") < 0, "t_main (no self samples anywhere) not compared");
+	ana_rows_free(r);
+	ANA_QUERY(q2, .view = ANA_VIEW_FUNCS);
+	r = ana_set_query(s, &q2);
+	T_OK(ana_rows_compare(r, 0, 1, &c) == -ANA_ESTATE, "compare without a base: -ANA_ESTATE");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	T_OK(ana_rows_write_csv(r, m) == 0, "CSV written");
+	fclose(m);
+	const char *hdr = "event,function,module,file,line,self_samples,self_pct,incl_samples,incl_pct,"
+			  "self_value,incl_value,run,inlined_into,depth\r\n";
+	T_OK(buf && !strncmp(buf, hdr, strlen(hdr)), "CSV header as documented");
+	size_t lines = 0;
+	for (char *p = buf; p && (p = strstr(p, "\r\n")); p += 2)
+		lines++;
+	T_OK(lines == 1 + ana_rows_n(r) * 2, "one CSV line per row and run (%zu)", lines);
+	T_OK(buf && strstr(buf, ",\"run \"\"x\"\", 2\","), "label with quote and comma is quoted");
+	free(buf);
+	ana_rows_free(r);
+	ana_set_free(s);
+}
+
+int main(void)
+{
+	dl_iterate_phdr(first_phdr, NULL);
+	if (!realpath("/proc/self/exe", exe))
+		return 77;
+	snprintf(dir, sizeof(dir), "/tmp/test-analyzer-XXXXXX");
+	if (!mkdtemp(dir))
+		return 77;
+	test_merge_and_views();
+	test_bad_inputs();
+	test_metrics_weights();
+	test_compare_and_csv();
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		T_SKIP("could not remove %s", dir);
+	return T_DONE();
+}
