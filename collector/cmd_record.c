@@ -1,0 +1,431 @@
+/* pmcprof record: run a command under the LD_PRELOAD collector.
+ *
+ * Chooses the events (pmc_plan_make: parsing, trials, the fallback chain),
+ * creates the output directory, hands the collector its settings through
+ * PMCPROF_* variables (collector/settings.h), then forks the command, waits,
+ * says where the profiles are and exits as the command did. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/pmc.h"
+#include "collector/exe.h"
+#include "collector/settings.h"
+
+#define EXIT_USAGE 1
+#define EXIT_RUNTIME 2
+
+static const char usage_text[] =
+	"Usage: pmcprof record [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"Run COMMAND under the pmcprof collector: every thread of every process it\n"
+	"starts is sampled and writes one profile (.pmcp) into the output directory.\n"
+	"\n"
+	"  -e, --event=EVENT[@PERIOD|@fFREQ]  sample EVENT (repeatable).  Default: cycles,\n"
+	"                              falling back to cpu-clock, then CPUTIME, where\n"
+	"                              there is no PMU (stderr says which and why)\n"
+	"  -b, --backend=NAME          use this backend plugin (pmcprof list); no fallback\n"
+	"  -o, --output=DIR            write into DIR (created if missing; may exist).\n"
+	"                              Default: ./pmcprof-COMMAND-HOST-PID/, which must not\n"
+	"  --call-graph=MODE           unwind (libunwind, default), fp (frame pointers),\n"
+	"                              none (the sampled instruction only)\n"
+	"  --no-fallback               fail instead of replacing an unusable event\n"
+	"  --signal=N                  sampling signal, N or RTMIN+N (default RTMIN+4)\n"
+	"  --random-period=BITS        randomize each period: PERIOD + (random & (2^BITS-1)),\n"
+	"                              against lockstep with periodic code\n"
+	"  --seed=N                    seed for --random-period (default: from the clock;\n"
+	"                              recorded in the profiles either way)\n"
+	"  --private                   directory mode 0700 and files 0600\n"
+	"  -h, --help                  show this help\n"
+	"\n"
+	"Exit status: COMMAND's own (a COMMAND killed by a signal kills pmcprof with it);\n"
+	"1 for a usage error, 2 when pmcprof cannot run it.  docs/collector.md has more.\n";
+
+enum {
+	OPT_CALL_GRAPH = 256,
+	OPT_NO_FALLBACK,
+	OPT_SIGNAL,
+	OPT_RANDOM,
+	OPT_SEED,
+	OPT_PRIVATE,
+};
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "no-fallback", no_argument, NULL, OPT_NO_FALLBACK },
+	{ "signal", required_argument, NULL, OPT_SIGNAL },
+	{ "random-period", required_argument, NULL, OPT_RANDOM },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "private", no_argument, NULL, OPT_PRIVATE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options that are settings: checked by the collector's own parsers. */
+static const struct {
+	int opt;
+	const char *label;
+	const char *env;
+} setting_opts[] = {
+	{ OPT_CALL_GRAPH, "--call-graph", "PMCPROF_CALL_GRAPH" },
+	{ OPT_SIGNAL, "--signal", "PMCPROF_SIGNAL" },
+	{ OPT_RANDOM, "--random-period", "PMCPROF_RANDOM_BITS" },
+	{ OPT_SEED, "--seed", "PMCPROF_SEED" },
+};
+
+/* Signals pmcprof passes on to the command rather than dying of. */
+static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT };
+
+struct opts {
+	const char *specs[PMC_MAX_EVENTS];
+	size_t n_specs;
+	const char *backend;
+	const char *outdir;
+	bool no_fallback;
+	bool seed_given;
+	struct rec_settings set;
+};
+
+static pid_t child;
+
+static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pmcprof record: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static void usage_error(const char *msg)
+{
+	fprintf(stderr, "pmcprof record: %s\nTry 'pmcprof record --help'.\n", msg);
+	exit(EXIT_USAGE);
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	char msg[512];
+	int c;
+
+	settings_defaults(&o->set);
+	while ((c = getopt_long(argc, argv, "+e:b:o:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->n_specs == PMC_MAX_EVENTS)
+				usage_error("at most 16 events (-e)");
+			o->specs[o->n_specs++] = optarg;
+			break;
+		case 'b':
+			o->backend = optarg;
+			break;
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case OPT_NO_FALLBACK:
+			o->no_fallback = true;
+			break;
+		case OPT_PRIVATE:
+			o->set.private_files = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case '?':
+			fprintf(stderr, "Try 'pmcprof record --help'.\n");
+			exit(EXIT_USAGE);
+		default:
+			for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++) {
+				if (setting_opts[i].opt != c)
+					continue;
+				if (settings_set(&o->set, setting_opts[i].env, setting_opts[i].label,
+						 optarg, msg, sizeof(msg)) < 0)
+					usage_error(msg);
+				o->seed_given |= c == OPT_SEED;
+			}
+			break;
+		}
+	}
+	if (optind >= argc)
+		usage_error("no command to run");
+	return optind;
+}
+
+/* "name@period" that pmc_event_parse turns back into exactly ev. */
+static void event_spec(const struct pmc_event *ev, char *out, size_t len)
+{
+	static const char *const forms[] = { "%s@%llu", "%s@f%llu", "%s" };
+	const char *form = ev->freq ? forms[1] : ev->period ? forms[0] : forms[2];
+	struct pmc_event back;
+	char msg[256];
+
+	snprintf(out, len, form, ev->name,
+		 (unsigned long long)(ev->freq ? ev->freq : ev->period));
+	if (pmc_event_parse(out, &back, msg, sizeof(msg)) < 0 || back.kind != ev->kind ||
+	    back.type != ev->type || back.config != ev->config || back.config1 != ev->config1 ||
+	    back.config2 != ev->config2 || back.period != ev->period || back.freq != ev->freq ||
+	    back.exclude_user != ev->exclude_user || back.exclude_kernel != ev->exclude_kernel)
+		die(EXIT_RUNTIME, "cannot hand event '%s' to the collector: it reads back as '%s'",
+		    ev->name, out);
+}
+
+static void make_plan(struct opts *o)
+{
+	struct pmc_plan plan;
+	struct pmc_diag diag;
+	char err[512];
+	unsigned flags = PMC_PLAN_SAMPLING | (o->no_fallback ? PMC_PLAN_NO_FALLBACK : 0);
+	int ret;
+
+	ret = pmc_plan_make(o->specs, o->n_specs, o->backend, flags, &plan, &diag, err,
+			    sizeof(err));
+	if (ret < 0) {
+		for (int i = 0; i < diag.n; i++)
+			fprintf(stderr, "pmcprof record: -e '%s': %s\n",
+				o->specs[diag.item[i].index], diag.item[i].msg);
+		if (diag.n)
+			exit(EXIT_USAGE);
+		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
+	}
+	fprintf(stderr, "pmcprof record: %s\n", plan.why);
+	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
+	snprintf(o->set.fallback, sizeof(o->set.fallback), "%s", plan.why);
+	for (size_t i = 0; i < plan.n; i++) {
+		if (o->set.random_bits && !plan.ev[i].period)
+			usage_error("--random-period needs events sampled by period, not @fFREQ");
+		event_spec(&plan.ev[i], o->set.events[i], sizeof(o->set.events[i]));
+	}
+	o->set.n_events = plan.n;
+	/* The plan's parsed request: the default event when none was given. */
+	o->set.n_requested = o->n_specs ? o->n_specs : 1;
+	for (size_t i = 0; i < o->set.n_requested; i++)
+		snprintf(o->set.requested[i], sizeof(o->set.requested[i]), "%s", plan.req[i].spec);
+	pmc_plan_release(&plan);
+}
+
+static void sanitize(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 1 < cap; src++) {
+		char c = *src;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
+		dst[n++] = ok ? c : '_';
+	}
+	dst[n] = '\0';
+}
+
+/* Create (or, when named with -o, accept) the output directory and make
+ * sure a profile can be created in it before anything runs. */
+static void make_outdir(struct opts *o, const char *cmd)
+{
+	char name[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[64];
+	mode_t mode = o->set.private_files ? 0700 : 0755;
+	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+	bool created = true;
+	int dfd, fd;
+
+	if (o->outdir) {
+		snprintf(name, sizeof(name), "%s", o->outdir);
+	} else {
+		if (gethostname(host, sizeof(host)) < 0)
+			strcpy(host, "host");
+		host[sizeof(host) - 1] = '\0';
+		sanitize(safe_host, sizeof(safe_host), host);
+		sanitize(safe_cmd, sizeof(safe_cmd), base);
+		snprintf(name, sizeof(name), "pmcprof-%s-%s-%d", safe_cmd, safe_host,
+			 (int)getpid());
+	}
+	if (mkdir(name, mode) < 0) {
+		struct stat st;
+
+		if (errno != EEXIST)
+			die(EXIT_RUNTIME, "cannot create output directory %s: %s", name,
+			    strerror(errno));
+		if (!o->outdir)
+			die(EXIT_RUNTIME,
+			    "%s already exists; name it with -o to add profiles to it", name);
+		if (stat(name, &st) < 0 || !S_ISDIR(st.st_mode))
+			die(EXIT_RUNTIME, "%s exists and is not a directory", name);
+		created = false;
+	}
+	if (!realpath(name, o->set.outdir))
+		die(EXIT_RUNTIME, "cannot resolve %s: %s", name, strerror(errno));
+	/* A profile is created just like this (O_EXCL, no data yet). */
+	snprintf(probe, sizeof(probe), ".pmcprof-probe.%d", (int)getpid());
+	dfd = open(o->set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = dfd < 0 ? -1
+		     : openat(dfd, probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC,
+			      0600);
+	if (fd < 0) {
+		int err = errno;
+
+		if (created)
+			rmdir(o->set.outdir);
+		die(EXIT_RUNTIME, "cannot write profiles into %s: %s", o->set.outdir,
+		    strerror(err));
+	}
+	close(fd);
+	unlinkat(dfd, probe, 0);
+	close(dfd);
+}
+
+static const char *collector_path(char *buf)
+{
+	const char *p = getenv("PMCPROF_COLLECTOR");
+	char where[PATH_MAX];
+
+	snprintf(where, sizeof(where), "%s", p && *p ? p : PMCPROF_PKGLIBDIR "/libpmcprof-collector.so");
+	if (access(where, R_OK) < 0 || !realpath(where, buf))
+		die(EXIT_RUNTIME, "the collector is not at %s (%s); set PMCPROF_COLLECTOR", where,
+		    strerror(errno));
+	return buf;
+}
+
+static int put_env(const char *name, const char *value, void *arg)
+{
+	(void)arg;
+	return setenv(name, value, 1) < 0 ? -errno : 0;
+}
+
+/* LD_PRELOAD: whatever the user had, then the collector. */
+static void set_preload(const char *coll)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = (old ? strlen(old) : 0) + strlen(coll) + 2;
+	char *v = malloc(n);
+
+	if (!v)
+		die(EXIT_RUNTIME, "out of memory");
+	if (old && *old && !strstr(old, coll))
+		snprintf(v, n, "%s:%s", old, coll);
+	else
+		snprintf(v, n, "%s", old && *old ? old : coll);
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
+static void forward(int signo)
+{
+	if (child > 0)
+		kill(child, signo);
+}
+
+static size_t count_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+
+		n += e->d_name[0] != '.' && l > 5 && strcmp(e->d_name + l - 5, ".pmcp") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Die of the same signal as the command, so a shell sees what happened. */
+static void die_of(int signo)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t s;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(signo, SIG_DFL);
+	sigemptyset(&s);
+	sigaddset(&s, signo);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(signo);
+	exit(128 + signo);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
+	struct sigaction sa;
+	int first, status, ret;
+	size_t n;
+
+	first = parse_args(argc, argv, &o);
+	ret = exe_resolve(argv[first], path, sizeof(path));
+	if (ret < 0)
+		die(EXIT_RUNTIME, "%s: %s", argv[first],
+		    ret == -ENOENT ? "command not found" : strerror(-ret));
+	if (exe_check(path, why, sizeof(why)) < 0)
+		die(EXIT_RUNTIME, "%s", why);
+	collector_path(coll);
+	make_plan(&o);
+	if (o.set.random_bits && !o.seed_given) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o.set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
+	}
+	make_outdir(&o, argv[first]);
+	if (settings_export(&o.set, put_env, NULL) < 0)
+		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
+	set_preload(coll);
+
+	child = fork();
+	if (child < 0)
+		die(EXIT_RUNTIME, "fork: %s", strerror(errno));
+	if (child == 0) {
+		execv(path, argv + first);
+		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", path, strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	/* The terminal sends these to the whole group: the command decides. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR)
+			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
+	}
+	n = count_profiles(o.set.outdir);
+	if (n)
+		fprintf(stderr, "pmcprof record: %zu profile%s in %s\n", n, n == 1 ? "" : "s",
+			o.set.outdir);
+	else
+		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
+			o.set.outdir);
+	if (WIFSIGNALED(status)) {
+		int s = WTERMSIG(status);
+
+		fprintf(stderr, "pmcprof record: %s was killed by signal %d (SIG%s)\n", argv[first],
+			s, sigabbrev_np(s) ? sigabbrev_np(s) : "?");
+		die_of(s);
+	}
+	return WEXITSTATUS(status);
+}

@@ -1,0 +1,151 @@
+/* The LD_PRELOAD collector's internals, shared by its files:
+ *   init.c       settings, process start and end, fatal signals, fork
+ *   thread.c     per-thread state: registry, arming, the sampling handler
+ *   flush.c      turning a thread's state into a profile file
+ *   interpose.c  the C library functions the collector wraps
+ * docs/collector.md explains the design.  Nothing here is exported. */
+#ifndef COLLECTOR_COLLECTOR_H
+#define COLLECTOR_COLLECTOR_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "backend/pmc.h"
+#include "collector/cct.h"
+#include "collector/loadmap.h"
+#include "collector/settings.h"
+#include "unwinder/unwind.h"
+
+/* Deepest call path recorded; deeper stacks are truncated and counted. */
+#define COLL_MAX_DEPTH 512
+
+/* The collector's own counters, written into each thread's profile.  The
+ * names are in flush.c's table, in this order. */
+enum coll_counter {
+	CTR_SAMPLES,
+	CTR_DROPPED_IN_COLLECTOR,	/* the thread was running collector code */
+	CTR_DROPPED_CCT_FULL,		/* no room for a new node */
+	CTR_DROPPED_NO_STACK,		/* the unwinder returned nothing */
+	CTR_LEAF_ONLY_LOADER,		/* in ld.so or dlopen/dlclose/dl_iterate_phdr */
+	CTR_UNWIND_FAILED,
+	CTR_TRUNCATED,
+	CTR_UNKNOWN_MODULE,		/* a pc in no loaded object */
+	CTR_NOT_OURS,			/* our signal, but not from our counters */
+	CTR_REENTERED,			/* the handler was already running */
+	CTR_REARM_FAILED,
+	CTR_MASK_STRIPPED,		/* the program tried to block our signal */
+	CTR_SIGNAL_BLOCKED,		/* our signal was blocked at the end */
+	CTR_N
+};
+
+/* A thread's state moves FREE -> SETUP -> ACTIVE -> BUSY -> WRITTEN -> FREE.
+ * BUSY means one flusher owns it; HELD is WRITTEN before an exec that may
+ * still fail (then the files are removed and it goes back to ACTIVE). */
+enum thr_status { THR_FREE, THR_SETUP, THR_ACTIVE, THR_BUSY, THR_HELD, THR_WRITTEN };
+
+struct thr {
+	struct thr *next;		/* registry: append-only, never unlinked */
+	int status;			/* enum thr_status, atomic */
+	int in_handler;			/* atomic: the sampling handler is running */
+	const struct lm_snap *volatile hazard;
+	pid_t tid;
+	uint32_t index;			/* creation order in this process */
+	struct pmc_group *g;
+	struct uw_thread uw;
+	struct cct cct;
+	uint64_t ctr[CTR_N];
+	uint64_t weight[PMC_MAX_EVENTS];	/* sum of the periods behind the samples */
+	uint64_t period[PMC_MAX_EVENTS];	/* the interval now running */
+	uint64_t rng;			/* xorshift64 state */
+	uint64_t thread_seed;
+	struct timespec start;		/* CLOCK_REALTIME */
+	char written[256];		/* file name of the last write (for exec) */
+	size_t map_len;			/* the whole mapping, this struct first */
+	void *arena;
+	size_t arena_len;
+	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
+};
+
+/* Process-wide state, set up once by init (and again in a fork child). */
+struct coll {
+	bool active;			/* sampling in this process */
+	pid_t pid;
+	struct rec_settings set;
+	struct pmc_backend *be;
+	size_t n_ev;
+	struct pmc_event ev[PMC_MAX_EVENTS];
+	uint64_t random_mask;
+	int sigrt;			/* = set.signo */
+	char collector_path[4096];
+	char cmd[64];			/* file-name-safe command */
+	char rank[16];			/* MPI rank, "" if none */
+};
+
+extern struct coll coll;
+/* Per thread: its state, and depths of "running collector code" and
+ * "inside dlopen/dlclose/dl_iterate_phdr" (the handler reads both). */
+extern __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
+extern __thread int coll_inside __attribute__((tls_model("initial-exec")));
+extern __thread int coll_in_dl __attribute__((tls_model("initial-exec")));
+
+/* Resolved libc functions behind the interposed ones. */
+struct coll_real {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
+	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
+	void (*_exit)(int) __attribute__((noreturn));
+	void (*_Exit)(int) __attribute__((noreturn));
+};
+extern struct coll_real coll_real;
+void coll_real_resolve(void);
+
+/* ---- init.c ---- */
+/* Idempotent; run by the constructor or by the first interposed call. */
+void coll_init(void);
+/* The interposed sigaction's policy (init.c owns the dispositions). */
+int coll_sigaction(int signo, const struct sigaction *act, struct sigaction *old);
+/* Write the NULL-terminated strings and a newline to stderr, without
+ * stdio (async-signal-safe). */
+void coll_warn(const char *first, ...) __attribute__((sentinel));
+
+/* ---- interpose.c ---- */
+/* Resolve the wrapped functions and save our environment for exec. */
+void interpose_init(void);
+
+/* ---- thread.c ---- */
+/* Set up and arm the calling thread.  NULL if it cannot be sampled (the
+ * reason was printed once). */
+struct thr *thr_begin(void);
+/* The calling thread ends: write its profile, disarm, release. */
+void thr_end(struct thr *t);
+/* Write every thread's profile.  partial: after a fatal signal.  hold:
+ * before an exec, undone by thr_resume_all if the exec fails.
+ * Async-signal-safe. */
+void thr_flush_all(bool partial, bool hold);
+void thr_resume_all(void);
+/* The sampling signal handler. */
+void thr_on_signal(int signo, siginfo_t *si, void *uc);
+/* Whether any thread's hazard pointer holds snap. */
+bool thr_hazard_in_use(const struct lm_snap *snap);
+/* Fork child: forget every other thread, restart this one's profile. */
+void thr_fork_child(void);
+/* Stop/start the calling thread's counters (exec). */
+void thr_disarm_self(void);
+void thr_rearm_self(void);
+
+/* ---- flush.c ---- */
+/* Process facts, computed at init (full) and again in a fork child. */
+void flush_process_init(bool full);
+/* At process end: say how many profiles could not be written, if any. */
+void flush_report_failures(void);
+/* Write t's profile; t is owned by the caller (BUSY).  0 or -errno; a
+ * failure is reported on stderr.  Async-signal-safe. */
+int flush_thread(struct thr *t, bool partial, bool in_signal);
+/* Remove the file flush_thread last wrote for t. */
+void flush_unlink(struct thr *t);
+
+#endif

@@ -1,0 +1,498 @@
+/* From a thread's state to OUTDIR/NAME.pmcp.  flush_thread runs at thread
+ * exit, at process exit, before an exec and in a fatal-signal handler, so
+ * it formats with its own helpers (no stdio, no malloc); the process facts
+ * are gathered once at init, where anything goes.  The metadata keys are
+ * the ones docs/profile-format.md lists. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+#include "profile/profile.h"
+
+static const char *const counter_names[CTR_N] = {
+	[CTR_SAMPLES] = "samples",
+	[CTR_DROPPED_IN_COLLECTOR] = "dropped_in_collector",
+	[CTR_DROPPED_CCT_FULL] = "dropped_cct_full",
+	[CTR_DROPPED_NO_STACK] = "dropped_no_stack",
+	[CTR_LEAF_ONLY_LOADER] = "leaf_only_in_loader",
+	[CTR_UNWIND_FAILED] = "unwind_failed",
+	[CTR_TRUNCATED] = "truncated",
+	[CTR_UNKNOWN_MODULE] = "unknown_module",
+	[CTR_NOT_OURS] = "not_ours",
+	[CTR_REENTERED] = "reentered",
+	[CTR_REARM_FAILED] = "rearm_failed",
+	[CTR_MASK_STRIPPED] = "mask_stripped",
+	[CTR_SIGNAL_BLOCKED] = "signal_blocked",
+};
+
+/* Where an MPI launcher says which rank this is, in order of preference. */
+static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+
+/* Facts about the process, formatted once. */
+static struct {
+	char command[PATH_MAX];
+	char argv[4096];
+	char host[256];
+	char pid[24], ppid[24];
+	char kernel[200];
+	char cpu_model[96];
+	char hypervisor[48];
+	char hv_signature[16];
+	char vpmu[160];
+	char paranoid[16];
+	char hw_events[96];
+	char backend_version[48];
+	char events_used[PMC_MAX_EVENTS * SET_SPEC_MAX];
+	char events_requested[PMC_MAX_EVENTS * SET_SPEC_MAX];
+	char random_bits[8], seed[24], signo[8], cct_bytes[24], clk_tck[16];
+	char steal_start[24];
+	char prefix[200];		/* file names: "<cmd>[-r<rank>]-<host>-<pid>" */
+} proc;
+
+static int n_failed;			/* atomic: profiles that could not be written */
+
+/* ---- async-signal-safe formatting ---- */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void put_s(struct buf *b, const char *s)
+{
+	while (*s && b->n + 1 < b->cap)
+		b->p[b->n++] = *s++;
+	b->p[b->n] = '\0';
+}
+
+static void put_u(struct buf *b, uint64_t v)
+{
+	char t[21];
+	size_t n = sizeof(t) - 1;
+
+	t[n] = '\0';
+	do
+		t[--n] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	put_s(b, t + n);
+}
+
+static void put_u0(struct buf *b, uint64_t v, int width)
+{
+	for (uint64_t p = 10; --width > 0; p *= 10)
+		if (v < p)
+			put_s(b, "0");
+	put_u(b, v);
+}
+
+/* ISO 8601 UTC, e.g. 2024-05-01T12:00:00.123Z (days-to-civil, no gmtime). */
+static void put_time(struct buf *b, const struct timespec *ts)
+{
+	int64_t days = ts->tv_sec / 86400, secs = ts->tv_sec % 86400;
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	int64_t y = yoe + era * 400 + (m <= 2);
+
+	put_u(b, (uint64_t)y);
+	put_s(b, "-");
+	put_u0(b, (uint64_t)m, 2);
+	put_s(b, "-");
+	put_u0(b, (uint64_t)d, 2);
+	put_s(b, "T");
+	put_u0(b, (uint64_t)(secs / 3600), 2);
+	put_s(b, ":");
+	put_u0(b, (uint64_t)(secs / 60 % 60), 2);
+	put_s(b, ":");
+	put_u0(b, (uint64_t)(secs % 60), 2);
+	put_s(b, ".");
+	put_u0(b, (uint64_t)(ts->tv_nsec / 1000000), 3);
+	put_s(b, "Z");
+}
+
+/* A fresh string in the arena b: returns it and moves past it. */
+static const char *str_u(struct buf *b, uint64_t v)
+{
+	const char *s = b->p + b->n;
+
+	if (b->n + 24 > b->cap)
+		return "";
+	put_u(b, v);
+	b->n++;
+	return s;
+}
+
+static const char *str_time(struct buf *b, const struct timespec *ts)
+{
+	const char *s = b->p + b->n;
+
+	if (b->n + 40 > b->cap)
+		return "";
+	put_time(b, ts);
+	b->n++;
+	return s;
+}
+
+void coll_warn(const char *first, ...)
+{
+	char line[1024];
+	struct buf b = { line, 0, sizeof(line) - 1 };
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *s = first; s; s = va_arg(ap, const char *))
+		put_s(&b, s);
+	va_end(ap);
+	line[b.n++] = '\n';
+	while (write(STDERR_FILENO, line, b.n) < 0 && errno == EINTR)
+		;
+}
+
+/* Steal time of all CPUs from /proc/stat, in clock ticks (0 if unknown). */
+static uint64_t steal_ticks(void)
+{
+	char s[512];
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	uint64_t v = 0;
+	int field = 0;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, s, sizeof(s) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	s[n] = '\0';
+	/* "cpu  user nice system idle iowait irq softirq steal ...": the 8th. */
+	for (char *p = s + 3; *p && *p != '\n'; p++) {
+		if (*p == ' ')
+			continue;
+		field++;
+		v = 0;
+		while (*p >= '0' && *p <= '9')
+			v = v * 10 + (uint64_t)(*p++ - '0');
+		if (field == 8)
+			return v;
+		p--;
+	}
+	return 0;
+}
+
+/* ---- process facts (not async-signal-safe: init and fork child) ---- */
+
+static void sanitize(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 1 < cap; src++) {
+		char c = *src;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+';
+		dst[n++] = ok ? c : '_';
+	}
+	dst[n] = '\0';
+}
+
+/* /proc/self/cmdline, arguments separated by spaces. */
+static void read_argv(char *dst, size_t cap)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, dst, cap - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		dst[0] = '\0';
+		return;
+	}
+	if (dst[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (dst[i] == '\0')
+			dst[i] = ' ';
+	dst[n] = '\0';
+}
+
+static void join_specs(char *dst, size_t cap, char (*list)[SET_SPEC_MAX], size_t n)
+{
+	size_t off = 0;
+
+	dst[0] = '\0';
+	for (size_t i = 0; i < n && off < cap; i++) {
+		int w = snprintf(dst + off, cap - off, "%s%s", i ? ";" : "", list[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+void flush_process_init(bool full)
+{
+	char host[64], cmd[48];
+
+	snprintf(proc.pid, sizeof(proc.pid), "%d", (int)getpid());
+	snprintf(proc.ppid, sizeof(proc.ppid), "%d", (int)getppid());
+	snprintf(proc.steal_start, sizeof(proc.steal_start), "%llu",
+		 (unsigned long long)steal_ticks());
+	coll.rank[0] = '\0';
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *r = getenv(rank_vars[i]);
+
+		if (r && *r && strlen(r) < sizeof(coll.rank) &&
+		    strspn(r, "0123456789") == strlen(r)) {
+			memcpy(coll.rank, r, strlen(r) + 1);
+			break;
+		}
+	}
+	if (full) {
+		struct pmc_env env;
+		struct utsname u;
+
+		ssize_t l = readlink("/proc/self/exe", proc.command, sizeof(proc.command) - 1);
+
+		if (l > 0)
+			proc.command[l] = '\0';
+		else
+			snprintf(proc.command, sizeof(proc.command), "%s", program_invocation_name);
+		read_argv(proc.argv, sizeof(proc.argv));
+		if (gethostname(proc.host, sizeof(proc.host) - 1) < 0)
+			snprintf(proc.host, sizeof(proc.host), "unknown");
+		if (uname(&u) == 0)
+			snprintf(proc.kernel, sizeof(proc.kernel), "%s %s %s", u.sysname,
+				 u.release, u.machine);
+		pmc_env_probe(&env);
+		snprintf(proc.cpu_model, sizeof(proc.cpu_model), "%s", env.cpu_model);
+		snprintf(proc.hypervisor, sizeof(proc.hypervisor), "%s",
+			 env.hv_present ? env.hv_name : "none");
+		snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
+		snprintf(proc.vpmu, sizeof(proc.vpmu),
+			 "version %d, %d gp x %d bits, %d fixed x %d bits", env.pmu_version,
+			 env.n_gp, env.gp_width, env.n_fixed, env.fixed_width);
+		snprintf(proc.paranoid, sizeof(proc.paranoid), "%d", env.paranoid);
+		snprintf(proc.hw_events, sizeof(proc.hw_events), "%s",
+			 env.hw_events ? "yes" : (env.hw_errno ? strerrorname_np(env.hw_errno) : "no"));
+		snprintf(proc.backend_version, sizeof(proc.backend_version), "%s",
+			 pmc_backend_version(coll.be));
+		join_specs(proc.events_used, sizeof(proc.events_used), coll.set.events,
+			   coll.set.n_events);
+		join_specs(proc.events_requested, sizeof(proc.events_requested),
+			   coll.set.requested, coll.set.n_requested);
+		snprintf(proc.random_bits, sizeof(proc.random_bits), "%u", coll.set.random_bits);
+		snprintf(proc.seed, sizeof(proc.seed), "%llu", (unsigned long long)coll.set.seed);
+		snprintf(proc.signo, sizeof(proc.signo), "%d", coll.sigrt);
+		snprintf(proc.cct_bytes, sizeof(proc.cct_bytes), "%llu",
+			 (unsigned long long)coll.set.cct_bytes);
+		snprintf(proc.clk_tck, sizeof(proc.clk_tck), "%ld", sysconf(_SC_CLK_TCK));
+	}
+	sanitize(cmd, sizeof(cmd), program_invocation_short_name);
+	sanitize(host, sizeof(host), proc.host);
+	snprintf(proc.prefix, sizeof(proc.prefix), "%s%s%s-%s-%d", cmd[0] ? cmd : "prog",
+		 coll.rank[0] ? "-r" : "", coll.rank, host, (int)getpid());
+}
+
+/* ---- one thread's profile ---- */
+
+static const char *requested_for(size_t i)
+{
+	/* Fallback may merge events; then the whole request says it best. */
+	if (coll.set.n_requested == coll.n_ev)
+		return coll.set.requested[i];
+	return proc.events_requested;
+}
+
+static void report(const char *name, int err)
+{
+	const char *why = strerrordesc_np(-err);
+
+	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) == 0)
+		coll_warn("pmcprof: cannot write profile ", coll.set.outdir, "/", name, ": ",
+			  why ? why : "unknown error", (char *)NULL);
+}
+
+void flush_report_failures(void)
+{
+	int n = __atomic_load_n(&n_failed, __ATOMIC_RELAXED);
+	char num[24];
+	struct buf b = { num, 0, sizeof(num) };
+
+	if (n <= 1)
+		return;
+	put_u(&b, (uint64_t)n);
+	coll_warn("pmcprof: ", num, " profiles of process ", proc.pid,
+		  " could not be written", (char *)NULL);
+}
+
+/* Write with SIGXFSZ blocked: past a file-size limit write() then fails
+ * with EFBIG instead of killing the program.  A SIGXFSZ we caused is
+ * taken off the queue before the mask comes back. */
+static int write_guarded(const struct prof *p, int dirfd, const char *name, int mode)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t xfsz, old, pending;
+	bool was_pending;
+	int ret;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	coll_real.pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGXFSZ);
+	ret = prof_write(p, dirfd, name, mode);
+	if (!was_pending)
+		while (sigtimedwait(&xfsz, NULL, &zero) > 0)
+			;
+	coll_real.pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+int flush_thread(struct thr *t, bool partial, bool in_signal)
+{
+	char strings[2048];
+	struct buf sb = { strings, 0, sizeof(strings) };
+	struct prof_kv meta[48];
+	struct prof_event evs[PMC_MAX_EVENTS];
+	struct prof_counter ctrs[CTR_N + 5];
+	struct pmc_sample_stats st;
+	struct timespec end;
+	size_t nm = 0, nc = 0, n_mods;
+	struct prof p;
+	int dirfd, ret;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	/* Only the thread itself can see its signal mask. */
+	if (t == coll_self && !in_signal) {
+		sigset_t cur;
+
+		coll_real.pthread_sigmask(SIG_BLOCK, NULL, &cur);
+		t->ctr[CTR_SIGNAL_BLOCKED] = sigismember(&cur, coll.sigrt) == 1;
+	}
+#define META(k, v) (meta[nm++] = (struct prof_kv){ (k), (v) })
+	META("command", proc.command);
+	META("argv", proc.argv);
+	META("host", proc.host);
+	META("pid", proc.pid);
+	META("ppid", proc.ppid);
+	META("tid", str_u(&sb, (uint64_t)t->tid));
+	META("thread_index", str_u(&sb, t->index));
+	if (coll.rank[0])
+		META("mpi_rank", coll.rank);
+	META("start_time", str_time(&sb, &t->start));
+	META("end_time", str_time(&sb, &end));
+	META("kernel", proc.kernel);
+	META("cpu_model", proc.cpu_model);
+	META("hypervisor", proc.hypervisor);
+	META("hypervisor_signature", proc.hv_signature);
+	META("vpmu", proc.vpmu);
+	META("perf_event_paranoid", proc.paranoid);
+	META("hw_events", proc.hw_events);
+	META("backend", coll.set.backend);
+	META("backend_version", proc.backend_version);
+	META("events_requested", proc.events_requested);
+	META("events_used", proc.events_used);
+	META("fallback", coll.set.fallback);
+	META("call_graph", settings_call_graph_name(coll.set.call_graph));
+	META("random_period_bits", proc.random_bits);
+	META("random_seed", proc.seed);
+	META("thread_seed", str_u(&sb, t->thread_seed));
+	META("signal", proc.signo);
+	META("cct_bytes", proc.cct_bytes);
+	META("clk_tck", proc.clk_tck);
+	META("steal_ticks_start", proc.steal_start);
+	META("steal_ticks_end", str_u(&sb, steal_ticks()));
+	META("collector_version", PACKAGE_VERSION);
+#undef META
+
+	for (size_t i = 0; i < coll.n_ev; i++) {
+		evs[i] = (struct prof_event){
+			.name = coll.ev[i].name,
+			.requested = requested_for(i),
+			.unit = coll.ev[i].unit,
+			.period = coll.ev[i].period,
+			.freq = coll.ev[i].freq,
+			.random_mask = coll.ev[i].period ? coll.random_mask : 0,
+			.weight = t->weight[i],
+		};
+	}
+
+	for (int i = 0; i < CTR_N; i++)
+		ctrs[nc++] = (struct prof_counter){ counter_names[i], t->ctr[i] };
+	/* The backend's figures; its stats() is not promised to be
+	 * async-signal-safe, so a crash report goes without them. */
+	if (!in_signal && t->g && pmc_group_stats(t->g, &st) == 0) {
+		ctrs[nc++] = (struct prof_counter){ "overflows", st.overflows };
+		ctrs[nc++] = (struct prof_counter){ "spurious", st.spurious };
+		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };
+		ctrs[nc++] = (struct prof_counter){ "unthrottled", st.unthrottled };
+		ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
+	}
+
+	memset(&p, 0, sizeof(p));
+	p.version = PROF_VERSION;
+	p.partial = partial;
+	p.n_meta = nm;
+	p.meta = meta;
+	p.n_events = coll.n_ev;
+	p.events = evs;
+	p.modules = loadmap_modules(&n_mods);
+	p.n_modules = n_mods;
+	cct_view(&t->cct, &p.cct);
+	p.n_counters = nc;
+	p.counters = ctrs;
+
+	dirfd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		ret = -errno;
+		report("", ret);
+		return ret;
+	}
+	ret = -EEXIST;
+	/* The same command, pid and tid again (an exec of itself): number it. */
+	for (unsigned k = 0; k < 100 && ret == -EEXIST; k++) {
+		struct buf nb = { t->written, 0, sizeof(t->written) };
+
+		put_s(&nb, proc.prefix);
+		put_s(&nb, "-");
+		put_u(&nb, (uint64_t)t->tid);
+		if (k) {
+			put_s(&nb, ".");
+			put_u(&nb, k);
+		}
+		put_s(&nb, ".pmcp");
+		ret = write_guarded(&p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
+	}
+	if (ret < 0) {
+		report(t->written, ret);
+		t->written[0] = '\0';
+	}
+	close(dirfd);
+	return ret;
+}
+
+void flush_unlink(struct thr *t)
+{
+	int dirfd;
+
+	if (!t->written[0])
+		return;
+	dirfd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return;
+	unlinkat(dirfd, t->written, 0);
+	close(dirfd);
+	t->written[0] = '\0';
+}

@@ -1,0 +1,309 @@
+/* Process start and end: settings, the backend, the handlers, fork.
+ * A bad setting or a backend that will not load leaves one line on stderr
+ * and the program running unprofiled: the collector never stops it. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+struct coll coll;
+struct coll_real coll_real;
+__thread int coll_inside __attribute__((tls_model("initial-exec")));
+__thread int coll_in_dl __attribute__((tls_model("initial-exec")));
+
+/* Signals after which the profiles are written (marked partial) before the
+ * default action runs: crashes and the usual ways to stop a program. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT };
+
+/* Per fatal signal: whether our handler is installed, and the action the
+ * program believes it has (SIG_DFL while ours is in). */
+static struct {
+	int ours;			/* atomic */
+	struct sigaction prog;
+} fatal[NSIG];
+
+static struct sigaction prog_sample;	/* what the program asked for on our signal */
+static int warned_sample;		/* atomic */
+static pid_t fatal_owner;		/* atomic: the thread writing after a crash */
+static int fatal_done;			/* atomic */
+static __thread sigset_t fork_mask;
+
+#define FATAL_WAIT_NS (5 * 1000000000ll)
+
+void coll_real_resolve(void)
+{
+	if (coll_real.sigaction)
+		return;
+#define REAL(f) (coll_real.f = (typeof(coll_real.f))dlsym(RTLD_NEXT, #f))
+	REAL(pthread_create);
+	REAL(pthread_sigmask);
+	REAL(sigprocmask);
+	REAL(_exit);
+	REAL(_Exit);
+	REAL(sigaction);
+#undef REAL
+}
+
+static bool is_fatal(int signo)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == signo)
+			return true;
+	return false;
+}
+
+static void on_fatal(int signo, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	pid_t me = gettid(), none = 0;
+	struct sigaction dfl;
+
+	(void)si;
+	(void)uc;
+	/* In a vfork child the memory is the parent's: write nothing. */
+	if (getpid() == coll.pid) {
+		if (__atomic_compare_exchange_n(&fatal_owner, &none, me, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST)) {
+			thr_flush_all(true, false);
+			__atomic_store_n(&fatal_done, 1, __ATOMIC_SEQ_CST);
+		} else if (none != me) {
+			/* Another thread crashed too and is writing: dying now
+			 * would cut its files short. */
+			struct timespec nap = { 0, 1000000 };
+
+			for (long long w = 0; w < FATAL_WAIT_NS &&
+					      !__atomic_load_n(&fatal_done, __ATOMIC_SEQ_CST);
+			     w += nap.tv_nsec)
+				nanosleep(&nap, NULL);
+		}
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	coll_real.sigaction(signo, &dfl, NULL);
+	__atomic_store_n(&fatal[signo].ours, 0, __ATOMIC_SEQ_CST);
+	/* Pending until we return; a faulting instruction would fault again
+	 * anyway, a kill()ed signal needs this. */
+	syscall(SYS_tgkill, getpid(), me, signo);
+	errno = saved_errno;
+}
+
+static int install_fatal(int signo)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, coll.sigrt);
+	if (coll_real.sigaction(signo, &sa, NULL) < 0)
+		return -errno;
+	memset(&fatal[signo].prog, 0, sizeof(fatal[signo].prog));
+	fatal[signo].prog.sa_handler = SIG_DFL;
+	__atomic_store_n(&fatal[signo].ours, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = thr_on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	coll_real.sigaction(coll.sigrt, &sa, &old);
+	if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
+		char num[12];
+
+		snprintf(num, sizeof(num), "%d", coll.sigrt);
+		coll_warn("pmcprof: signal ", num,
+			  " already had a handler; pmcprof takes it for sampling (see --signal)",
+			  (char *)NULL);
+	}
+	/* Only where the program left the default: its own handlers win. */
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		int s = fatal_signals[i];
+
+		if (coll_real.sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			install_fatal(s);
+	}
+}
+
+int coll_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+{
+	int ret;
+
+	if (!coll.active || signo <= 0 || signo >= NSIG)
+		return coll_real.sigaction(signo, act, old);
+	if (signo == coll.sigrt) {
+		/* Keep ours: the program's handler would see our overflow
+		 * signals, and we would stop sampling. */
+		if (old)
+			*old = prog_sample;
+		if (act) {
+			if (act->sa_handler != SIG_DFL &&
+			    !__atomic_exchange_n(&warned_sample, 1, __ATOMIC_RELAXED)) {
+				char num[12];
+
+				snprintf(num, sizeof(num), "%d", signo);
+				coll_warn("pmcprof: the program set a handler for signal ", num,
+					  ", which pmcprof samples with; keeping pmcprof's "
+					  "(record with --signal N to leave it to the program)",
+					  (char *)NULL);
+			}
+			prog_sample = *act;
+		}
+		return 0;
+	}
+	if (!is_fatal(signo))
+		return coll_real.sigaction(signo, act, old);
+	if (__atomic_load_n(&fatal[signo].ours, __ATOMIC_SEQ_CST)) {
+		if (old)
+			*old = fatal[signo].prog;
+		if (!act)
+			return 0;
+		if (act->sa_handler == SIG_DFL) {
+			fatal[signo].prog = *act;
+			return 0;
+		}
+		/* The program's own handler or SIG_IGN takes over. */
+		__atomic_store_n(&fatal[signo].ours, 0, __ATOMIC_SEQ_CST);
+		return coll_real.sigaction(signo, act, NULL);
+	}
+	ret = coll_real.sigaction(signo, act, old);
+	if (ret == 0 && act && act->sa_handler == SIG_DFL && install_fatal(signo) == 0)
+		fatal[signo].prog = *act;
+	return ret;
+}
+
+static void fork_prepare(void)
+{
+	sigset_t ours;
+
+	if (!coll.active)
+		return;
+	/* No sample while the address space is copied. */
+	sigemptyset(&ours);
+	sigaddset(&ours, coll.sigrt);
+	coll_real.pthread_sigmask(SIG_BLOCK, &ours, &fork_mask);
+	loadmap_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	if (!coll.active)
+		return;
+	loadmap_fork_parent();
+	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
+}
+
+static void fork_child(void)
+{
+	if (!coll.active)
+		return;
+	loadmap_fork_child();
+	coll.pid = getpid();
+	__atomic_store_n(&fatal_owner, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fatal_done, 0, __ATOMIC_SEQ_CST);
+	coll_inside++;
+	flush_process_init(false);
+	thr_fork_child();
+	coll_inside--;
+	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
+}
+
+static const char *env_get(const char *name, void *arg)
+{
+	(void)arg;
+	return getenv(name);
+}
+
+/* Everything up to arming the first thread; false leaves us inactive. */
+static bool setup(void)
+{
+	char msg[512];
+	int ret;
+
+	if (settings_load(&coll.set, env_get, NULL, msg, sizeof(msg)) < 0) {
+		coll_warn("pmcprof: ", msg, "; the program runs unprofiled", (char *)NULL);
+		return false;
+	}
+	for (size_t i = 0; i < coll.set.n_events; i++) {
+		if (pmc_event_parse(coll.set.events[i], &coll.ev[i], msg, sizeof(msg)) < 0) {
+			coll_warn("pmcprof: PMCPROF_EVENTS: ", msg, "; the program runs unprofiled",
+				  (char *)NULL);
+			return false;
+		}
+	}
+	coll.n_ev = coll.set.n_events;
+	ret = pmc_backend_load(coll.set.backend, &coll.be, msg, sizeof(msg));
+	if (ret < 0) {
+		coll_warn("pmcprof: cannot load backend ", coll.set.backend, ": ",
+			  msg[0] ? msg : pmc_strerror(ret), "; the program runs unprofiled",
+			  (char *)NULL);
+		return false;
+	}
+	for (size_t i = 0; i < coll.n_ev; i++) {
+		if (!pmc_backend_accepts(coll.be, &coll.ev[i])) {
+			coll_warn("pmcprof: backend ", coll.set.backend, " cannot sample ",
+				  coll.set.events[i], "; the program runs unprofiled", (char *)NULL);
+			return false;
+		}
+	}
+	coll.sigrt = coll.set.signo;
+	coll.random_mask = coll.set.random_bits ? (1ull << coll.set.random_bits) - 1 : 0;
+	coll.pid = getpid();
+	uw_global_init();
+	ret = loadmap_init((const void *)setup, thr_hazard_in_use);
+	if (ret < 0) {
+		coll_warn("pmcprof: cannot read the load map: ", strerrordesc_np(-ret),
+			  "; the program runs unprofiled", (char *)NULL);
+		return false;
+	}
+	interpose_init();
+	flush_process_init(true);
+	install_handlers();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	return true;
+}
+
+static void init_once(void)
+{
+	coll_inside++;
+	coll_real_resolve();
+	if (setup()) {
+		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
+		thr_begin();
+	}
+	coll_inside--;
+}
+
+void coll_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, init_once);
+}
+
+__attribute__((constructor)) static void on_load(void)
+{
+	coll_init();
+}
+
+__attribute__((destructor)) static void on_unload(void)
+{
+	if (!coll.active || getpid() != coll.pid)
+		return;
+	thr_flush_all(false, false);
+	flush_report_failures();
+}

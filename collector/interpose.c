@@ -1,0 +1,512 @@
+/* The C library functions the collector wraps (collector.map exports
+ * exactly these).  Each wrapper passes straight through while the
+ * collector itself is running on the thread (coll_inside), so the
+ * collector's own dlopen of a plugin or libunwind's dl_iterate_phdr from
+ * the handler reach the real function untouched. */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* An environment larger than this is passed on as it is. */
+#define ENV_MAX 8192
+/* Room for the variables we may add. */
+#define ENV_EXTRA 40
+#define PRELOAD_MAX 8192
+
+static struct {
+	void *(*dlopen)(const char *, int);
+	void *(*dlmopen)(Lmid_t, const char *, int);
+	int (*dlclose)(void *);
+	int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
+} real;
+
+/* PMCPROF_* and LD_PRELOAD as they were at startup, "NAME=VALUE". */
+static char *saved_env[ENV_EXTRA - 2];
+static size_t n_saved;
+
+#define RESOLVE(f) \
+	(real.f ? (void)0 : (void)(real.f = (typeof(real.f))dlsym(RTLD_NEXT, #f)))
+
+static void resolve_all(void)
+{
+	RESOLVE(dlopen);
+	RESOLVE(dlmopen);
+	RESOLVE(dlclose);
+	RESOLVE(dl_iterate_phdr);
+	RESOLVE(execve);
+	RESOLVE(execvpe);
+	RESOLVE(fexecve);
+	RESOLVE(execveat);
+	RESOLVE(posix_spawn);
+	RESOLVE(posix_spawnp);
+}
+
+void interpose_init(void)
+{
+	Dl_info info;
+
+	resolve_all();
+	if (dladdr((const void *)interpose_init, &info) && info.dli_fname)
+		snprintf(coll.collector_path, sizeof(coll.collector_path), "%s", info.dli_fname);
+	for (char **e = environ; e && *e && n_saved < sizeof(saved_env) / sizeof(saved_env[0]);
+	     e++) {
+		if (strncmp(*e, "PMCPROF_", 8) && strncmp(*e, "LD_PRELOAD=", 11))
+			continue;
+		saved_env[n_saved] = strdup(*e);
+		if (saved_env[n_saved])
+			n_saved++;
+	}
+}
+
+/* ---- threads ---- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *start_thread(void *p)
+{
+	struct start s = *(struct start *)p;
+
+	free(p);
+	thr_begin();
+	/* Thread end (return or pthread_exit) is seen by a TSD destructor. */
+	return s.fn(s.arg);
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg)
+{
+	struct start *s;
+	int ret;
+
+	coll_real_resolve();
+	if (!coll_inside)
+		coll_init();
+	if (!coll.active || coll_inside || !(s = malloc(sizeof(*s))))
+		return coll_real.pthread_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	ret = coll_real.pthread_create(th, attr, start_thread, s);
+	if (ret)
+		free(s);
+	return ret;
+}
+
+/* ---- the load map ---- */
+
+static void map_changed(void)
+{
+	int saved_errno = errno;
+
+	coll_inside++;
+	loadmap_refresh();
+	coll_inside--;
+	errno = saved_errno;
+}
+
+EXPORT void *dlopen(const char *file, int flags)
+{
+	void *h;
+
+	RESOLVE(dlopen);
+	if (coll_inside || !coll.active)
+		return real.dlopen(file, flags);
+	coll_in_dl++;
+	h = real.dlopen(file, flags);
+	coll_in_dl--;
+	if (h)
+		map_changed();
+	return h;
+}
+
+EXPORT void *dlmopen(Lmid_t lmid, const char *file, int flags)
+{
+	void *h;
+
+	RESOLVE(dlmopen);
+	if (coll_inside || !coll.active)
+		return real.dlmopen(lmid, file, flags);
+	coll_in_dl++;
+	h = real.dlmopen(lmid, file, flags);
+	coll_in_dl--;
+	if (h)
+		map_changed();
+	return h;
+}
+
+EXPORT int dlclose(void *h)
+{
+	int ret;
+
+	RESOLVE(dlclose);
+	if (coll_inside || !coll.active)
+		return real.dlclose(h);
+	coll_in_dl++;
+	ret = real.dlclose(h);
+	coll_in_dl--;
+	if (ret == 0)
+		map_changed();
+	return ret;
+}
+
+EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+	struct thr *t = coll_self;
+	int ret;
+
+	RESOLVE(dl_iterate_phdr);
+	/* From our own handler (libunwind): straight through. */
+	if (coll_inside || !coll.active || (t && t->in_handler))
+		return real.dl_iterate_phdr(cb, data);
+	coll_in_dl++;
+	ret = real.dl_iterate_phdr(cb, data);
+	coll_in_dl--;
+	return ret;
+}
+
+/* ---- exec ---- */
+
+static bool has_collector(const char *list)
+{
+	size_t n = strlen(coll.collector_path);
+
+	for (const char *p = list; (p = strstr(p, coll.collector_path)) != NULL; p += n)
+		if ((p == list || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ':' || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/* envp plus the variables of ours it lacks, in out (ENV_EXTRA spare
+ * entries); LD_PRELOAD without the collector gets it appended, in pre.
+ * A new image is profiled only through its environment, and programs do
+ * build environments of their own. */
+static char *const *env_inject(char *const *envp, char **out, size_t n, char *pre)
+{
+	size_t k = 0;
+	bool changed = false;
+
+	if (!coll.active || !envp || n > ENV_MAX)
+		return envp;
+	for (size_t i = 0; i < n; i++) {
+		out[k] = envp[i];
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 && coll.collector_path[0] &&
+		    !has_collector(envp[i] + 11)) {
+			size_t l = strlen(envp[i]);
+
+			if (l + 1 + strlen(coll.collector_path) < PRELOAD_MAX) {
+				memcpy(pre, envp[i], l);
+				pre[l] = l > 11 ? ':' : '\0';
+				strcpy(pre + l + (l > 11), coll.collector_path);
+				out[k] = pre;
+				changed = true;
+			}
+		}
+		k++;
+	}
+	for (size_t j = 0; j < n_saved; j++) {
+		size_t nl = strchr(saved_env[j], '=') - saved_env[j] + 1;
+		bool found = false;
+
+		for (size_t i = 0; i < n && !found; i++)
+			found = strncmp(envp[i], saved_env[j], nl) == 0;
+		if (!found) {
+			out[k++] = saved_env[j];
+			changed = true;
+		}
+	}
+	out[k] = NULL;
+	return changed ? out : envp;
+}
+
+static size_t env_count(char *const *envp)
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+/* Declares `name`: envp with ours added (stack storage, no malloc: this
+ * may run in a vfork child). */
+#define ENV_WITH_OURS(name, envp)                                                   \
+	size_t name##_n = env_count(envp);                                          \
+	char *name##_buf[(name##_n <= ENV_MAX ? name##_n : 0) + ENV_EXTRA];         \
+	char name##_pre[PRELOAD_MAX];                                               \
+	char *const *name = env_inject((envp), name##_buf, name##_n, name##_pre)
+
+/* Write every profile before the image goes; false if nothing was done
+ * (not profiling, a vfork child sharing our memory, or a hopeless exec). */
+static bool exec_prepare(bool likely)
+{
+	if (!coll.active || coll_inside || !likely || getpid() != coll.pid)
+		return false;
+	coll_inside++;
+	thr_flush_all(false, true);
+	thr_disarm_self();
+	coll_inside--;
+	return true;
+}
+
+/* The exec failed: take the files back, sample on. */
+static void exec_failed(void)
+{
+	int saved_errno = errno;
+
+	coll_inside++;
+	thr_resume_all();
+	thr_rearm_self();
+	coll_inside--;
+	errno = saved_errno;
+}
+
+static int do_execve(const char *path, char *const argv[], char *const envp[])
+{
+	ENV_WITH_OURS(env, envp);
+	bool held;
+	int ret;
+
+	RESOLVE(execve);
+	/* Shells try execve along PATH: only a runnable file is worth a flush. */
+	held = exec_prepare(access(path, X_OK) == 0);
+	ret = real.execve(path, argv, env);
+	if (held)
+		exec_failed();
+	return ret;
+}
+
+static int do_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	ENV_WITH_OURS(env, envp);
+	bool held;
+	int ret;
+
+	RESOLVE(execvpe);
+	held = exec_prepare(true);
+	ret = real.execvpe(file, argv, env);
+	if (held)
+		exec_failed();
+	return ret;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_execve(path, argv, envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_execve(path, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_execvpe(file, argv, envp);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_execvpe(file, argv, environ);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	ENV_WITH_OURS(env, envp);
+	bool held;
+	int ret;
+
+	RESOLVE(fexecve);
+	held = exec_prepare(true);
+	ret = real.fexecve(fd, argv, env);
+	if (held)
+		exec_failed();
+	return ret;
+}
+
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		    int flags)
+{
+	ENV_WITH_OURS(env, envp);
+	bool held;
+	int ret;
+
+	RESOLVE(execveat);
+	held = exec_prepare(true);
+	ret = real.execveat(dirfd, path, argv, env, flags);
+	if (held)
+		exec_failed();
+	return ret;
+}
+
+/* The execl family: count the arguments, then copy them to the stack. */
+#define ARGS_FROM_VA(argv, arg0, last)                        \
+	size_t argv##_n = 1;                                  \
+	va_list argv##_ap;                                    \
+	va_start(argv##_ap, arg0);                            \
+	while (va_arg(argv##_ap, char *))                     \
+		argv##_n++;                                   \
+	va_end(argv##_ap);                                    \
+	char *argv[argv##_n + 1];                             \
+	argv[0] = (char *)(arg0);                             \
+	va_start(argv##_ap, arg0);                            \
+	for (size_t i_ = 1; i_ <= argv##_n; i_++)             \
+		argv[i_] = va_arg(argv##_ap, char *);         \
+	last;                                                 \
+	va_end(argv##_ap)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	ARGS_FROM_VA(argv, arg, (void)0);
+	return do_execve(path, argv, environ);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	ARGS_FROM_VA(argv, arg, (void)0);
+	return do_execvpe(file, argv, environ);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+
+	ARGS_FROM_VA(argv, arg, envp = va_arg(argv_ap, char *const *));
+	return do_execve(path, argv, envp);
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	ENV_WITH_OURS(env, envp);
+
+	RESOLVE(posix_spawn);
+	return real.posix_spawn(pid, path, fa, attr, argv, env);
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	ENV_WITH_OURS(env, envp);
+
+	RESOLVE(posix_spawnp);
+	return real.posix_spawnp(pid, file, fa, attr, argv, env);
+}
+
+/* ---- process end without exit() ---- */
+
+static void flush_before_exit(void)
+{
+	if (coll.active && !coll_inside && getpid() == coll.pid) {
+		thr_flush_all(false, false);
+		flush_report_failures();
+	}
+}
+
+EXPORT void _exit(int status)
+{
+	coll_real_resolve();
+	flush_before_exit();
+	if (coll_real._exit)
+		coll_real._exit(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	coll_real_resolve();
+	flush_before_exit();
+	if (coll_real._Exit)
+		coll_real._Exit(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+/* ---- signals ---- */
+
+EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
+{
+	coll_real_resolve();
+	if (coll_inside)
+		return coll_real.sigaction(signo, act, old);
+	return coll_sigaction(signo, act, old);
+}
+
+EXPORT sighandler_t signal(int signo, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (handler == SIG_ERR || signo <= 0 || signo >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	/* BSD semantics, as glibc's signal(): restart, block itself. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, signo);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(signo, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* A mask that would block our signal, without it: a thread that blocks
+ * every signal (common around critical sections) would otherwise vanish
+ * from the profile. */
+static const sigset_t *strip_ours(int how, const sigset_t *set, sigset_t *copy)
+{
+	struct thr *t = coll_self;
+
+	if (!set || !coll.active || coll_inside || (how != SIG_BLOCK && how != SIG_SETMASK) ||
+	    sigismember(set, coll.sigrt) != 1 || (t && t->in_handler))
+		return set;
+	*copy = *set;
+	sigdelset(copy, coll.sigrt);
+	if (t)
+		t->ctr[CTR_MASK_STRIPPED]++;
+	return copy;
+}
+
+EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+
+	coll_real_resolve();
+	return coll_real.pthread_sigmask(how, strip_ours(how, set, &copy), old);
+}
+
+EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+
+	coll_real_resolve();
+	return coll_real.sigprocmask(how, strip_ours(how, set, &copy), old);
+}

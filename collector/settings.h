@@ -1,0 +1,58 @@
+/* The launcher -> collector contract: PMCPROF_* environment variables
+ * (docs/collector.md lists them).  The launcher validates its command line
+ * with the same parsers the collector applies to its environment, so a
+ * value is accepted or refused identically on both sides.  Internal to
+ * collector/. */
+#ifndef COLLECTOR_SETTINGS_H
+#define COLLECTOR_SETTINGS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/pmc.h"
+#include "unwinder/unwind.h"
+
+#define SET_SPEC_MAX (PMC_NAME_MAX + 32)
+
+struct rec_settings {
+	char outdir[PATH_MAX];		/* absolute */
+	char backend[32];
+	size_t n_events;
+	char events[PMC_MAX_EVENTS][SET_SPEC_MAX];	/* used, "NAME@PERIOD" */
+	size_t n_requested;
+	char requested[PMC_MAX_EVENTS][SET_SPEC_MAX];	/* as the user wrote them */
+	char fallback[512];		/* why these events (the plan's one line) */
+	enum uw_mode call_graph;
+	int signo;
+	unsigned random_bits;		/* 0: fixed periods */
+	uint64_t seed;
+	bool private_files;		/* 0700 directory, 0600 files */
+	uint64_t cct_bytes;		/* per-thread calling-context-tree arena */
+};
+
+/* Defaults for everything optional. */
+void settings_defaults(struct rec_settings *s);
+
+/* Parse one variable's value into s.  name is the PMCPROF_* name; label
+ * (NULL: name) starts the message, e.g. a command-line option.  Returns 0,
+ * or -EINVAL with msg saying what is wrong ("--signal: signal 9 (SIGKILL)
+ * cannot be caught").  -ENOENT for an unknown name. */
+int settings_set(struct rec_settings *s, const char *name, const char *label, const char *value,
+		 char *msg, size_t len);
+
+/* Read every PMCPROF_* variable through get (getenv-like); a missing
+ * required one or a bad value fails with msg set.  0 or -EINVAL. */
+int settings_load(struct rec_settings *s, const char *(*get)(const char *name, void *arg),
+		  void *arg, char *msg, size_t len);
+
+/* Call put(name, value) for every variable, formatted so that
+ * settings_load reads back s.  Stops at and returns put's first error. */
+int settings_export(const struct rec_settings *s,
+		    int (*put)(const char *name, const char *value, void *arg), void *arg);
+
+/* "unwind", "fp", "none" (static). */
+const char *settings_call_graph_name(enum uw_mode m);
+
+#endif
