@@ -110,21 +110,75 @@ static void show_pfm(bool all)
 		       "lists them)\n", total);
 }
 
+static void print_name(const char *name, const char *desc, const char *unit, void *arg)
+{
+	(void)desc, (void)unit, (void)arg;
+	if (matches(name))
+		printf("%s\n", name);
+}
+
+static int names_of_backend(const char *name, void *arg)
+{
+	struct pmc_backend *be;
+	char err[512];
+
+	(void)arg;
+	if (pmc_backend_load(name, &be, err, sizeof(err)) == 0) {
+		pmc_backend_events(be, print_name, NULL);
+		pmc_backend_unload(be);
+	}
+	return 0;
+}
+
+/* --names: one event name per line, for shell completion and scripts. */
+static void list_names(void)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	pfm_pmu_t pmu;
+
+	for (size_t i = 0; i < pmc_n_aliases; i++)
+		print_name(pmc_aliases[i].alias, NULL, NULL, NULL);
+	pmc_backend_foreach(names_of_backend, NULL);
+	if (pmc_pfm_init() < 0)
+		return;
+	pfm_for_all_pmus(pmu) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+			continue;
+		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+			char full[256];
+
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+				continue;
+			snprintf(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
+			print_name(full, NULL, NULL, NULL);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct pmc_env env;
-	bool all = false;
+	bool all = false, names = false;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: pmcprof list [--all] [PATTERN]\n\n"
+			printf("usage: pmcprof list [--all | --names] [PATTERN]\n\n"
 			       "Lists the backend plugins (usable here, or disabled with the reason)\n"
 			       "and the events they take: perf-style aliases, the plugins' own events,\n"
 			       "and libpfm4's events for the PMUs present.  PATTERN filters events\n"
-			       "(case-insensitive substring).\n");
+			       "(case-insensitive substring).\n"
+			       "  --all     list every libpfm4 event of the PMUs present\n"
+			       "  --names   print only event names, one per line (for scripts)\n");
 			return 0;
 		} else if (strcmp(argv[i], "--all") == 0) {
 			all = true;
+		} else if (strcmp(argv[i], "--names") == 0) {
+			names = true;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "pmcprof list: unknown option '%s'\n", argv[i]);
 			return 1;
@@ -134,6 +188,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pmcprof list: one PATTERN only\n");
 			return 1;
 		}
+	}
+	if (names) {
+		list_names();
+		return 0;
 	}
 	pmc_env_probe(&env);
 	printf("Backends:\n");
