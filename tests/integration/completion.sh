@@ -1,0 +1,20 @@
+# Bash completion: subcommands, event names from `pmcprof list --names`, options.
+. "$PMCPROF_SRC/tests/lib.sh"
+command -v bash >/dev/null || { skip "no bash"; exit 0; }
+
+complete_words() {	# words... -> the completions, one per line
+	bash -c '
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_pmcprof; printf "%s\n" "${COMPREPLY[@]}"' _ "$PMCPROF_SRC/scripts/pmcprof.bash-completion" "$@"
+}
+complete_words "$PMCPROF" rec >c1.txt
+contains "subcommand completes" "^record$" c1.txt
+complete_words "$PMCPROF" record -e cpu-c >c2.txt
+contains "event names complete after -e" "^cpu-clock$" c2.txt
+complete_words "$PMCPROF" stat -e CPUT >c3.txt
+contains "backend events complete" "^CPUTIME$" c3.txt
+complete_words "$PMCPROF" stat --no >c4.txt
+contains "options come from --help" "^--no-fallback$" c4.txt
+complete_words "$PMCPROF" stat -b cpu >c5.txt
+contains "backends complete" "^cputimer$" c5.txt
