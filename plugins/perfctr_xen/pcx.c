@@ -385,6 +385,7 @@ int pcx_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts 
 		return ret;
 	}
 	c->fd = ret;
+	ret = 0;
 	c->width = pcx_width_for_cpu_type(info.cpu_type);
 	c->amd = pcx_cpu_type_is_amd(info.cpu_type);
 	c->khz = info.cpu_khz;
