@@ -324,6 +324,9 @@ static void packed(FILE *out, int width, const char *key, const char *val, int *
 {
 	char item[512];
 	snprintf(item, sizeof(item), "%s: %s", key, val);
+	/* one item never wider than the line: cut long values (argv, paths) */
+	if (width > 12 && (int)strlen(item) > width - 2)
+		strcpy(item + width - 5, "...");
 	int n = (int)strlen(item);
 	if (*col > 2 && *col + 3 + n > width) {
 		fputc('\n', out);

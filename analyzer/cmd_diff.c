@@ -332,8 +332,8 @@ int main(int argc, char **argv)
 			}
 		e = print_table(&o, s, rows, out);
 		if (!o.no_header)
-			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows, so about %.1f would be "
-				"marked by chance if nothing changed\n",
+			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
+				"if alike\n",
 				100 * (o.q.conf > 0 ? o.q.conf : 0.95),
 				o.q.ratio == ANA_RATIO_DELTA ? "0" : "1", ana_rows_n(rows),
 				(1 - (o.q.conf > 0 ? o.q.conf : 0.95)) * (double)ana_rows_n(rows) *

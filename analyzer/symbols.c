@@ -34,16 +34,52 @@ struct symtab {
 	size_t n, cap;
 };
 
+/* "a:b" with relative entries made absolute (against the cwd). */
+static char *absolute_dirs(const char *dirs)
+{
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	size_t cap = 2 * strlen(dirs) + 1, n = 0;
+	char *out = malloc(cap), *copy = strdup(dirs);
+	if (!out || !copy) {
+		free(out);
+		free(copy);
+		return NULL;
+	}
+	out[0] = 0;
+	for (char *save, *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		size_t need = n + strlen(cwd) + strlen(d) + 3;
+		if (need > cap) {
+			char *o2 = realloc(out, cap = 2 * need);
+			if (!o2) {
+				free(out);
+				free(copy);
+				return NULL;
+			}
+			out = o2;
+		}
+		n += (size_t)sprintf(out + n, "%s%s%s%s", n ? ":" : "", d[0] == '/' ? "" : cwd,
+				     d[0] == '/' ? "" : "/", d);
+	}
+	free(copy);
+	return out;
+}
+
 struct symtab *symtab_new(const struct symtab_opts *o)
 {
 	struct symtab *st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
 	st->pool = o->pool;
-	const char *dirs = o->debug_dirs && *o->debug_dirs ? o->debug_dirs : NULL;
+	/* libdwfl looks up build-ids only under absolute roots */
+	if (o->debug_dirs && *o->debug_dirs && !(st->debug_dirs = absolute_dirs(o->debug_dirs))) {
+		free(st);
+		return NULL;
+	}
+	const char *dirs = st->debug_dirs;
 	/* user dirs first, then libdwfl's default ":.debug:/usr/lib/debug" */
-	if ((dirs && !(st->debug_dirs = strdup(dirs))) ||
-	    asprintf(&st->debuginfo_path, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "",
+	if (asprintf(&st->debuginfo_path, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "",
 		     dirs ? ":" : "") < 0) {
 		free(st->debug_dirs);
 		free(st);

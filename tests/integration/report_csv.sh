@@ -1,0 +1,76 @@
+#!/bin/sh
+# Machine-readable output: the CSV parses with Python's csv module, has the
+# documented columns, and gives back exactly the counts the profile holds
+# (percentages consistent with them); JSON parses and agrees; metrics are
+# blank on a division by zero; collapsed stacks are FlameGraph lines.
+. "$PMCPROF_SRC/tests/lib.sh"
+
+# two events, known counts; a file name that needs quoting in CSV
+"$PROGS/ana_mkprofile" -o 'a,"b".pmcp' -b "$PROGS/ana_work" -e perf::CYCLES@100000 -e perf::INSTRUCTIONS@100000 \
+	"main;work_a=600,300" "main;work_b=300,600" "main;work_c=100,0"
+"$PMCPROF" report --csv --metric 'CPI=cycles/instructions' 'a,"b".pmcp' >out.csv
+check "report --csv exits 0" test $? -eq 0
+check "CSV: parses, documented columns, counts round-trip" python3 - out.csv <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+cols = ("event,function,module,file,line,self_samples,self_pct,incl_samples,incl_pct,"
+        "self_value,incl_value,run,inlined_into,depth").split(",")
+assert list(rows[0].keys()) == cols, rows[0].keys()
+want = {("work_a", "perf::CYCLES"): 600, ("work_b", "perf::CYCLES"): 300, ("work_c", "perf::CYCLES"): 100,
+        ("work_a", "perf::INSTRUCTIONS"): 300, ("work_b", "perf::INSTRUCTIONS"): 600,
+        ("work_c", "perf::INSTRUCTIONS"): 0}
+tot = {"perf::CYCLES": 1000, "perf::INSTRUCTIONS": 900}
+seen = 0
+for r in rows:
+    k = (r["function"], r["event"])
+    assert r["run"] == 'a,"b".pmcp', r["run"]
+    if k in want:
+        seen += 1
+        assert int(r["self_samples"]) == want[k], (k, r)
+        assert abs(float(r["self_pct"]) - 100.0 * want[k] / tot[k[1]]) < 1e-4, (k, r)
+        assert int(r["incl_samples"]) == want[k] and float(r["self_value"]) == want[k]
+        assert r["file"].endswith("ana_work.c") and int(r["line"]) > 0
+    if r["function"] == "main" and r["event"] == "perf::CYCLES":
+        assert int(r["incl_samples"]) == 1000 and float(r["incl_pct"]) == 100.0
+    if r["event"] == "CPI":
+        assert r["self_samples"] == "" and r["self_pct"] == ""
+        cpi = {"work_a": 2.0, "work_b": 0.5}
+        if r["function"] in cpi:
+            assert abs(float(r["self_value"]) - cpi[r["function"]]) < 1e-9, r
+        if r["function"] == "work_c":
+            assert r["self_value"] == "", r      # 100 / 0: blank
+assert seen == 6, seen
+PY
+
+"$PMCPROF" report --json 'a,"b".pmcp' >out.json
+check "JSON: parses and agrees" python3 - out.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["events"] == ["perf::CYCLES", "perf::INSTRUCTIONS"] and d["runs"] == ['a,"b".pmcp']
+by = {r["name"]: r for r in d["rows"]}
+assert by["work_a"]["values"][0]["self_samples"] == 600
+assert by["work_b"]["values"][1]["self_samples"] == 600
+assert abs(by["work_c"]["values"][0]["self_pct"] - 10.0) < 1e-9
+PY
+
+"$PMCPROF" report --collapsed -e instructions 'a,"b".pmcp' | sort >out.folded
+printf 'main;work_a 300\nmain;work_b 600\n' >want.folded
+check "collapsed: FlameGraph lines for the chosen event" cmp -s out.folded want.folded
+
+"$PMCPROF" report --csv --tree 'a,"b".pmcp' >tree.csv
+check "tree CSV: depth column" python3 -c "
+import csv
+rows = list(csv.DictReader(open('tree.csv', newline='')))
+d = {(r['function'], r['event']): r['depth'] for r in rows}
+assert d[('main', 'perf::CYCLES')] == '1' and d[('work_a', 'perf::CYCLES')] == '2', d"
+
+# (a ',' in a diff argument separates repeats, so a plain name here)
+cp 'a,"b".pmcp' plain.pmcp
+"$PMCPROF" diff --csv plain.pmcp plain.pmcp >diff.csv
+check "diff CSV: documented columns" python3 -c "
+import csv
+rows = list(csv.DictReader(open('diff.csv', newline='')))
+cols = ('event,function,module,file,line,run,base,base_samples,run_samples,base_pct,run_pct,mode,'
+        'ratio,ci_low,ci_high,significant,spread,presence').split(',')
+assert list(rows[0].keys()) == cols, rows[0].keys()
+assert all(float(r['ratio']) == 1.0 and r['significant'] == '0' for r in rows)"
