@@ -10,3 +10,13 @@ plugins_pmc_perfctr_xen_la_SOURCES = plugins/perfctr_xen/plugin.c
 plugins_pmc_perfctr_xen_la_LIBADD = plugins/perfctr_xen/libpcx.la
 # -z now: no lazy binding on the read and sampling paths.
 plugins_pmc_perfctr_xen_la_LDFLAGS = $(plugin_ldflags) -Wl,-z,now
+
+# Tests: the pure parts and the probe; the executable Xen model drives the
+# same code through the seam (tests/xenmodel).
+check_PROGRAMS += tests/unit/test-perfctr_xen tests/unit/test-perfctr_xen_model
+UNIT_TESTS += tests/unit/test-perfctr_xen tests/unit/test-perfctr_xen_model
+tests_unit_test_perfctr_xen_SOURCES = tests/unit/test_perfctr_xen.c tests/harness.h
+tests_unit_test_perfctr_xen_LDADD = plugins/perfctr_xen/libpcx.la backend/libpmc-core.la
+tests_unit_test_perfctr_xen_model_SOURCES = tests/unit/test_perfctr_xen_model.c \
+	tests/xenmodel/xenmodel.c tests/xenmodel/xenmodel.h tests/harness.h
+tests_unit_test_perfctr_xen_model_LDADD = plugins/perfctr_xen/libpcx.la
