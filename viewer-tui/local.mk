@@ -1,1 +1,26 @@
-# viewer-tui: (to be filled by its owner)
+# viewer-tui/: `pmcprof view`, the ncurses viewer over the analyzer's API.
+# Everything but term.c (curses) and main.c is plain C over a canvas, so
+# the unit tests build those sources without a terminal.
+view_core = viewer-tui/view.h viewer-tui/text.c viewer-tui/ratio.c viewer-tui/layout.c \
+	viewer-tui/canvas.c viewer-tui/table.c
+view_ui = $(view_core) viewer-tui/cells.c viewer-tui/load.c viewer-tui/source.c \
+	viewer-tui/panel_flat.c viewer-tui/panel_func.c viewer-tui/panel_tree.c \
+	viewer-tui/panel_source.c viewer-tui/panel_text.c viewer-tui/ui.c
+
+pkglibexec_PROGRAMS += pmcprof-view
+pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c viewer-tui/main.c
+pmcprof_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
+pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
+
+# Text, layout and the table widget: no analyzer, no terminal.
+check_PROGRAMS += tests/unit/test-view-widgets
+UNIT_TESTS += tests/unit/test-view-widgets
+tests_unit_test_view_widgets_SOURCES = tests/unit/test_view_widgets.c tests/harness.h \
+	$(view_core)
+tests_unit_test_view_widgets_LDADD = -lm
+
+# The whole UI on a memory canvas over generated profiles (real analyzer).
+check_PROGRAMS += tests/unit/test-view-ui
+UNIT_TESTS += tests/unit/test-view-ui
+tests_unit_test_view_ui_SOURCES = tests/unit/test_view_ui.c tests/harness.h $(view_ui)
+tests_unit_test_view_ui_LDADD = analyzer/libpmcprof-analyzer.la -lm

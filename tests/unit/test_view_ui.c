@@ -1,0 +1,457 @@
+/* The whole viewer on a memory canvas: keys in, screens out, over
+ * profiles made by tests/progs/ana_mkprofile against the ana_work binary
+ * and read by the real analyzer.  Needs $PMCPROF_BUILD (make check sets
+ * it); skips without it. */
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+#include "viewer-tui/view.h"
+
+static char dir[] = "/tmp/pmcprof-test-view.XXXXXX";
+static struct canvas *cv;
+
+/* Draw ui at w x h; the canvas stays for role checks. */
+static void draw(struct ui *ui, int w, int h)
+{
+	canvas_mem_free(cv);
+	cv = canvas_mem_new(w, h);
+	ui_draw(ui, cv, REACT_ALL);
+}
+
+static char *line(int y)
+{
+	static char buf[8][4096];
+	static int k;
+	k = (k + 1) % 8;
+	return canvas_mem_line(cv, y, buf[k], sizeof(buf[k]));
+}
+
+/* First screen row containing s, or -1. */
+static int row_with(const char *s)
+{
+	for (int y = 0; y < cv->h; y++)
+		if (strstr(line(y), s))
+			return y;
+	return -1;
+}
+
+/* After a failure, the last screen, to see why. */
+static void dump_if_failed(void)
+{
+	static int shown;
+
+	if (t_failures == shown || !cv)
+		return;
+	shown = t_failures;
+	for (int y = 0; y < cv->h; y++)
+		printf("# |%s\n", line(y));
+}
+
+static enum react keys(struct ui *ui, const char *s)
+{
+	enum react r = REACT_NONE;
+	for (; *s; s++)
+		r = ui_on_key(ui, (unsigned char)*s);
+	return r;
+}
+
+/* The row the table selects, as drawn. */
+static char *selected(void)
+{
+	for (int y = 0; y < cv->h; y++)
+		if (canvas_mem_role(cv, y, 0) == ROLE_SELECTED && canvas_mem_role(cv, y, cv->w - 1) ==
+		    ROLE_SELECTED)
+			return line(y);
+	return "";
+}
+
+static int mkprofile(const char *name, const char *opts, const char *stacks)
+{
+	char cmd[4096];
+	const char *b = getenv("PMCPROF_BUILD");
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/tests/progs/ana_mkprofile -o %s/%s -b %s/tests/progs/ana_work %s %s", b, dir,
+		 name, b, opts, stacks);
+	return system(cmd);
+}
+
+static struct ui *open_ui(const char *a, const char *b)
+{
+	char pa[256], pb[256], err[512];
+	char *runs[2] = { pa, pb };
+	struct load_opts lo = { 0 };
+	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
+	struct ana_set *s;
+
+	snprintf(pa, sizeof(pa), "%s/%s", dir, a);
+	snprintf(pb, sizeof(pb), "%s/%s", dir, b ? b : "");
+	if (set_load(&s, runs, b ? 2 : 1, &lo, err, sizeof(err)) != 0) {
+		printf("# load: %s\n", err);
+		return NULL;
+	}
+	return ui_new(s, runs, b ? 2 : 1, &uo);
+}
+
+/* Every line of the screen fits its width; the bar ends in "q Quit". */
+static bool fits(void)
+{
+	for (int y = 0; y < cv->h; y++)
+		if (text_width(line(y)) > cv->w)
+			return false;
+	const char *bar = line(cv->h - 1);
+	size_t n = strlen(bar);
+	return n >= 6 && strcmp(bar + n - 6, "q Quit") == 0;
+}
+
+static void test_functions(void)
+{
+	struct ui *ui = open_ui("base.pmcp", NULL);
+	char *l;
+	int y;
+
+	T_OK(ui != NULL, "a profile opens");
+	if (!ui)
+		return;
+	draw(ui, 120, 40);
+	y = row_with(" Function");
+	T_OK(y > 0 && strstr(line(y + 1), "work_a") && strstr(line(y + 1), "60.0%"),
+	     "the hot function is on the first row: '%s'", line(y + 1));
+	T_OK(strstr(line(y), "Self%\u25bc") != NULL, "sorted by self: '%s'", line(y));
+	T_OK(row_with("ana_work split") == 0 && row_with("backend perf_event") > 0 &&
+		     row_with("[cycles@1000") > 0,
+	     "the header shows the command, backend and events");
+	T_OK(strstr(line(y + 1), "ana_work.c:34") != NULL, "module and file:line: '%s'", line(y + 1));
+	T_OK(fits(), "120x40: every line fits, the bar ends with Quit");
+
+	/* incremental search, then n */
+	keys(ui, "/work_");
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "work_a") && row_with("Search: work__") >= 0,
+	     "search selects as you type: '%s'", selected());
+	keys(ui, "c");
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "work_c") != NULL, "more letters narrow it: '%s'", selected());
+	ui_on_key(ui, VK_ENTER);
+	keys(ui, "n");
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "work_c") != NULL, "n wraps round to the only match");
+	keys(ui, "/zzz");
+	draw(ui, 120, 40);
+	T_OK(row_with("not found") >= 0, "a search that fails says so");
+	ui_on_key(ui, VK_ESC);
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "work_c") != NULL, "Esc goes back to where the search began");
+
+	/* Enter: callers, callees, lines of the function */
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	y = row_with("Callers of work_c (1)");
+	T_OK(y > 0 && strstr(line(y + 1), "main"), "Enter shows the callers: '%s'",
+	     y > 0 ? line(y + 1) : "");
+	T_OK(row_with("Callees of work_c (0)") > 0 && row_with("Lines of work_c (1)") > 0,
+	     "and the callees and lines");
+	T_OK(strstr(selected(), "main") != NULL, "the first caller is selected");
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	T_OK(row_with("Callees of main (4)") > 0, "Enter on a caller moves to it");
+	ui_on_key(ui, VK_ESC);
+	ui_on_key(ui, VK_ESC);
+	draw(ui, 120, 40);
+	T_OK(row_with("Functions: ") > 0, "Esc goes back to the functions");
+
+	/* sort, event */
+	static const struct {
+		int line;
+		const char *heading;
+	} sorts[] = {
+		{ __LINE__, "Incl%\u25bc" }, { __LINE__, "Function\u25bc" }, { __LINE__, "Self%\u25bc" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(sorts); i++) {
+		enum react r = keys(ui, "s");
+		draw(ui, 120, 40);
+		T_OK((r & REACT_REQUERY) && row_with(sorts[i].heading) > 0,
+		     "s line %d: sorted by %s", sorts[i].line, sorts[i].heading);
+	}
+	y = row_with(" Function");
+	keys(ui, "ss");
+	draw(ui, 120, 40);
+	T_OK(strstr(line(y + 1), "hot_lines") != NULL, "by name: hot_lines first: '%s'",
+	     line(y + 1));
+	keys(ui, "s");
+	keys(ui, "e");
+	draw(ui, 120, 40);
+	T_OK(row_with("[instructions@2000") > 0 && strstr(line(y + 1), "hot_lines") &&
+		     row_with("Functions: 5, instructions") > 0,
+	     "e: the next event, its own order: '%s'", line(y + 1));
+	keys(ui, "e");
+
+	/* compare needs two runs */
+	keys(ui, "c");
+	draw(ui, 120, 40);
+	T_OK(row_with("compare mode needs two runs") > 0, "c with one run says what to do");
+
+	/* trees */
+	keys(ui, "t");
+	draw(ui, 120, 40);
+	y = row_with("\u25be main");
+	T_OK(row_with("Top-down tree") > 0 && y > 0 && strstr(line(y + 1), "    work_a"),
+	     "t: top-down tree, opened along the hot path");
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	T_OK(row_with("\u25b8 main") > 0 && row_with("work_a") < 0, "Enter closes a node");
+	keys(ui, "t");
+	draw(ui, 120, 40);
+	T_OK(row_with("Bottom-up tree") > 0 && strstr(selected(), "\u25b8 work_a"),
+	     "t again: bottom-up, the hottest function first: '%s'", selected());
+	ui_on_key(ui, VK_RIGHT);
+	draw(ui, 120, 40);
+	y = row_with("\u25be work_a");
+	T_OK(y > 0 && strstr(line(y + 1), "main"), "Right opens it: its caller main");
+	keys(ui, "t");
+	draw(ui, 120, 40);
+	T_OK(row_with("Functions: ") > 0, "t a third time: back to the functions");
+
+	/* lines, then the annotated source */
+	keys(ui, "l");
+	draw(ui, 120, 40);
+	T_OK(row_with("Source lines: ") > 0 && strstr(selected(), "ana_work.c:34"),
+	     "l: per-line table, hottest first: '%s'", selected());
+	keys(ui, "/hot");
+	ui_on_key(ui, VK_ENTER);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	l = selected();
+	T_OK(strstr(l, " 55 ") && strstr(l, "y += x >> 3;"), "Enter: the source, at the line: '%s'",
+	     l);
+	keys(ui, "[");
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), ">35 ") != NULL, "[ jumps to the previous hot line: '%s'",
+	     selected());
+	keys(ui, "]");
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), ">34 ") != NULL, "] to the next, wrapping round: '%s'", selected());
+	/* hot: 10% of the file's samples or more (lines 34 and 35 here) */
+	static const struct {
+		int line;
+		const char *at;
+		bool hot;
+	} hot[] = {
+		{ __LINE__, ">35 ", true }, { __LINE__, " 36 ", false }, { __LINE__, " 32 #define", false },
+	};
+	ui_on_key(ui, VK_HOME);
+	draw(ui, 120, 60);
+	for (size_t i = 0; i < ARRAY_SIZE(hot); i++) {
+		y = row_with(hot[i].at);
+		T_OK(y > 0 && (canvas_mem_role(cv, y, 0) == ROLE_HOT) == hot[i].hot &&
+			     (strchr(line(y), '>') != NULL) == hot[i].hot,
+		     "line %d: '%s' is %s", hot[i].line, hot[i].at, hot[i].hot ? "hot" : "not hot");
+	}
+	ui_on_key(ui, VK_ESC);
+	ui_on_key(ui, VK_ESC);
+
+	/* help and facts */
+	keys(ui, "?");
+	draw(ui, 120, 40);
+	T_OK(row_with("Help") > 0 && row_with("export this view as CSV") > 0, "? shows the keys");
+	keys(ui, "?");
+	keys(ui, "i");
+	draw(ui, 120, 40);
+	T_OK(row_with("Run facts") > 0 && row_with("argv") > 0 && row_with("lost") > 0,
+	     "i shows metadata and counters");
+	ui_on_key(ui, VK_ESC);
+
+	/* export, with the command that gives the same CSV */
+	char path[512], want[600], buf[256];
+	snprintf(path, sizeof(path), "%s/out.csv", dir);
+	keys(ui, "x");
+	draw(ui, 120, 40);
+	T_OK(row_with("Export CSV to: pmcprof-functions.csv_") > 0, "x asks for a file name");
+	keys(ui, "\x15");	/* ^U */
+	keys(ui, path);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	snprintf(want, sizeof(want), "wrote 5 rows to %s, as: pmcprof report --csv %s/base.pmcp",
+		 path, dir);
+	T_OK(row_with(want) > 0, "export says what it wrote and how to get it again: '%s'",
+	     line(38));
+	FILE *f = fopen(path, "r");
+	T_OK(f && fgets(buf, sizeof(buf), f) && strncmp(buf, "event,function,", 15) == 0,
+	     "the file is the analyzer's CSV");
+	if (f)
+		fclose(f);
+
+	/* sizes */
+	static const struct {
+		int line, w, h;
+		const char *must;
+	} sizes[] = {
+		{ __LINE__, 80, 24, "Self%\u25bc  Incl%" }, { __LINE__, 200, 60, "ana_work.c:34" },
+		{ __LINE__, 40, 10, "work_a" },		 { __LINE__, 80, 24, "work_a" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ui_on_key(ui, VK_RESIZE);
+		draw(ui, sizes[i].w, sizes[i].h);
+		T_OK(fits() && row_with(sizes[i].must) > 0, "line %d: %dx%d keeps the layout",
+		     sizes[i].line, sizes[i].w, sizes[i].h);
+	}
+	draw(ui, 12, 4);
+	T_OK(row_with("too small") == 0, "a tiny terminal says so");
+	T_OK(keys(ui, "Z") & REACT_BODY, "an unknown key gets a hint");
+	draw(ui, 80, 24);
+	T_OK(row_with("? lists the keys") > 0, "the hint names ?");
+	T_OK(keys(ui, "q") & REACT_QUIT, "q quits");
+
+	/* a run added from inside */
+	char add[512];
+	snprintf(add, sizeof(add), "a%s/run.pmcp", dir);
+	keys(ui, add);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	y = row_with("Base%");
+	T_OK(row_with("compare: base base.pmcp vs run.pmcp") == 0 && y > 0 &&
+		     strstr(line(y), "run.pmcp"),
+	     "a adds a run and turns compare mode on");
+	snprintf(add, sizeof(add), "a%s/nonexistent.pmcp", dir);
+	keys(ui, add);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	T_OK(row_with("cannot add") > 0 && row_with("compare: base base.pmcp vs run.pmcp") == 0,
+	     "a bad run is refused and the view stays");
+	ui_free(ui);
+}
+
+static void test_compare(void)
+{
+	struct ui *ui = open_ui("base.pmcp", "run.pmcp");
+	int y, x;
+
+	T_OK(ui != NULL, "two runs open");
+	if (!ui)
+		return;
+	draw(ui, 120, 40);
+	y = row_with("Base%");
+	x = canvas_mem_find(cv, y, "run.pmcp");
+	T_OK(y > 0 && x > 0, "compare mode: a ratio column for the run: '%s'", line(y));
+	static const struct {
+		int line;
+		const char *func, *cell;
+		enum role role;
+	} rows[] = {
+		{ __LINE__, "work_b", "1.50 [", ROLE_UP },
+		{ __LINE__, "work_a", "0.75 [", ROLE_DOWN },
+		{ __LINE__, "work_c", "1.00 [", ROLE_NORMAL },
+		{ __LINE__, "hot_lines", "only base", ROLE_WARN },
+		{ __LINE__, "inline_caller", "only run", ROLE_WARN },
+	};
+	/* Twice, the selection first at the top then at the bottom, so that
+	 * every row is seen unselected in its own colour once. */
+	bool seen[ARRAY_SIZE(rows)] = { false };
+	for (int pass = 0; pass < 2; pass++) {
+		ui_on_key(ui, pass ? VK_END : VK_HOME);
+		draw(ui, 120, 40);
+		for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+			int r = row_with(rows[i].func);
+			int c = r > 0 ? canvas_mem_find(cv, r, rows[i].cell) : -1;
+			T_OK(c > 0, "line %d: %s shows '%s': '%s'", rows[i].line, rows[i].func,
+			     rows[i].cell, r > 0 ? line(r) : "");
+			if (c > 0 && canvas_mem_role(cv, r, 0) != ROLE_SELECTED)
+				seen[i] = canvas_mem_role(cv, r, c) == rows[i].role;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		T_OK(seen[i], "line %d: %s is in role %d", rows[i].line, rows[i].func, rows[i].role);
+	y = row_with("work_b");
+	T_OK(y > 0 && strstr(line(y), "]*"), "1.5x is significant: '%s'", line(y));
+	y = row_with("work_c");
+	T_OK(y > 0 && !strstr(line(y), "]*"), "1.0x is not");
+	T_OK(row_with("! backend differs") > 0 || row_with("perf_event") > 0,
+	     "runs with different sources are flagged: '%s'", line(1));
+	y = row_with("Base%");
+	keys(ui, "r");
+	draw(ui, 120, 40);
+	T_OK(row_with("Base\u25bc") == y && row_with("ratio: samples in run") > 0, "r: raw counts");
+	keys(ui, "r");
+	draw(ui, 120, 40);
+	T_OK(row_with("pp run.pmcp") > 0 && strstr(line(row_with("work_b")), "+15 [+"),
+	     "r again: delta in points: '%s'", line(row_with("work_b")));
+	keys(ui, "r");
+	keys(ui, "sss");
+	draw(ui, 120, 40);
+	y = row_with("Base%");
+	T_OK(row_with("run.pmcp\u25bc") == y && strstr(line(y + 1), "only"),
+	     "s reaches ratio order in compare mode: '%s'", line(y + 1));
+	draw(ui, 80, 24);
+	T_OK(fits() && row_with("1.50") > 0, "compare mode at 80x24");
+	keys(ui, "c");
+	draw(ui, 120, 40);
+	T_OK(row_with("Self%") > 0 && row_with("run.pmcp") < 0, "c turns compare mode off");
+	ui_free(ui);
+}
+
+static void test_bad(void)
+{
+	char path[512], err[512], *runs[1] = { path };
+	struct load_opts lo = { 0 };
+	struct ana_set *s = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bad.pmcp", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("this is not a profile\n", f);
+		fclose(f);
+	}
+	T_OK(set_load(&s, runs, 1, &lo, err, sizeof(err)) != 0 && s == NULL &&
+		     strstr(err, "not a pmcprof profile"),
+	     "a bad file is refused with the reader's words: '%s'", err);
+	snprintf(path, sizeof(path), "%s/missing.pmcp", dir);
+	T_OK(set_load(&s, runs, 1, &lo, err, sizeof(err)) != 0 && strstr(err, "missing.pmcp"),
+	     "a missing file names itself: '%s'", err);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	if (!getenv("PMCPROF_BUILD")) {
+		T_SKIP("PMCPROF_BUILD unset: run from make check");
+		return 77;
+	}
+	if (!setlocale(LC_ALL, "C.UTF-8")) {
+		T_SKIP("no C.UTF-8 locale");
+		return 77;
+	}
+	text_utf8 = true;
+	if (!mkdtemp(dir))
+		return 1;
+	/* work_b's share goes from 30% to 45%: a known 1.5x */
+	int rc = mkprofile("base.pmcp",
+			   "-e cycles@1000 -e instructions@2000 -m 'argv=ana_work split' "
+			   "-m backend=perf_event -m hypervisor=kvm -c samples=10000 -c lost=300",
+			   "'main;work_a=6000,100' 'main;work_b=3000,200' 'main;work_c=900,300' "
+			   "'main;hot_lines:55=100,400'");
+	rc |= mkprofile("run.pmcp", "-e cycles@1000 -e instructions@2000 -m backend=cputimer",
+			"'main;work_a=4500,100' 'main;work_b=4500,200' 'main;work_c=900,300' "
+			"'main;inline_caller=100,5'");
+	T_OK(rc == 0, "test profiles written");
+	if (rc == 0) {
+		test_functions();
+		dump_if_failed();
+		test_compare();
+		dump_if_failed();
+		test_bad();
+	}
+	canvas_mem_free(cv);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	return T_DONE();
+}

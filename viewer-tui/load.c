@@ -1,0 +1,114 @@
+/* Loading runs into an analyzer set, with a progress line. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "viewer-tui/view.h"
+
+struct progress {
+	const char *last_phase;
+	unsigned last_pct;
+	struct timespec last;
+	bool shown;
+};
+
+/* A "\r"-rewritten line on stderr, at most ~20 times a second. */
+static void progress_stderr(void *arg, const char *phase, uint64_t done, uint64_t total)
+{
+	struct progress *p = arg;
+	struct timespec now;
+	unsigned pct = total ? (unsigned)(done * 100 / total) : 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms = (now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000;
+	if (p->last_phase == phase && (pct == p->last_pct || ms < 50))
+		return;
+	p->last_phase = phase;
+	p->last_pct = pct;
+	p->last = now;
+	p->shown = true;
+	if (total)
+		fprintf(stderr, "\rpmcprof view: %s %u%% (%llu/%llu)\033[K", phase, pct,
+			(unsigned long long)done, (unsigned long long)total);
+	else
+		fprintf(stderr, "\rpmcprof view: %s %llu\033[K", phase, (unsigned long long)done);
+	fflush(stderr);
+}
+
+/* The reader's own words about the last bad file, if the analyzer noted one. */
+static const char *last_error_note(const struct ana_set *s)
+{
+	for (size_t i = ana_set_n_notes(s); i-- > 0;) {
+		const struct ana_note *n = ana_set_note(s, i);
+		if (n && n->severity == ANA_NOTE_ERROR)
+			return n->msg;
+	}
+	return NULL;
+}
+
+int set_load(struct ana_set **out, char *const *runs, size_t n, const struct load_opts *o,
+	     char *err, size_t len)
+{
+	struct progress prog = { 0 };
+	bool tty_progress = o->progress && !o->progress_fn && isatty(STDERR_FILENO);
+	ANA_OPTS(opts, .weighted = o->weighted, .debug_dirs = o->debug_dirs,
+		 .progress = tty_progress ? progress_stderr : o->progress_fn,
+		 .progress_arg = tty_progress ? (void *)&prog : o->progress_arg);
+	struct ana_set *s;
+	int rc = 0;
+
+	*out = NULL;
+	s = ana_set_new(&opts);
+	if (!s) {
+		rc = -errno;
+		snprintf(err, len, "cannot create an analysis: %s", ana_strerror(rc));
+		return rc;
+	}
+	for (size_t r = 0; r < n && rc == 0; r++) {
+		/* "A,B": repeats of one run. */
+		char *copy = strdup(runs[r]), *save = NULL;
+		unsigned rep = 0;
+		if (!copy) {
+			rc = -ENOMEM;
+			snprintf(err, len, "out of memory");
+			break;
+		}
+		for (char *p = strtok_r(copy, ",", &save); p && rc == 0;
+		     p = strtok_r(NULL, ",", &save)) {
+			rc = ana_set_add(s, (unsigned)r, rep++, p);
+			if (rc != 0) {
+				const char *why = last_error_note(s);
+				if (why)
+					snprintf(err, len, "%s", why);
+				else
+					snprintf(err, len, "%s: %s", p, ana_strerror(rc));
+			}
+		}
+		free(copy);
+		/* Named as diff names them, so exported CSV matches its. */
+		if (rc == 0 && (rc = ana_set_label(s, (unsigned)r, runs[r])) != 0)
+			snprintf(err, len, "%s: %s", runs[r], ana_strerror(rc));
+	}
+	if (rc == 0) {
+		rc = ana_set_finish(s);
+		if (rc == -ANA_ENODATA)
+			snprintf(err, len, "no samples in %s%s", runs[0], n > 1 ? " ..." : "");
+		else if (rc != 0)
+			snprintf(err, len, "cannot analyze: %s", ana_strerror(rc));
+	}
+	if (prog.shown) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	if (rc != 0) {
+		ana_set_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}

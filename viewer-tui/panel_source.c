@@ -1,0 +1,283 @@
+/* Annotated source: every line of a file with its samples, hot lines
+ * marked.  Without the file's text, the lines that have samples. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer-tui/view.h"
+
+/* A line is hot from this share of the file's samples on. */
+#define HOT_SHARE 0.10
+
+struct src {
+	struct panel p;
+	struct ui *ui;
+	char *file;
+	unsigned want_line;
+	struct source *text;	/* NULL: not readable */
+	int text_err;
+	struct ana_rows *rows;	/* LINES, all files */
+	size_t *at;		/* per table row: row in `rows`, or SIZE_MAX */
+	unsigned *lineno;	/* per table row: its line number */
+	size_t n;
+	double total, hot_min;	/* the file's value; hot from hot_min on */
+	struct vcols vc;	/* value columns, then Line and Text */
+	size_t n_value;
+};
+
+static size_t src_n(void *ctx)
+{
+	return ((struct src *)ctx)->n;
+}
+
+static double line_value(const struct src *s, size_t row)
+{
+	return s->at[row] == SIZE_MAX ? 0
+	       : ana_rows_value(s->rows, s->at[row], s->ui->st.base, s->ui->st.event, ANA_SELF);
+}
+
+static bool hot(const struct src *s, size_t row)
+{
+	double v = line_value(s, row);
+	return v > 0 && v >= s->hot_min;
+}
+
+static enum role src_cell(void *ctx, size_t row, size_t col, int width, char *buf, size_t len)
+{
+	struct src *s = ctx;
+	const struct vcol *c = &s->vc.c[col];
+
+	buf[0] = '\0';
+	if (c->kind == VC_LINE) {	/* the line number, '>' on hot lines */
+		snprintf(buf, len, "%s%u", hot(s, row) ? ">" : " ", s->lineno[row]);
+		return hot(s, row) ? ROLE_HOT : ROLE_DIM;
+	}
+	if (c->kind == VC_NAME) {	/* the text */
+		snprintf(buf, len, "%s", s->text ? source_line(s->text, s->lineno[row]) : "");
+		return ROLE_NORMAL;
+	}
+	if (s->at[row] == SIZE_MAX)
+		return ROLE_NORMAL;
+	return vcol_cell(&s->ui->st, c, s->rows, s->at[row], width, buf, len);
+}
+
+static enum role src_row_role(void *ctx, size_t row)
+{
+	return hot(ctx, row) ? ROLE_HOT : ROLE_NORMAL;
+}
+
+static const char *src_match(void *ctx, size_t row)
+{
+	struct src *s = ctx;
+	return s->text ? source_line(s->text, s->lineno[row]) : NULL;
+}
+
+static const struct table_ops src_table = {
+	.n_rows = src_n, .cell = src_cell, .match = src_match, .row_role = src_row_role,
+};
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	return (x > y) - (x < y);
+}
+
+static int src_refresh(struct panel *p, struct ui *ui)
+{
+	struct src *s = (struct src *)p;
+	struct ana_query q;
+	struct ana_rows *rows;
+	size_t n, nr, *at = NULL;
+	unsigned *lineno = NULL, max_line = 0, keep = s->n ? s->lineno[p->t.sel] : s->want_line;
+
+	view_query(&ui->st, ANA_VIEW_LINES, &q);
+	q.sort = ANA_SORT_VALUE;
+	rows = ana_set_query(ui->set, &q);
+	if (!rows)
+		return -errno;
+	nr = ana_rows_n(rows);
+	for (size_t i = 0; i < nr; i++) {
+		const struct ana_row *r = ana_rows_row(rows, i);
+		if (same(r->file, s->file) && r->line > max_line)
+			max_line = r->line;
+	}
+	/* With the text: every line; without: the lines that have samples. */
+	n = s->text ? source_n_lines(s->text) : 0;
+	if (n < max_line && s->text)
+		n = max_line;	/* samples past the end: the file changed */
+	if (!s->text)
+		for (size_t i = 0; i < nr; i++)
+			n += same(ana_rows_row(rows, i)->file, s->file);
+	at = malloc((n ? n : 1) * sizeof(*at));
+	lineno = malloc((n ? n : 1) * sizeof(*lineno));
+	if (!at || !lineno) {
+		free(at);
+		free(lineno);
+		ana_rows_free(rows);
+		return -ENOMEM;
+	}
+	if (s->text) {
+		for (size_t k = 0; k < n; k++) {
+			lineno[k] = (unsigned)k + 1;
+			at[k] = SIZE_MAX;
+		}
+	} else {
+		size_t k = 0;
+		for (size_t i = 0; i < nr; i++)
+			if (same(ana_rows_row(rows, i)->file, s->file))
+				lineno[k++] = ana_rows_row(rows, i)->line;
+		qsort(lineno, n, sizeof(*lineno), cmp_lines);
+		size_t u = 0;	/* one row per line, even if two functions share it */
+		for (k = 0; k < n; k++)
+			if (u == 0 || lineno[u - 1] != lineno[k])
+				lineno[u++] = lineno[k];
+		n = u;
+		for (k = 0; k < n; k++)
+			at[k] = SIZE_MAX;
+	}
+	ana_rows_free(s->rows);
+	free(s->at);
+	free(s->lineno);
+	s->rows = rows;
+	s->at = at;
+	s->lineno = lineno;
+	s->n = n;
+	/* Rows are sorted by value, so the first match of a line is its row. */
+	for (size_t i = 0; i < nr; i++) {
+		const struct ana_row *r = ana_rows_row(rows, i);
+		if (!same(r->file, s->file) || r->line == 0)
+			continue;
+		unsigned *hit = bsearch(&r->line, lineno, n, sizeof(*lineno), cmp_lines);
+		if (hit && at[hit - lineno] == SIZE_MAX)
+			at[hit - lineno] = i;
+	}
+	s->total = 0;
+	double top = 0;
+	size_t top_row = 0;
+	for (size_t k = 0; k < n; k++) {
+		double v = line_value(s, k);
+		s->total += v;
+		if (v > top)
+			top = v, top_row = k;
+	}
+	s->hot_min = s->total * HOT_SHARE;
+	/* Columns: the flat lines' value columns, then Line and Text. */
+	vcols_build(&s->vc, &ui->st, ui->set, ANA_VIEW_LINES);
+	size_t m = 0;
+	for (size_t i = 0; i < s->vc.n; i++)
+		if (s->vc.c[i].kind != VC_LINE && s->vc.c[i].kind != VC_NAME &&
+		    s->vc.c[i].kind != VC_MODULE) {
+			s->vc.c[m] = s->vc.c[i];
+			s->vc.spec[m] = s->vc.spec[i];
+			s->vc.spec[m].title = s->vc.c[m].title;
+			m++;
+		}
+	s->n_value = m;
+	s->vc.c[m] = (struct vcol){ .kind = VC_LINE, .title = "Line" };
+	s->vc.spec[m] = (struct col_spec){ .title = s->vc.c[m].title, .min = 6, .pref = 7,
+					   .prio = 95, .flags = COL_RIGHT };
+	m++;
+	s->vc.c[m] = (struct vcol){ .kind = VC_NAME, .title = "Source" };
+	s->vc.spec[m] = (struct col_spec){ .title = s->vc.c[m].title, .min = 10, .pref = 80,
+					   .prio = 99, .flags = COL_FLEX };
+	s->vc.n = m + 1;
+	p->t.cols = s->vc.spec;
+	p->t.n_cols = s->vc.n;
+	p->t.sort_col = -1;
+	size_t sel = top_row;
+	for (size_t k = 0; keep && k < n; k++)
+		if (lineno[k] == keep)
+			sel = k;
+	p->t.center = p->gen == 0;	/* opening: the line in the middle */
+	table_changed(&p->t);
+	table_select(&p->t, sel);
+	return 0;
+}
+
+static enum react src_key(struct panel *p, struct ui *ui, int key)
+{
+	struct src *s = (struct src *)p;
+	(void)ui;
+	/* ] and [: the next and previous hot line. */
+	if (key != ']' && key != '[')
+		return REACT_NONE;
+	for (size_t k = 1; k < s->n; k++) {
+		size_t r = key == ']' ? (p->t.sel + k) % s->n : (p->t.sel + s->n - k) % s->n;
+		if (hot(s, r)) {
+			table_select(&p->t, r);
+			return REACT_BODY;
+		}
+	}
+	return REACT_HANDLED;
+}
+
+static void src_title(struct panel *p, struct ui *ui, char *buf, size_t len)
+{
+	struct src *s = (struct src *)p;
+	char total[32];
+
+	(void)ui;
+	fmt_count(total, sizeof(total), s->total, 12);
+	if (s->text)
+		snprintf(buf, len, "%s: %zu lines, %s samples; hot lines > ([ ] jump)", s->file,
+			 s->n, total);
+	else
+		snprintf(buf, len, "%s (text not readable: %s): the %zu lines with samples",
+			 s->file, strerror(s->text_err), s->n);
+}
+
+static const struct ana_rows *src_rows(struct panel *p)
+{
+	(void)p;
+	return NULL;	/* the lines of one file are not a row set of their own */
+}
+
+static const char *src_slug(struct panel *p)
+{
+	(void)p;
+	return "source";
+}
+
+static void src_free(struct panel *p)
+{
+	struct src *s = (struct src *)p;
+	ana_rows_free(s->rows);
+	source_free(s->text);
+	free(s->at);
+	free(s->lineno);
+	free(s->file);
+	free(s);
+}
+
+static const struct panel_ops src_ops = {
+	.refresh = src_refresh, .on_key = src_key, .title = src_title,
+	.rows = src_rows, .slug = src_slug, .free = src_free,
+};
+
+struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line)
+{
+	struct src *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->p.ops = &src_ops;
+	s->ui = ui;
+	s->want_line = line;
+	s->file = strdup(file);
+	if (!s->file) {
+		free(s);
+		return NULL;
+	}
+	s->text = source_read(file);
+	s->text_err = s->text ? 0 : errno;
+	table_init(&s->p.t, &src_table, s);
+	return &s->p;
+}

@@ -1,0 +1,260 @@
+/* Two-column text panels: the key help (`?`) and the run facts (`i`):
+ * metadata, events, collector counters and the analyzer's notes. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer-tui/view.h"
+
+struct trow {
+	char *key, *value;
+	enum role role;
+};
+
+struct text {
+	struct panel p;
+	struct ui *ui;
+	bool help;
+	struct trow *r;
+	size_t n, cap;
+	bool oom;
+	struct col_spec cols[2];
+};
+
+static size_t text_n(void *ctx)
+{
+	return ((struct text *)ctx)->n;
+}
+
+static enum role text_cell(void *ctx, size_t row, size_t col, int width, char *buf, size_t len)
+{
+	struct text *t = ctx;
+	(void)width;
+	snprintf(buf, len, "%s", col == 0 ? t->r[row].key : t->r[row].value);
+	return ROLE_NORMAL;
+}
+
+static enum role text_row_role(void *ctx, size_t row)
+{
+	return ((struct text *)ctx)->r[row].role;
+}
+
+static const char *text_match(void *ctx, size_t row)
+{
+	return ((struct text *)ctx)->r[row].value;
+}
+
+static const struct table_ops text_table = {
+	.n_rows = text_n, .cell = text_cell, .match = text_match, .row_role = text_row_role,
+};
+
+static void line(struct text *t, enum role role, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void line(struct text *t, enum role role, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+
+	if (t->oom)
+		return;
+	if (t->n == t->cap) {
+		size_t c = t->cap ? t->cap * 2 : 32;
+		struct trow *r = realloc(t->r, c * sizeof(*r));
+		if (!r) {
+			t->oom = true;
+			return;
+		}
+		t->r = r;
+		t->cap = c;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		v = NULL;
+	va_end(ap);
+	char *k = strdup(key);
+	if (!v || !k) {
+		free(v);
+		free(k);
+		t->oom = true;
+		return;
+	}
+	t->r[t->n++] = (struct trow){ k, v, role };
+}
+
+static void clear_rows(struct text *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->r[i].key);
+		free(t->r[i].value);
+	}
+	t->n = 0;
+	t->oom = false;
+}
+
+static void help_rows(struct text *t)
+{
+	line(t, ROLE_TITLE, "Keys", "%s", "");
+	for (size_t i = 0; i < ui_n_keyhelp; i++)
+		line(t, ROLE_NORMAL, ui_keyhelp[i].keys, "%s", ui_keyhelp[i].what);
+	line(t, ROLE_TITLE, "Compare mode", "%s", "");
+	line(t, ROLE_NORMAL, "1.50 [1.4,1.6]*",
+	     "ratio of the run to the base, its confidence interval, * = significant");
+	line(t, ROLE_UP, "red", "ratio >= %.2f (or delta >= +%.1f points)", t->ui->st.threshold,
+	     t->ui->st.delta_threshold);
+	line(t, ROLE_DOWN, "blue", "ratio <= %.2f (or delta <= -%.1f points)",
+	     1 / t->ui->st.threshold, t->ui->st.delta_threshold);
+	line(t, ROLE_WARN, "only base / only run", "the function has samples in one run only");
+	line(t, ROLE_NORMAL, "", "%s", "");
+	line(t, ROLE_DIM, "", "docs/viewer.md has the details.  Esc or ? closes this help.");
+}
+
+static void facts_rows(struct text *t)
+{
+	struct ana_set *s = t->ui->set;
+
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_run *run = ana_set_run(s, r);
+		if (!run)
+			continue;
+		line(t, ROLE_TITLE, r == t->ui->st.base ? "Base run" : "Run", "%s", run->label);
+		line(t, run->n_partial ? ROLE_WARN : ROLE_NORMAL, "files",
+		     "%u in %u repeat(s), %u partial", run->n_files, run->n_repeats,
+		     run->n_partial);
+		for (size_t i = 0; i < run->n_meta; i++)
+			line(t, ROLE_NORMAL, run->meta[i].key, "%s", run->meta[i].value);
+		for (size_t i = 0; i < run->n_events; i++) {
+			const struct ana_event_fact *e = &run->events[i];
+			char how[96];
+			if (e->freq)
+				snprintf(how, sizeof(how), "@f%" PRIu64 " Hz", e->freq);
+			else
+				snprintf(how, sizeof(how), "@%" PRIu64 "%s", e->period,
+					 e->random_mask ? " randomized" : "");
+			line(t, e->mixed ? ROLE_WARN : ROLE_NORMAL, "event",
+			     "%s%s (asked: %s) %s%s, %" PRIu64 " samples, weight %.0f %s", e->name,
+			     i == t->ui->st.event ? " [shown]" : "",
+			     e->requested && *e->requested ? e->requested : "not recorded", how,
+			     e->mixed ? " (differs between files!)" : "", e->samples, e->weight,
+			     e->unit ? e->unit : "");
+		}
+		for (size_t i = 0; i < run->n_counters; i++) {
+			const struct ana_counter_fact *c = &run->counters[i];
+			if (isnan(c->pct))
+				line(t, ROLE_NORMAL, c->name, "%" PRIu64, c->value);
+			else
+				line(t, c->warn ? ROLE_WARN : ROLE_NORMAL, c->name,
+				     "%" PRIu64 " (%.2f%% of samples)%s", c->value, c->pct,
+				     c->warn ? "  above 1%: the profile is missing samples" : "");
+		}
+	}
+	line(t, ROLE_TITLE, "Notes", "%zu", ana_set_n_notes(s));
+	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
+		static const char *const sev[] = { "info", "warning", "error" };
+		const struct ana_note *n = ana_set_note(s, i);
+		if (!n)
+			continue;
+		enum role role = n->severity == ANA_NOTE_INFO ? ROLE_NORMAL : ROLE_WARN;
+		const char *what = sev[n->severity <= ANA_NOTE_ERROR ? n->severity : 0];
+		if (n->run >= 0)
+			line(t, role, what, "%s  (run %d)", n->msg, n->run);
+		else
+			line(t, role, what, "%s", n->msg);
+	}
+}
+
+static int text_refresh(struct panel *p, struct ui *ui)
+{
+	struct text *t = (struct text *)p;
+	size_t sel = p->t.sel;
+
+	(void)ui;
+	clear_rows(t);
+	if (t->help)
+		help_rows(t);
+	else
+		facts_rows(t);
+	if (t->oom)
+		return -ENOMEM;
+	t->cols[0] = (struct col_spec){ .title = t->help ? "Key" : "Fact", .min = 10, .pref = 26,
+					.prio = 50 };
+	t->cols[1] = (struct col_spec){ .title = t->help ? "Does" : "Value", .min = 10,
+					.pref = 60, .prio = 60, .flags = COL_FLEX };
+	p->t.cols = t->cols;
+	p->t.n_cols = 2;
+	table_changed(&p->t);
+	table_select(&p->t, sel);
+	return 0;
+}
+
+static enum react text_key(struct panel *p, struct ui *ui, int key)
+{
+	struct text *t = (struct text *)p;
+
+	if (key == 'q' || key == VK_ESC || key == VK_LEFT || key == VK_BACKSPACE ||
+	    key == (t->help ? '?' : 'i')) {
+		ui_pop(ui);
+		return REACT_ALL;
+	}
+	return REACT_NONE;
+}
+
+static void text_title(struct panel *p, struct ui *ui, char *buf, size_t len)
+{
+	struct text *t = (struct text *)p;
+	snprintf(buf, len, "%s", t->help ? "Help" : "Run facts");
+	(void)ui;
+}
+
+static const struct ana_rows *text_rows(struct panel *p)
+{
+	(void)p;
+	return NULL;
+}
+
+static const char *text_slug(struct panel *p)
+{
+	return ((struct text *)p)->help ? "help" : "facts";
+}
+
+static void text_free(struct panel *p)
+{
+	struct text *t = (struct text *)p;
+	clear_rows(t);
+	free(t->r);
+	free(t);
+}
+
+static const struct panel_ops text_ops = {
+	.refresh = text_refresh, .on_key = text_key, .title = text_title,
+	.rows = text_rows, .slug = text_slug, .free = text_free,
+};
+
+static struct panel *text_new(struct ui *ui, bool help)
+{
+	struct text *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->p.ops = &text_ops;
+	t->ui = ui;
+	t->help = help;
+	table_init(&t->p.t, &text_table, t);
+	return &t->p;
+}
+
+struct panel *panel_help_new(struct ui *ui)
+{
+	return text_new(ui, true);
+}
+
+struct panel *panel_facts_new(struct ui *ui)
+{
+	return text_new(ui, false);
+}

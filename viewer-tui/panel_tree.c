@@ -1,0 +1,350 @@
+/* The calling-context tree, top-down (callees under callers) or bottom-up
+ * (callers under the functions that took the samples), expanded on
+ * demand: each expansion is one analyzer query for one node's children. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer-tui/view.h"
+
+#define HOT_PATH_DEPTH 16	/* top-down opens along the hottest path this deep */
+
+struct tentry {
+	const struct ana_rows *rs;
+	size_t i;
+	unsigned depth;		/* roots: 0 */
+	bool open;
+};
+
+struct tree {
+	struct panel p;
+	struct ui *ui;
+	bool bottomup;
+	char *select_name;	/* first refresh: select (and open) this root */
+	bool opened;		/* first refresh done */
+	struct tentry *e;
+	size_t n, cap;
+	struct ana_rows **owned;	/* every row set queried since the last refresh */
+	size_t n_owned, cap_owned;
+	struct vcols vc;
+	struct view_state st;	/* ui->st, on inclusive cost as trees are */
+	struct ana_rows *full;	/* the whole tree, for export */
+};
+
+static const struct ana_row *row_of(const struct tree *t, size_t k)
+{
+	return ana_rows_row(t->e[k].rs, t->e[k].i);
+}
+
+static size_t tree_n(void *ctx)
+{
+	return ((struct tree *)ctx)->n;
+}
+
+static enum role tree_cell(void *ctx, size_t row, size_t col, int width, char *buf, size_t len)
+{
+	struct tree *t = ctx;
+	const struct tentry *e = &t->e[row];
+	const struct vcol *c = &t->vc.c[col];
+	enum role role = vcol_cell(&t->st, c, e->rs, e->i, width, buf, len);
+
+	if (c->kind == VC_NAME) {
+		const struct ana_row *r = row_of(t, row);
+		const char *mark = !(r->flags & ANA_ROW_EXPANDABLE) ? "  "
+				   : e->open ? (text_utf8 ? "\u25be " : "- ")
+					     : (text_utf8 ? "\u25b8 " : "+ ");
+		char tmp[1024];
+		unsigned indent = e->depth < 40 ? e->depth : 40;
+		snprintf(tmp, sizeof(tmp), "%*s%s%s%s", (int)indent * 2, "", mark, buf,
+			 r->flags & ANA_ROW_INLINED ? " [inlined]" : "");
+		snprintf(buf, len, "%s", tmp);
+	}
+	return role;
+}
+
+static const char *tree_match(void *ctx, size_t row)
+{
+	return row_of(ctx, row)->name;
+}
+
+static const struct table_ops tree_table = {
+	.n_rows = tree_n, .cell = tree_cell, .match = tree_match,
+};
+
+static int own(struct tree *t, struct ana_rows *rs)
+{
+	if (t->n_owned == t->cap_owned) {
+		size_t c = t->cap_owned ? t->cap_owned * 2 : 16;
+		struct ana_rows **o = realloc(t->owned, c * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		t->owned = o;
+		t->cap_owned = c;
+	}
+	t->owned[t->n_owned++] = rs;
+	return 0;
+}
+
+/* Insert m entries at position at. */
+static int make_room(struct tree *t, size_t at, size_t m)
+{
+	if (t->n + m > t->cap) {
+		size_t c = t->cap ? t->cap : 64;
+		while (c < t->n + m)
+			c *= 2;
+		struct tentry *ne = realloc(t->e, c * sizeof(*ne));
+		if (!ne)
+			return -ENOMEM;
+		t->e = ne;
+		t->cap = c;
+	}
+	memmove(t->e + at + m, t->e + at, (t->n - at) * sizeof(*t->e));
+	t->n += m;
+	return 0;
+}
+
+/* The children of node (ANA_ROOT: the roots) after entry `at` - 1. */
+static int insert_children(struct tree *t, size_t at, uint32_t node, unsigned depth)
+{
+	struct ana_query q;
+	struct ana_rows *rs;
+	size_t m;
+
+	view_query(&t->st, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN, &q);
+	q.node = node;
+	rs = ana_set_query(t->ui->set, &q);
+	if (!rs)
+		return -errno;
+	if (own(t, rs) != 0) {
+		ana_rows_free(rs);
+		return -ENOMEM;
+	}
+	m = ana_rows_n(rs);
+	if (make_room(t, at, m) != 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++)
+		t->e[at + i] = (struct tentry){ .rs = rs, .i = i, .depth = depth };
+	return 0;
+}
+
+static int expand(struct tree *t, size_t k)
+{
+	const struct ana_row *r = row_of(t, k);
+	int rc;
+
+	if (t->e[k].open || !(r->flags & ANA_ROW_EXPANDABLE))
+		return 0;
+	rc = insert_children(t, k + 1, r->node, t->e[k].depth + 1);
+	if (rc == 0)
+		t->e[k].open = true;
+	return rc;
+}
+
+static void collapse(struct tree *t, size_t k)
+{
+	size_t end = k + 1;
+
+	while (end < t->n && t->e[end].depth > t->e[k].depth)
+		end++;
+	memmove(t->e + k + 1, t->e + end, (t->n - end) * sizeof(*t->e));
+	t->n -= end - (k + 1);
+	t->e[k].open = false;
+}
+
+static void forget(struct tree *t)
+{
+	ana_rows_free(t->full);
+	t->full = NULL;
+	for (size_t i = 0; i < t->n_owned; i++)
+		ana_rows_free(t->owned[i]);
+	t->n_owned = 0;
+	t->n = 0;
+}
+
+static bool in(const uint32_t *set, size_t n, uint32_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == v)
+			return true;
+	return false;
+}
+
+static int tree_refresh(struct panel *p, struct ui *ui)
+{
+	struct tree *t = (struct tree *)p;
+	uint32_t *open = NULL, sel_node = t->n ? row_of(t, p->t.sel)->node : ANA_ROOT;
+	size_t n_open = 0, sel = 0;
+	int rc;
+
+	t->st = ui->st;
+	t->st.kind = ANA_INCL;
+	/* Re-open what was open, now in the new order. */
+	if (t->n && !(open = malloc(t->n * sizeof(*open))))
+		return -ENOMEM;
+	for (size_t k = 0; k < t->n; k++)
+		if (t->e[k].open)
+			open[n_open++] = row_of(t, k)->node;
+	forget(t);
+	rc = insert_children(t, 0, ANA_ROOT, 0);
+	for (size_t k = 0; rc == 0 && k < t->n; k++)
+		if (in(open, n_open, row_of(t, k)->node))
+			rc = expand(t, k);
+	free(open);
+	if (rc != 0)
+		return rc;
+	for (size_t k = 0; k < t->n; k++)
+		if (row_of(t, k)->node == sel_node)
+			sel = k;
+	if (!t->opened) {
+		t->opened = true;
+		if (t->select_name) {
+			for (size_t k = 0; k < t->n; k++)
+				if (strcmp(row_of(t, k)->name, t->select_name) == 0) {
+					sel = k;
+					expand(t, k);
+					break;
+				}
+		} else if (!t->bottomup) {
+			/* Open along the hottest path: the first child each time. */
+			for (size_t k = 0; k < t->n && t->e[k].depth < HOT_PATH_DEPTH; k++)
+				if (expand(t, k) != 0 || !t->e[k].open)
+					break;
+		}
+	}
+	vcols_build(&t->vc, &t->st, ui->set, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN);
+	p->t.cols = t->vc.spec;
+	p->t.n_cols = t->vc.n;
+	p->t.sort_col = t->vc.sort_col;
+	table_changed(&p->t);
+	table_select(&p->t, sel);
+	return 0;
+}
+
+static enum react tree_key(struct panel *p, struct ui *ui, int key)
+{
+	struct tree *t = (struct tree *)p;
+	size_t k = p->t.sel;
+	int rc = 0;
+
+	if (key == 't') {	/* top-down -> bottom-up -> back */
+		bool bu = t->bottomup;
+		ui_pop(ui);
+		if (!bu)
+			ui_push(ui, panel_tree_new(ui, true, NULL));
+		return REACT_ALL;
+	}
+	if (t->n == 0)
+		return REACT_NONE;
+	switch (key) {
+	case VK_ENTER:
+	case ' ':
+		if (t->e[k].open)
+			collapse(t, k);
+		else
+			rc = expand(t, k);
+		break;
+	case VK_RIGHT:
+	case '+':
+		if (t->e[k].open && k + 1 < t->n)
+			table_select(&p->t, k + 1);
+		else
+			rc = expand(t, k);
+		break;
+	case VK_LEFT:
+	case '-':
+		if (t->e[k].open) {
+			collapse(t, k);
+			break;
+		}
+		while (k > 0 && t->e[k - 1].depth >= t->e[p->t.sel].depth)
+			k--;
+		if (k == 0 && t->e[p->t.sel].depth == 0)
+			return REACT_NONE;	/* a root: Left goes back */
+		table_select(&p->t, k > 0 ? k - 1 : 0);
+		break;
+	default:
+		return REACT_NONE;
+	}
+	if (rc != 0)
+		ui_message(ui, ROLE_WARN, "cannot expand: %s", ana_strerror(rc));
+	return REACT_BODY;
+}
+
+static void tree_title(struct panel *p, struct ui *ui, char *buf, size_t len)
+{
+	struct tree *t = (struct tree *)p;
+	const char *ev = ana_set_event(ui->set, ui->st.event);
+
+	snprintf(buf, len, "%s tree, %s (Enter/arrows open and close; t: %s)",
+		 t->bottomup ? "Bottom-up" : "Top-down", ev ? ev : "?",
+		 t->bottomup ? "back" : "bottom-up");
+}
+
+/* The whole tree, every level, as `report --tree` has it: the part on
+ * screen depends on what was opened, which no command can repeat. */
+static const struct ana_rows *tree_rows(struct panel *p)
+{
+	struct tree *t = (struct tree *)p;
+	struct ana_query q;
+
+	if (!t->full) {
+		view_query(&t->st, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN, &q);
+		q.node = ANA_ROOT;
+		q.max_depth = UINT_MAX;
+		t->full = ana_set_query(t->ui->set, &q);
+	}
+	return t->full;
+}
+
+static bool tree_command(struct panel *p, struct ui *ui, char *buf, size_t len)
+{
+	struct tree *t = (struct tree *)p;
+	char sort[128];
+
+	if (ui->st.compare)
+		return false;	/* diff compares flat views only */
+	cmd_sort_args(&t->st, sort, sizeof(sort));
+	snprintf(buf, len, " --tree%s%s", t->bottomup ? "=bottom-up" : "", sort);
+	return true;
+}
+
+static const char *tree_slug(struct panel *p)
+{
+	return ((struct tree *)p)->bottomup ? "bottomup" : "topdown";
+}
+
+static void tree_free(struct panel *p)
+{
+	struct tree *t = (struct tree *)p;
+	forget(t);
+	free(t->owned);
+	free(t->e);
+	free(t->select_name);
+	free(t);
+}
+
+static const struct panel_ops tree_ops = {
+	.refresh = tree_refresh, .on_key = tree_key, .title = tree_title,
+	.rows = tree_rows, .slug = tree_slug, .command = tree_command, .free = tree_free,
+};
+
+struct panel *panel_tree_new(struct ui *ui, bool bottomup, const char *select_name)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->p.ops = &tree_ops;
+	t->ui = ui;
+	t->bottomup = bottomup;
+	if (select_name && !(t->select_name = strdup(select_name))) {
+		free(t);
+		return NULL;
+	}
+	table_init(&t->p.t, &tree_table, t);
+	return &t->p;
+}

@@ -1,0 +1,75 @@
+/* Comparison cells: a run's ratio against the base as text (value,
+ * interval, significance mark, presence) and the colour it earns. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viewer-tui/view.h"
+
+enum role cmp_role(const struct view_state *st, const struct ana_cmp *c)
+{
+	if (c->presence == ANA_ONLY_BASE || c->presence == ANA_ONLY_RUN)
+		return ROLE_WARN;
+	if (c->presence != ANA_IN_BOTH || isnan(c->ratio))
+		return ROLE_NORMAL;
+	if (st->ratio == ANA_RATIO_DELTA) {
+		if (c->ratio >= st->delta_threshold)
+			return ROLE_UP;
+		if (c->ratio <= -st->delta_threshold)
+			return ROLE_DOWN;
+		return ROLE_NORMAL;
+	}
+	if (c->ratio >= st->threshold)
+		return ROLE_UP;
+	if (c->ratio <= 1 / st->threshold)
+		return ROLE_DOWN;
+	return ROLE_NORMAL;
+}
+
+/* A ratio or delta with precision for its size: 0.98, 12.5, 150; +1.2. */
+static void fmt_num(char *buf, size_t len, double x, enum ana_ratio mode)
+{
+	double a = fabs(x);
+
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else if (isinf(x))
+		snprintf(buf, len, x > 0 ? "inf" : "-inf");
+	else if (mode == ANA_RATIO_DELTA)
+		snprintf(buf, len, a < 9.95 ? "%+.1f" : "%+.0f", x);
+	else
+		snprintf(buf, len, a < 9.995 ? "%.2f" : a < 99.95 ? "%.1f" : "%.0f", x);
+}
+
+void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode, int cols)
+{
+	char v[32], lo[32], hi[32];
+	const char *mark = c->significant ? "*" : " ";
+
+	switch (c->presence) {
+	case ANA_ONLY_BASE:
+		snprintf(buf, len, cols >= 9 ? "only base" : "base");
+		return;
+	case ANA_ONLY_RUN:
+		snprintf(buf, len, cols >= 8 ? "only run" : "new");
+		return;
+	case ANA_IN_NEITHER:
+		snprintf(buf, len, " ");
+		return;
+	case ANA_IN_BOTH:
+		break;
+	}
+	fmt_num(v, sizeof(v), c->ratio, mode);
+	if (isnan(c->ratio)) {
+		snprintf(buf, len, "- ");
+		return;
+	}
+	fmt_num(lo, sizeof(lo), c->lo, mode);
+	fmt_num(hi, sizeof(hi), c->hi, mode);
+	/* The interval only when it fits: the ratio and mark matter most. */
+	snprintf(buf, len, "%s [%s,%s]%s", v, lo, hi, mark);
+	if ((int)strlen(buf) > cols || isnan(c->lo) || isnan(c->hi))
+		snprintf(buf, len, "%s%s", v, mark);
+}
