@@ -319,8 +319,13 @@ static void report(const char *name, int err)
 {
 	const char *why = strerrordesc_np(-err);
 
-	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) == 0)
+	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) != 0)
+		return;
+	if (name)
 		coll_warn("pmcprof: cannot write profile ", coll.set.outdir, "/", name, ": ",
+			  why ? why : "unknown error", (char *)NULL);
+	else
+		coll_warn("pmcprof: cannot write profiles into ", coll.set.outdir, ": ",
 			  why ? why : "unknown error", (char *)NULL);
 }
 
@@ -457,7 +462,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal)
 	dirfd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		ret = -errno;
-		report("", ret);
+		report(NULL, ret);
 		return ret;
 	}
 	ret = -EEXIST;

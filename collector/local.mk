@@ -20,3 +20,45 @@ pkglibexec_PROGRAMS += pmcprof-record
 pmcprof_record_SOURCES = collector/cmd_record.c collector/exe.c collector/exe.h \
 	collector/settings.c collector/settings.h
 pmcprof_record_LDADD = backend/libpmc-core.la
+
+# ---- tests ----
+check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
+UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
+tests_unit_test_cct_SOURCES = tests/unit/test_cct.c collector/cct.c collector/cct.h tests/harness.h
+tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings.c \
+	collector/settings.h tests/harness.h
+tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c \
+	collector/loadmap.h tests/harness.h
+tests_unit_test_loadmap_LDADD = -ldl -lpthread
+
+# Workloads for tests/integration/record_*.sh, built like user programs.
+rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
+check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
+	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
+	tests/progs/rec_static tests/progs/rec_inspect
+tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
+tests_progs_rec_threads_CFLAGS = $(rec_cflags)
+tests_progs_rec_threads_LDFLAGS = -pthread
+tests_progs_rec_exit_SOURCES = tests/progs/rec_exit.c tests/progs/rec_common.h
+tests_progs_rec_exit_CFLAGS = $(rec_cflags)
+tests_progs_rec_exit_LDFLAGS = -pthread
+tests_progs_rec_fork_SOURCES = tests/progs/rec_fork.c tests/progs/rec_common.h
+tests_progs_rec_fork_CFLAGS = $(rec_cflags)
+tests_progs_rec_dl_SOURCES = tests/progs/rec_dl.c tests/progs/rec_common.h
+tests_progs_rec_dl_CFLAGS = $(rec_cflags)
+tests_progs_rec_dl_LDADD = -ldl
+tests_progs_rec_signals_SOURCES = tests/progs/rec_signals.c tests/progs/rec_common.h
+tests_progs_rec_signals_CFLAGS = $(rec_cflags)
+tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c
+tests_progs_rec_lockstep_CFLAGS = $(rec_cflags)
+# Statically linked on purpose: record must refuse it.
+tests_progs_rec_static_SOURCES = tests/progs/rec_static.c
+tests_progs_rec_static_LDFLAGS = -all-static
+# The test's own profile reader and ELF symbolizer.
+tests_progs_rec_inspect_SOURCES = tests/progs/rec_inspect.c
+tests_progs_rec_inspect_LDADD = profile/libprofile.la $(DW_LIBS)
+# The library rec_dl opens and closes.
+check_LTLIBRARIES += tests/progs/rec_dllib.la
+tests_progs_rec_dllib_la_SOURCES = tests/progs/rec_dllib.c tests/progs/rec_common.h
+tests_progs_rec_dllib_la_CFLAGS = $(rec_cflags)
+tests_progs_rec_dllib_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere

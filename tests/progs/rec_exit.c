@@ -1,0 +1,81 @@
+/* rec_exit MODE [MS]: burn MS ms (default 100) of CPU, then end as MODE says:
+ *   return        return 0 from main
+ *   exit3         exit(3)
+ *   _exit4        _exit(4)
+ *   _Exit5        _Exit(5)
+ *   thread-exit6  a second thread burns, then calls exit(6) while main waits
+ *   main-pthread-exit  main calls pthread_exit; the other thread returns (0)
+ *   segv | abort | term | int   die of SIGSEGV / SIGABRT / SIGTERM / SIGINT
+ * The main thread burns in burn_main, the second thread in burn_worker. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec_common.h"
+
+static double ms = 100;
+
+__attribute__((noinline)) static void burn_main(void)
+{
+	REC_BURN(ms, 3);
+}
+
+__attribute__((noinline)) static void burn_worker(void)
+{
+	REC_BURN(ms, 5);
+}
+
+static void *worker_exit(void *p)
+{
+	(void)p;
+	burn_worker();
+	exit(6);
+}
+
+static void *worker_return(void *p)
+{
+	(void)p;
+	burn_worker();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "return";
+	pthread_t t;
+
+	if (argc > 2)
+		ms = atof(argv[2]);
+	if (!strcmp(mode, "thread-exit6")) {
+		pthread_create(&t, NULL, worker_exit, NULL);
+		burn_main();
+		pthread_join(t, NULL);
+		return 1;	/* not reached: the worker exits first */
+	}
+	if (!strcmp(mode, "main-pthread-exit")) {
+		pthread_create(&t, NULL, worker_return, NULL);
+		burn_main();
+		pthread_exit(NULL);
+	}
+	burn_main();
+	if (!strcmp(mode, "exit3"))
+		exit(3);
+	if (!strcmp(mode, "_exit4"))
+		_exit(4);
+	if (!strcmp(mode, "_Exit5"))
+		_Exit(5);
+	if (!strcmp(mode, "segv"))
+		*(volatile int *)(uintptr_t)8 = 1;
+	if (!strcmp(mode, "abort"))
+		abort();
+	if (!strcmp(mode, "term"))
+		raise(SIGTERM);
+	if (!strcmp(mode, "int"))
+		raise(SIGINT);
+	return 0;
+}

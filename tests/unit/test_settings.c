@@ -1,0 +1,160 @@
+/* PMCPROF_* settings: each variable's parser, table-driven, and the
+ * launcher -> environment -> collector round trip. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/settings.h"
+#include "tests/harness.h"
+
+static const struct {
+	int line;
+	const char *name, *value;
+	int ret;
+	const char *msg;	/* a piece of the message on error */
+} cases[] = {
+	{ __LINE__, "PMCPROF_OUTDIR", "/tmp/x", 0, NULL },
+	{ __LINE__, "PMCPROF_OUTDIR", "rel/dir", -EINVAL, "not an absolute path" },
+	{ __LINE__, "PMCPROF_BACKEND", "perf_event", 0, NULL },
+	{ __LINE__, "PMCPROF_BACKEND", "", -EINVAL, "empty" },
+	{ __LINE__, "PMCPROF_BACKEND", "../evil", -EINVAL, "not a backend name" },
+	{ __LINE__, "PMCPROF_EVENTS", "perf::CPU-CLOCK@1000000", 0, NULL },
+	{ __LINE__, "PMCPROF_EVENTS", "a@1;b@2;CPUTIME@1000", 0, NULL },
+	{ __LINE__, "PMCPROF_EVENTS", "", -EINVAL, "no events" },
+	{ __LINE__, "PMCPROF_EVENTS", "a;;b", -EINVAL, "empty element" },
+	{ __LINE__, "PMCPROF_EVENTS", "a;b;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q", -EINVAL, "more than 16" },
+	{ __LINE__, "PMCPROF_EVENTS", "a\tb", -EINVAL, "control character" },
+	{ __LINE__, "PMCPROF_REQUESTED", "", 0, NULL },
+	{ __LINE__, "PMCPROF_CALL_GRAPH", "fp", 0, NULL },
+	{ __LINE__, "PMCPROF_CALL_GRAPH", "dwarf", -EINVAL, "not one of unwind, fp, none" },
+	{ __LINE__, "PMCPROF_SIGNAL", "38", 0, NULL },
+	{ __LINE__, "PMCPROF_SIGNAL", "RTMIN+4", 0, NULL },
+	{ __LINE__, "PMCPROF_SIGNAL", "SIGRTMIN+0", 0, NULL },
+	{ __LINE__, "PMCPROF_SIGNAL", "27", 0, NULL },	/* SIGPROF: allowed */
+	{ __LINE__, "PMCPROF_SIGNAL", "9", -EINVAL, "SIGKILL) cannot be caught" },
+	{ __LINE__, "PMCPROF_SIGNAL", "11", -EINVAL, "watched to write profiles" },
+	{ __LINE__, "PMCPROF_SIGNAL", "32", -EINVAL, "reserved by the C library" },
+	{ __LINE__, "PMCPROF_SIGNAL", "0", -EINVAL, "not a signal number on this system" },
+	{ __LINE__, "PMCPROF_SIGNAL", "65", -EINVAL, "not a signal number on this system" },
+	{ __LINE__, "PMCPROF_SIGNAL", "RTMIN+99", -EINVAL, "beyond SIGRTMAX" },
+	{ __LINE__, "PMCPROF_SIGNAL", "usr1", -EINVAL, "not a signal number" },
+	{ __LINE__, "PMCPROF_RANDOM_BITS", "0", 0, NULL },
+	{ __LINE__, "PMCPROF_RANDOM_BITS", "32", 0, NULL },
+	{ __LINE__, "PMCPROF_RANDOM_BITS", "33", -EINVAL, "from 0 to 32" },
+	{ __LINE__, "PMCPROF_RANDOM_BITS", "-1", -EINVAL, "from 0 to 32" },
+	{ __LINE__, "PMCPROF_SEED", "18446744073709551615", 0, NULL },
+	{ __LINE__, "PMCPROF_SEED", "0x10", 0, NULL },
+	{ __LINE__, "PMCPROF_SEED", "18446744073709551616", -EINVAL, "unsigned 64-bit" },
+	{ __LINE__, "PMCPROF_SEED", "12abc", -EINVAL, "unsigned 64-bit" },
+	{ __LINE__, "PMCPROF_PRIVATE", "1", 0, NULL },
+	{ __LINE__, "PMCPROF_PRIVATE", "yes", -EINVAL, "not 0 or 1" },
+	{ __LINE__, "PMCPROF_CCT_BYTES", "4M", 0, NULL },
+	{ __LINE__, "PMCPROF_CCT_BYTES", "65536", 0, NULL },
+	{ __LINE__, "PMCPROF_CCT_BYTES", "1k", -EINVAL, "below the 64K minimum" },
+	{ __LINE__, "PMCPROF_CCT_BYTES", "2G", -EINVAL, "up to 1G" },
+	{ __LINE__, "PMCPROF_CCT_BYTES", "M", -EINVAL, "not a size" },
+	{ __LINE__, "PMCPROF_NOPE", "1", -ENOENT, "unknown setting" },
+};
+
+static void test_parsers(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rec_settings s;
+		char msg[512] = "";
+		int ret;
+
+		settings_defaults(&s);
+		ret = settings_set(&s, cases[i].name, NULL, cases[i].value, msg, sizeof(msg));
+		T_OK(ret == cases[i].ret && (!cases[i].msg || strstr(msg, cases[i].msg)),
+		     "%s=%s -> %d '%s' [line %d]", cases[i].name, cases[i].value, ret, msg,
+		     cases[i].line);
+	}
+}
+
+static void test_values(void)
+{
+	struct rec_settings s;
+	char msg[256];
+
+	settings_defaults(&s);
+	T_OK(s.signo == SIGRTMIN + 4 && s.call_graph == UW_MODE_UNWIND && s.cct_bytes == 4 << 20 &&
+	     s.random_bits == 0, "defaults: RTMIN+4, unwind, 4 MiB, fixed periods");
+	settings_set(&s, "PMCPROF_SIGNAL", NULL, "RTMIN+2", msg, sizeof(msg));
+	T_OK(s.signo == SIGRTMIN + 2, "RTMIN+2 is SIGRTMIN + 2");
+	settings_set(&s, "PMCPROF_CCT_BYTES", NULL, "128K", msg, sizeof(msg));
+	T_OK(s.cct_bytes == 128 << 10, "128K is 131072 bytes");
+	settings_set(&s, "PMCPROF_EVENTS", NULL, "x@1;y@2", msg, sizeof(msg));
+	T_OK(s.n_events == 2 && !strcmp(s.events[0], "x@1") && !strcmp(s.events[1], "y@2"),
+	     "an event list splits at ';'");
+	T_OK(settings_set(&s, "PMCPROF_SIGNAL", "--signal", "9", msg, sizeof(msg)) < 0 &&
+	     !strncmp(msg, "--signal: ", 10), "a label replaces the variable name: '%s'", msg);
+}
+
+/* settings_export then settings_load through a little environment. */
+struct env {
+	char names[16][32];
+	char values[16][8192];
+	int n;
+};
+
+static int env_put(const char *name, const char *value, void *arg)
+{
+	struct env *e = arg;
+
+	snprintf(e->names[e->n], sizeof(e->names[0]), "%s", name);
+	snprintf(e->values[e->n], sizeof(e->values[0]), "%s", value);
+	e->n++;
+	return 0;
+}
+
+static const char *env_get(const char *name, void *arg)
+{
+	struct env *e = arg;
+
+	for (int i = 0; i < e->n; i++)
+		if (!strcmp(e->names[i], name))
+			return e->values[i];
+	return NULL;
+}
+
+static void test_round_trip(void)
+{
+	static struct env e;
+	struct rec_settings a, b;
+	char msg[256];
+
+	settings_defaults(&a);
+	strcpy(a.outdir, "/tmp/out dir");
+	strcpy(a.backend, "cputimer");
+	a.n_events = 2;
+	strcpy(a.events[0], "CPUTIME@1000");
+	strcpy(a.events[1], "REALTIME@500");
+	a.n_requested = 1;
+	strcpy(a.requested[0], "cycles@100000");
+	strcpy(a.fallback, "no PMU; using CPUTIME");
+	a.call_graph = UW_MODE_FP;
+	a.signo = SIGRTMIN + 7;
+	a.random_bits = 9;
+	a.seed = 12345678901234567ull;
+	a.private_files = true;
+	a.cct_bytes = 1 << 20;
+	T_OK(settings_export(&a, env_put, &e) == 0, "export");
+	T_OK(settings_load(&b, env_get, &e, msg, sizeof(msg)) == 0, "load what was exported");
+	/* Both start from settings_defaults (zeroed), so bytes compare. */
+	T_OK(memcmp(&a, &b, sizeof(a)) == 0, "every setting survives the round trip");
+	e.n = 0;
+	T_OK(settings_load(&b, env_get, &e, msg, sizeof(msg)) == -EINVAL &&
+	     strstr(msg, "PMCPROF_OUTDIR is not set"), "a missing required setting: '%s'", msg);
+}
+
+int main(void)
+{
+	test_parsers();
+	test_values();
+	test_round_trip();
+	return T_DONE();
+}
