@@ -454,6 +454,9 @@ static int read_pass(struct pcx_ctx *c, uint64_t *slotval, uint64_t *tsc, uint32
 		*tsc = t_sum + (v_sum + (now - v_start)) - t_start;
 		for (unsigned s = 0; s < nslots; s++) {
 			if (s < nr) {
+				/* Sign-extended like the driver's stored starts; the
+				 * delta is taken mod 2^width, so a wrap between the
+				 * samples cannot skew it. */
 				uint64_t phys = pcx_sign_extend(sys->rdpmc(ts->pmc[s].map, sys->arg),
 								c->width);
 				uint64_t star = vs->pmc[s].sum +
