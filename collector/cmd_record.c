@@ -210,7 +210,6 @@ static void make_plan(struct opts *o)
 	}
 	fprintf(stderr, "pmcprof record: %s\n", plan.why);
 	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
-	snprintf(o->set.fallback, sizeof(o->set.fallback), "%s", plan.why);
 	for (size_t i = 0; i < plan.n; i++) {
 		if (o->set.random_bits && !plan.ev[i].period)
 			usage_error("--random-period needs events sampled by period, not @fFREQ");
@@ -221,6 +220,19 @@ static void make_plan(struct opts *o)
 	o->set.n_requested = o->n_specs ? o->n_specs : 1;
 	for (size_t i = 0; i < o->set.n_requested; i++)
 		snprintf(o->set.requested[i], sizeof(o->set.requested[i]), "%s", plan.req[i].spec);
+	/* The profile's "fallback": "REQUESTED -> USED: why", empty if none. */
+	if (plan.fell_back) {
+		char req[240] = "", used[240] = "";
+
+		for (size_t i = 0; i < o->set.n_requested; i++)
+			snprintf(req + strlen(req), sizeof(req) - strlen(req), "%s%s", i ? "," : "",
+				 o->set.requested[i]);
+		for (size_t i = 0; i < plan.n; i++)
+			snprintf(used + strlen(used), sizeof(used) - strlen(used), "%s%s",
+				 i ? "," : "", o->set.events[i]);
+		snprintf(o->set.fallback, sizeof(o->set.fallback), "%s -> %s: %s", req, used,
+			 plan.why);
+	}
 	pmc_plan_release(&plan);
 }
 

@@ -21,6 +21,12 @@
 
 /* Deepest call path recorded; deeper stacks are truncated and counted. */
 #define COLL_MAX_DEPTH 512
+/* A signal stack for the fatal-signal handler, so a stack overflow still
+ * gets its profiles written. */
+#define COLL_ALTSTACK (64 << 10)
+/* COLL_TIMING (tests/bench only): time each handler run, up to 100 us. */
+#define COLL_TIMING_BUCKETS 10000
+#define COLL_TIMING_NS 10
 
 /* The collector's own counters, written into each thread's profile.  The
  * names are in flush.c's table, in this order. */
@@ -63,10 +69,16 @@ struct thr {
 	uint64_t thread_seed;
 	struct timespec start;		/* CLOCK_REALTIME */
 	char written[256];		/* file name of the last write (for exec) */
-	size_t map_len;			/* the whole mapping, this struct first */
-	void *arena;
+	size_t map_len;			/* the whole mapping: this struct, then */
+	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals, then */
+	void *arena;			/* the CCT */
 	size_t arena_len;
+	bool own_altstack;		/* we installed it (the thread had none) */
 	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
+#ifdef COLL_TIMING
+	/* Benchmark builds only: handler durations, 10 ns buckets. */
+	uint32_t timing[COLL_TIMING_BUCKETS];
+#endif
 };
 
 /* Process-wide state, set up once by init (and again in a fork child). */
@@ -123,9 +135,9 @@ struct thr *thr_begin(void);
 /* The calling thread ends: write its profile, disarm, release. */
 void thr_end(struct thr *t);
 /* Write every thread's profile.  partial: after a fatal signal.  hold:
- * before an exec, undone by thr_resume_all if the exec fails.
- * Async-signal-safe. */
-void thr_flush_all(bool partial, bool hold);
+ * before an exec, undone by thr_resume_all if the exec fails.  reason is
+ * the end_reason ("exit", "exec", "signal SIGSEGV").  Async-signal-safe. */
+void thr_flush_all(bool partial, bool hold, const char *reason);
 void thr_resume_all(void);
 /* The sampling signal handler. */
 void thr_on_signal(int signo, siginfo_t *si, void *uc);
@@ -142,9 +154,10 @@ void thr_rearm_self(void);
 void flush_process_init(bool full);
 /* At process end: say how many profiles could not be written, if any. */
 void flush_report_failures(void);
-/* Write t's profile; t is owned by the caller (BUSY).  0 or -errno; a
- * failure is reported on stderr.  Async-signal-safe. */
-int flush_thread(struct thr *t, bool partial, bool in_signal);
+/* Write t's profile; t is owned by the caller (BUSY).  reason: see
+ * thr_flush_all.  0 or -errno; a failure is reported on stderr.
+ * Async-signal-safe. */
+int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
 

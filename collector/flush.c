@@ -5,6 +5,7 @@
  * the ones docs/profile-format.md lists. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,14 +24,14 @@
 static const char *const counter_names[CTR_N] = {
 	[CTR_SAMPLES] = "samples",
 	[CTR_DROPPED_IN_COLLECTOR] = "dropped_in_collector",
-	[CTR_DROPPED_CCT_FULL] = "dropped_cct_full",
+	[CTR_DROPPED_CCT_FULL] = "dropped_no_memory",
 	[CTR_DROPPED_NO_STACK] = "dropped_no_stack",
 	[CTR_LEAF_ONLY_LOADER] = "leaf_only_in_loader",
 	[CTR_UNWIND_FAILED] = "unwind_failed",
-	[CTR_TRUNCATED] = "truncated",
+	[CTR_TRUNCATED] = "truncated_stacks",
 	[CTR_UNKNOWN_MODULE] = "unknown_module",
 	[CTR_NOT_OURS] = "not_ours",
-	[CTR_REENTERED] = "reentered",
+	[CTR_REENTERED] = "dropped_reentrant",
 	[CTR_REARM_FAILED] = "rearm_failed",
 	[CTR_MASK_STRIPPED] = "mask_stripped",
 	[CTR_SIGNAL_BLOCKED] = "signal_blocked",
@@ -45,8 +46,9 @@ static struct {
 	char argv[4096];
 	char host[256];
 	char pid[24], ppid[24];
-	char kernel[200];
+	char kernel[80], arch[80];
 	char cpu_model[96];
+	char cpus[16];
 	char hypervisor[48];
 	char hv_signature[16];
 	char vpmu[160];
@@ -55,8 +57,9 @@ static struct {
 	char backend_version[48];
 	char events_used[PMC_MAX_EVENTS * SET_SPEC_MAX];
 	char events_requested[PMC_MAX_EVENTS * SET_SPEC_MAX];
-	char random_bits[8], seed[24], signo[8], cct_bytes[24], clk_tck[16];
+	char random_bits[8], seed[24], signo[8], cct_bytes[24], max_depth[16];
 	char steal_start[24];
+	uint64_t ns_per_tick;
 	char prefix[200];		/* file names: "<cmd>[-r<rank>]-<host>-<pid>" */
 } proc;
 
@@ -96,32 +99,12 @@ static void put_u0(struct buf *b, uint64_t v, int width)
 	put_u(b, v);
 }
 
-/* ISO 8601 UTC, e.g. 2024-05-01T12:00:00.123Z (days-to-civil, no gmtime). */
+/* SECONDS.NANOSECONDS since the epoch. */
 static void put_time(struct buf *b, const struct timespec *ts)
 {
-	int64_t days = ts->tv_sec / 86400, secs = ts->tv_sec % 86400;
-	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
-	int64_t y = yoe + era * 400 + (m <= 2);
-
-	put_u(b, (uint64_t)y);
-	put_s(b, "-");
-	put_u0(b, (uint64_t)m, 2);
-	put_s(b, "-");
-	put_u0(b, (uint64_t)d, 2);
-	put_s(b, "T");
-	put_u0(b, (uint64_t)(secs / 3600), 2);
-	put_s(b, ":");
-	put_u0(b, (uint64_t)(secs / 60 % 60), 2);
-	put_s(b, ":");
-	put_u0(b, (uint64_t)(secs % 60), 2);
+	put_u(b, (uint64_t)ts->tv_sec);
 	put_s(b, ".");
-	put_u0(b, (uint64_t)(ts->tv_nsec / 1000000), 3);
-	put_s(b, "Z");
+	put_u0(b, (uint64_t)ts->tv_nsec, 9);
 }
 
 /* A fresh string in the arena b: returns it and moves past it. */
@@ -208,24 +191,38 @@ static void sanitize(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/* /proc/self/cmdline, arguments separated by spaces. */
+/* /proc/self/cmdline: arguments joined by spaces, each shell-quoted when
+ * it has to be ('it'\''s'). */
 static void read_argv(char *dst, size_t cap)
 {
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_@%+=:,./-";
+	char raw[4096];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, dst, cap - 1);
+	ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof(raw) - 1);
+	struct buf b = { dst, 0, cap };
 
+	dst[0] = '\0';
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0) {
-		dst[0] = '\0';
+	if (n <= 0)
 		return;
+	raw[n] = '\0';
+	for (char *a = raw; a < raw + n; a += strlen(a) + 1) {
+		if (a != raw)
+			put_s(&b, " ");
+		if (*a && strspn(a, safe) == strlen(a)) {
+			put_s(&b, a);
+			continue;
+		}
+		put_s(&b, "'");
+		for (char *c = a; *c; c++) {
+			char one[2] = { *c, '\0' };
+
+			put_s(&b, *c == '\'' ? "'\\''" : one);
+		}
+		put_s(&b, "'");
 	}
-	if (dst[n - 1] == '\0')
-		n--;
-	for (ssize_t i = 0; i < n; i++)
-		if (dst[i] == '\0')
-			dst[i] = ' ';
-	dst[n] = '\0';
 }
 
 static void join_specs(char *dst, size_t cap, char (*list)[SET_SPEC_MAX], size_t n)
@@ -247,8 +244,6 @@ void flush_process_init(bool full)
 
 	snprintf(proc.pid, sizeof(proc.pid), "%d", (int)getpid());
 	snprintf(proc.ppid, sizeof(proc.ppid), "%d", (int)getppid());
-	snprintf(proc.steal_start, sizeof(proc.steal_start), "%llu",
-		 (unsigned long long)steal_ticks());
 	coll.rank[0] = '\0';
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
 		const char *r = getenv(rank_vars[i]);
@@ -262,27 +257,33 @@ void flush_process_init(bool full)
 	if (full) {
 		struct pmc_env env;
 		struct utsname u;
-
 		ssize_t l = readlink("/proc/self/exe", proc.command, sizeof(proc.command) - 1);
+		long tck = sysconf(_SC_CLK_TCK);
 
 		if (l > 0)
 			proc.command[l] = '\0';
 		else
 			snprintf(proc.command, sizeof(proc.command), "%s", program_invocation_name);
 		read_argv(proc.argv, sizeof(proc.argv));
-		if (gethostname(proc.host, sizeof(proc.host) - 1) < 0)
-			snprintf(proc.host, sizeof(proc.host), "unknown");
-		if (uname(&u) == 0)
-			snprintf(proc.kernel, sizeof(proc.kernel), "%s %s %s", u.sysname,
-				 u.release, u.machine);
+		if (uname(&u) == 0) {
+			snprintf(proc.host, sizeof(proc.host), "%s", u.nodename);
+			snprintf(proc.kernel, sizeof(proc.kernel), "%s", u.release);
+			snprintf(proc.arch, sizeof(proc.arch), "%s", u.machine);
+		}
+		snprintf(proc.cpus, sizeof(proc.cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 		pmc_env_probe(&env);
 		snprintf(proc.cpu_model, sizeof(proc.cpu_model), "%s", env.cpu_model);
 		snprintf(proc.hypervisor, sizeof(proc.hypervisor), "%s",
-			 env.hv_present ? env.hv_name : "none");
+			 env.hv_present && env.hv_name ? env.hv_name : "none");
+		for (char *c = proc.hypervisor; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
 		snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
-		snprintf(proc.vpmu, sizeof(proc.vpmu),
-			 "version %d, %d gp x %d bits, %d fixed x %d bits", env.pmu_version,
-			 env.n_gp, env.gp_width, env.n_fixed, env.fixed_width);
+		if (env.pmu_version > 0 || env.n_gp > 0)
+			snprintf(proc.vpmu, sizeof(proc.vpmu),
+				 "arch perfmon v%d, %d gp counters x %d bits, %d fixed",
+				 env.pmu_version, env.n_gp, env.gp_width, env.n_fixed);
+		else
+			snprintf(proc.vpmu, sizeof(proc.vpmu), "none");
 		snprintf(proc.paranoid, sizeof(proc.paranoid), "%d", env.paranoid);
 		snprintf(proc.hw_events, sizeof(proc.hw_events), "%s",
 			 env.hw_events ? "yes" : (env.hw_errno ? strerrorname_np(env.hw_errno) : "no"));
@@ -297,8 +298,11 @@ void flush_process_init(bool full)
 		snprintf(proc.signo, sizeof(proc.signo), "%d", coll.sigrt);
 		snprintf(proc.cct_bytes, sizeof(proc.cct_bytes), "%llu",
 			 (unsigned long long)coll.set.cct_bytes);
-		snprintf(proc.clk_tck, sizeof(proc.clk_tck), "%ld", sysconf(_SC_CLK_TCK));
+		snprintf(proc.max_depth, sizeof(proc.max_depth), "%d", COLL_MAX_DEPTH);
+		proc.ns_per_tick = tck > 0 ? 1000000000u / (uint64_t)tck : 0;
 	}
+	snprintf(proc.steal_start, sizeof(proc.steal_start), "%llu",
+		 (unsigned long long)(steal_ticks() * proc.ns_per_tick));
 	sanitize(cmd, sizeof(cmd), program_invocation_short_name);
 	sanitize(host, sizeof(host), proc.host);
 	snprintf(proc.prefix, sizeof(proc.prefix), "%s%s%s-%s-%d", cmd[0] ? cmd : "prog",
@@ -306,6 +310,57 @@ void flush_process_init(bool full)
 }
 
 /* ---- one thread's profile ---- */
+
+#ifdef COLL_TIMING
+/* The handler-duration histogram as counters: runs, median, p99, max. */
+static size_t timing_counters(const struct thr *t, struct prof_counter *out)
+{
+	uint64_t n = 0, seen = 0, p50 = 0, p99 = 0, max = 0;
+
+	for (size_t b = 0; b < COLL_TIMING_BUCKETS; b++)
+		n += t->timing[b];
+	for (size_t b = 0; b < COLL_TIMING_BUCKETS && n; b++) {
+		if (!t->timing[b])
+			continue;
+		seen += t->timing[b];
+		if (!p50 && seen * 2 >= n)
+			p50 = (b + 1) * COLL_TIMING_NS;
+		if (!p99 && seen * 100 >= n * 99)
+			p99 = (b + 1) * COLL_TIMING_NS;
+		max = (b + 1) * COLL_TIMING_NS;
+	}
+	out[0] = (struct prof_counter){ "handler_runs", n };
+	out[1] = (struct prof_counter){ "handler_ns_p50", p50 };
+	out[2] = (struct prof_counter){ "handler_ns_p99", p99 };
+	out[3] = (struct prof_counter){ "handler_ns_max", max };
+	return 4;
+}
+#endif
+
+/* The thread's name (comm) from /proc, without stdio. */
+static const char *thread_name(struct buf *b, pid_t tid)
+{
+	char path[64];
+	struct buf pb = { path, 0, sizeof(path) };
+	const char *s = b->p + b->n;
+	ssize_t n;
+	int fd;
+
+	put_s(&pb, "/proc/self/task/");
+	put_u(&pb, (uint64_t)tid);
+	put_s(&pb, "/comm");
+	if (b->n + 20 > b->cap)
+		return "";
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? 0 : read(fd, b->p + b->n, 16);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && b->p[b->n + n - 1] == '\n')
+		n--;
+	b->p[b->n + (n > 0 ? n : 0)] = '\0';
+	b->n += (size_t)(n > 0 ? n : 0) + 1;
+	return s;
+}
 
 static const char *requested_for(size_t i)
 {
@@ -365,13 +420,13 @@ static int write_guarded(const struct prof *p, int dirfd, const char *name, int 
 	return ret;
 }
 
-int flush_thread(struct thr *t, bool partial, bool in_signal)
+int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason)
 {
 	char strings[2048];
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 5];
+	struct prof_counter ctrs[CTR_N + 9];
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
@@ -391,35 +446,43 @@ int flush_thread(struct thr *t, bool partial, bool in_signal)
 	META("argv", proc.argv);
 	META("host", proc.host);
 	META("pid", proc.pid);
-	META("ppid", proc.ppid);
 	META("tid", str_u(&sb, (uint64_t)t->tid));
+	META("ppid", proc.ppid);
+	META("thread_name", thread_name(&sb, t->tid));
 	META("thread_index", str_u(&sb, t->index));
 	if (coll.rank[0])
-		META("mpi_rank", coll.rank);
+		META("rank", coll.rank);
 	META("start_time", str_time(&sb, &t->start));
 	META("end_time", str_time(&sb, &end));
 	META("kernel", proc.kernel);
+	META("arch", proc.arch);
 	META("cpu_model", proc.cpu_model);
+	META("cpus", proc.cpus);
 	META("hypervisor", proc.hypervisor);
 	META("hypervisor_signature", proc.hv_signature);
 	META("vpmu", proc.vpmu);
-	META("perf_event_paranoid", proc.paranoid);
+	META("paranoid", proc.paranoid);
 	META("hw_events", proc.hw_events);
 	META("backend", coll.set.backend);
 	META("backend_version", proc.backend_version);
 	META("events_requested", proc.events_requested);
 	META("events_used", proc.events_used);
 	META("fallback", coll.set.fallback);
-	META("call_graph", settings_call_graph_name(coll.set.call_graph));
-	META("random_period_bits", proc.random_bits);
-	META("random_seed", proc.seed);
-	META("thread_seed", str_u(&sb, t->thread_seed));
+	META("steal_start", proc.steal_start);
+	META("steal_end", str_u(&sb, steal_ticks() * proc.ns_per_tick));
+	META("call_graph", coll.set.call_graph == UW_MODE_UNWIND
+				   ? "libunwind"
+				   : settings_call_graph_name(coll.set.call_graph));
+	META("max_depth", proc.max_depth);
+	if (coll.set.random_bits) {
+		META("seed", proc.seed);
+		META("random_period_bits", proc.random_bits);
+		META("thread_seed", str_u(&sb, t->thread_seed));
+	}
 	META("signal", proc.signo);
 	META("cct_bytes", proc.cct_bytes);
-	META("clk_tck", proc.clk_tck);
-	META("steal_ticks_start", proc.steal_start);
-	META("steal_ticks_end", str_u(&sb, steal_ticks()));
-	META("collector_version", PACKAGE_VERSION);
+	META("end_reason", reason);
+	META("pmcprof_version", PACKAGE_VERSION);
 #undef META
 
 	for (size_t i = 0; i < coll.n_ev; i++) {
@@ -446,6 +509,9 @@ int flush_thread(struct thr *t, bool partial, bool in_signal)
 		ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
 	}
 
+#ifdef COLL_TIMING
+	nc += timing_counters(t, ctrs + nc);
+#endif
 	memset(&p, 0, sizeof(p));
 	p.version = PROF_VERSION;
 	p.partial = partial;

@@ -73,7 +73,11 @@ static void on_fatal(int signo, siginfo_t *si, void *uc)
 	if (getpid() == coll.pid) {
 		if (__atomic_compare_exchange_n(&fatal_owner, &none, me, false, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST)) {
-			thr_flush_all(true, false);
+			char reason[32] = "signal SIG";
+
+			strncat(reason, sigabbrev_np(signo) ? sigabbrev_np(signo) : "?",
+				sizeof(reason) - strlen(reason) - 1);
+			thr_flush_all(true, false, reason);
 			__atomic_store_n(&fatal_done, 1, __ATOMIC_SEQ_CST);
 		} else if (none != me) {
 			/* Another thread crashed too and is writing: dying now
@@ -304,6 +308,6 @@ __attribute__((destructor)) static void on_unload(void)
 {
 	if (!coll.active || getpid() != coll.pid)
 		return;
-	thr_flush_all(false, false);
+	thr_flush_all(false, false, "exit");
 	flush_report_failures();
 }

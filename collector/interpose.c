@@ -269,7 +269,7 @@ static bool exec_prepare(bool likely)
 	if (!coll.active || coll_inside || !likely || getpid() != coll.pid)
 		return false;
 	coll_inside++;
-	thr_flush_all(false, true);
+	thr_flush_all(false, true, "exec");
 	thr_disarm_self();
 	coll_inside--;
 	return true;
@@ -424,7 +424,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 static void flush_before_exit(void)
 {
 	if (coll.active && !coll_inside && getpid() == coll.pid) {
-		thr_flush_all(false, false);
+		thr_flush_all(false, false, "exit");
 		flush_report_failures();
 	}
 }

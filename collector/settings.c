@@ -154,7 +154,7 @@ static int p_fallback(struct rec_settings *s, const char *name, const char *v, c
 		      size_t len)
 {
 	if (copy_str(s->fallback, sizeof(s->fallback), v))
-		return fail(msg, len, name, "longer than 511 bytes%s", "");
+		return fail(msg, len, name, "longer than 1023 bytes%s", "");
 	return 0;
 }
 

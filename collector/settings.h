@@ -23,7 +23,7 @@ struct rec_settings {
 	char events[PMC_MAX_EVENTS][SET_SPEC_MAX];	/* used, "NAME@PERIOD" */
 	size_t n_requested;
 	char requested[PMC_MAX_EVENTS][SET_SPEC_MAX];	/* as the user wrote them */
-	char fallback[512];		/* why these events (the plan's one line) */
+	char fallback[1024];		/* "REQUESTED -> USED: why", "" if none */
 	enum uw_mode call_graph;
 	int signo;
 	unsigned random_bits;		/* 0: fixed periods */

@@ -101,14 +101,15 @@ static struct thr *thr_alloc(void)
 		if (status_move(t, THR_FREE, THR_SETUP))
 			return t;
 	/* NORESERVE: only the pages the tree really uses become resident. */
-	m = mmap(NULL, head + coll.set.cct_bytes, PROT_READ | PROT_WRITE,
+	m = mmap(NULL, head + COLL_ALTSTACK + coll.set.cct_bytes, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	t = m;
 	t->status = THR_SETUP;
-	t->map_len = head + coll.set.cct_bytes;
-	t->arena = (char *)m + head;
+	t->map_len = head + COLL_ALTSTACK + coll.set.cct_bytes;
+	t->altstack = (char *)m + head;
+	t->arena = (char *)m + head + COLL_ALTSTACK;
 	t->arena_len = coll.set.cct_bytes;
 	old = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 	do
@@ -118,10 +119,35 @@ static struct thr *thr_alloc(void)
 	return t;
 }
 
+/* Our signal stack on the calling thread, unless it has one already. */
+static void altstack_on(struct thr *t)
+{
+	stack_t cur, ss;
+
+	t->own_altstack = false;
+	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
+		return;
+	ss.ss_sp = t->altstack;
+	ss.ss_size = COLL_ALTSTACK;
+	ss.ss_flags = 0;
+	t->own_altstack = sigaltstack(&ss, NULL) == 0;
+}
+
+/* Before t's memory can serve another thread (calling thread only). */
+static void altstack_off(struct thr *t)
+{
+	stack_t cur, off = { .ss_flags = SS_DISABLE };
+
+	if (t->own_altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack &&
+	    !(cur.ss_flags & SS_ONSTACK))
+		sigaltstack(&off, NULL);
+	t->own_altstack = false;
+}
+
 /* Give the arena's memory back and make the state reusable. */
 static void thr_release(struct thr *t)
 {
-	madvise(t->arena, t->arena_len, MADV_DONTNEED);
+	madvise(t->altstack, COLL_ALTSTACK + t->arena_len, MADV_DONTNEED);
 	t->hazard = NULL;
 	t->g = NULL;
 	status_set(t, THR_FREE);
@@ -131,6 +157,9 @@ static void thr_release(struct thr *t)
 static int thr_reset(struct thr *t)
 {
 	memset(t->ctr, 0, sizeof(t->ctr));
+#ifdef COLL_TIMING
+	memset(t->timing, 0, sizeof(t->timing));
+#endif
 	memset(t->weight, 0, sizeof(t->weight));
 	t->in_handler = 0;
 	t->hazard = NULL;
@@ -216,10 +245,12 @@ struct thr *thr_begin(void)
 		return NULL;
 	}
 	coll_self = t;
+	altstack_on(t);
 	status_set(t, THR_ACTIVE);
 	ret = thr_arm(t);
 	if (ret < 0) {
 		status_set(t, THR_SETUP);
+		altstack_off(t);
 		coll_self = NULL;
 		warn_once("cannot sample a thread, it runs unprofiled: ", ret);
 		thr_release(t);
@@ -238,7 +269,7 @@ void thr_end(struct thr *t)
 		return;
 	coll_inside++;
 	if (status_move(t, THR_ACTIVE, THR_BUSY)) {
-		flush_thread(t, false, false);
+		flush_thread(t, false, false, "thread_exit");
 		status_set(t, THR_WRITTEN);
 	} else {
 		/* Someone else is writing it (exit in another thread). */
@@ -250,11 +281,12 @@ void thr_end(struct thr *t)
 		pmc_group_close(t->g);
 	}
 	pthread_setspecific(key, NULL);
+	altstack_off(t);
 	thr_release(t);
 	coll_inside--;
 }
 
-void thr_flush_all(bool partial, bool hold)
+void thr_flush_all(bool partial, bool hold, const char *reason)
 {
 	struct thr *self = coll_self, *t;
 
@@ -268,7 +300,7 @@ void thr_flush_all(bool partial, bool hold)
 		 * ours (a crash inside it) never will. */
 		if (t != self)
 			torn = !wait_for(t, handler_idle);
-		flush_thread(t, partial || torn || (t == self && t->in_handler), partial);
+		flush_thread(t, partial || torn || (t == self && t->in_handler), partial, reason);
 		status_set(t, hold ? THR_HELD : THR_WRITTEN);
 	}
 	/* Threads writing themselves right now: let them finish first. */
@@ -426,12 +458,32 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	return true;
 }
 
+#ifdef COLL_TIMING
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void timing_add(struct thr *t, uint64_t t0)
+{
+	uint64_t b = (now_ns() - t0) / COLL_TIMING_NS;
+
+	t->timing[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
+}
+#endif
+
 void thr_on_signal(int signo, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct thr *t = coll_self;
 	uint64_t next = 0;
 	int idx, status;
+#ifdef COLL_TIMING
+	uint64_t t0 = now_ns();
+#endif
 
 	(void)signo;
 	if (!t)
@@ -463,6 +515,9 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
 		t->ctr[CTR_REARM_FAILED]++;
 done:
+#ifdef COLL_TIMING
+	timing_add(t, t0);
+#endif
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
 out:
 	errno = saved_errno;

@@ -61,16 +61,27 @@ f=$(ls shared/*.pmcp | head -1)
 pid=$("$INSPECT" meta "$f" pid); tid=$("$INSPECT" meta "$f" tid)
 check "the file name carries command, host, pid and tid" \
 	[ "$(basename "$f")" = "rec_exit-$host-$pid-$tid.pmcp" ]
-for key in command argv host ppid start_time end_time kernel cpu_model hypervisor vpmu \
-	backend backend_version events_requested events_used fallback call_graph signal \
-	steal_ticks_start steal_ticks_end; do
+for key in command argv host ppid thread_name start_time end_time kernel arch cpu_model cpus \
+	hypervisor vpmu paranoid backend backend_version events_requested events_used call_graph \
+	max_depth steal_start steal_end end_reason pmcprof_version; do
 	v=$("$INSPECT" meta "$f" $key)
 	check "metadata $key is recorded ('$v')" [ -n "$v" ]
 done
 check "events_requested is what was asked" [ "$("$INSPECT" meta "$f" events_requested)" = "$EV" ]
+check "end_reason of a return from main is exit" [ "$("$INSPECT" meta "$f" end_reason)" = exit ]
+check "call_graph defaults to libunwind" [ "$("$INSPECT" meta "$f" call_graph)" = libunwind ]
+check "start_time is SECONDS.NANOSECONDS" sh -c "'$INSPECT' meta '$f' start_time | grep -qx '[0-9]*\.[0-9]\{9\}'"
+"$PMCPROF" record -o fb -- "$PROGS/rec_exit" return 20 2>fb.txt
+fb=$("$INSPECT" meta fb/*.pmcp fallback)
+if grep -q "no hardware cycles event" fb.txt; then
+	check "the default fell back: fallback says from what to what ($fb)" \
+		sh -c "echo '$fb' | grep -q '^cycles -> [^ ]*: '"
+else
+	check "the default worked: fallback is empty" [ -z "$fb" ]
+fi
 check "argv is the command line" [ "$("$INSPECT" meta "$f" argv)" = "$PROGS/rec_exit return 20" ]
-for c in samples dropped_in_collector dropped_cct_full leaf_only_in_loader unwind_failed \
-	truncated overflows throttled lost spurious; do
+for c in samples dropped_in_collector dropped_no_memory dropped_reentrant leaf_only_in_loader \
+	unwind_failed truncated_stacks overflows throttled lost spurious; do
 	check "counter $c is recorded" "$INSPECT" counter "$f" $c
 done
 
@@ -78,7 +89,7 @@ done
 check "--private: directory 0700" [ "$(stat -c %a priv)" = 700 ]
 check "--private: files 0600" [ "$(stat -c %a priv/*.pmcp)" = 600 ]
 f=$(ls priv/*.pmcp)
-check "the seed is recorded" [ "$("$INSPECT" meta "$f" random_seed)" = 77 ]
+check "the seed is recorded" [ "$("$INSPECT" meta "$f" seed)" = 77 ]
 check "the random bits are recorded" [ "$("$INSPECT" meta "$f" random_period_bits)" = 3 ]
 
 # LD_PRELOAD: the user's first, the collector appended.

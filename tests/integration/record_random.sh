@@ -33,4 +33,4 @@ check "randomized period: fa and fb share the samples (fa $fa, fb $fb)" \
 w=$("$INSPECT" weight random/*.pmcp 0)
 check "randomized: the weight is the sum of the periods used, ~128000 faults ($w)" \
 	[ "$w" -gt 120000 -a "$w" -le 128100 ]
-check "the seed is in the profile" [ "$("$INSPECT" meta random/*.pmcp random_seed)" = 1234 ]
+check "the seed is in the profile" [ "$("$INSPECT" meta random/*.pmcp seed)" = 1234 ]

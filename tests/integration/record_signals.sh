@@ -33,6 +33,13 @@ while read -r mode status partial files; do
 		[ -e "$f" ] || continue
 		check "$mode: partial=$partial" [ "$("$INSPECT" partial "$f")" = "$partial" ]
 		check "$mode: samples written" [ "$("$INSPECT" counter "$f" samples)" -gt 20 ]
+		r=$("$INSPECT" meta "$f" end_reason)
+		case $mode in
+		segv|overflow) want="signal SIGSEGV" ;; abort) want="signal SIGABRT" ;;
+		term) want="signal SIGTERM" ;; int) want="signal SIGINT" ;;
+		main-pthread-exit) want="thread_exit exit" ;; *) want=exit ;;
+		esac
+		case " $want " in *" $r "*) pass "$mode: end_reason '$r'" ;; *) fail "$mode: end_reason '$r', expected '$want'" ;; esac
 	done
 	case $status in 1[3-9][0-9]) contains "$mode: the launcher names the signal" "killed by signal $((status - 128))" err.txt ;; esac
 done <<LIST
@@ -43,6 +50,7 @@ _Exit5 5 0 1
 thread-exit6 6 0 2
 main-pthread-exit 0 0 2
 segv 139 1 1
+overflow 139 1 1
 abort 134 1 1
 term 143 1 1
 int 130 1 1

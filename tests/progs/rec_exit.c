@@ -6,6 +6,7 @@
  *   thread-exit6  a second thread burns, then calls exit(6) while main waits
  *   main-pthread-exit  main calls pthread_exit; the other thread returns (0)
  *   segv | abort | term | int   die of SIGSEGV / SIGABRT / SIGTERM / SIGINT
+ *   overflow      die of SIGSEGV from unbounded recursion (stack overflow)
  * The main thread burns in burn_main, the second thread in burn_worker. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -28,6 +29,15 @@ __attribute__((noinline)) static void burn_main(void)
 __attribute__((noinline)) static void burn_worker(void)
 {
 	REC_BURN(ms, 5);
+}
+
+/* Each frame keeps a live array, so the stack really grows. */
+__attribute__((noinline)) static int recurse(int n)
+{
+	volatile char pad[256];
+
+	pad[0] = (char)n;
+	return recurse(n + 1) + pad[0];
 }
 
 static void *worker_exit(void *p)
@@ -71,6 +81,8 @@ int main(int argc, char **argv)
 		_Exit(5);
 	if (!strcmp(mode, "segv"))
 		*(volatile int *)(uintptr_t)8 = 1;
+	if (!strcmp(mode, "overflow"))
+		return recurse(0);
 	if (!strcmp(mode, "abort"))
 		abort();
 	if (!strcmp(mode, "term"))
