@@ -35,5 +35,6 @@ const size_t pmc_n_aliases = sizeof(pmc_aliases) / sizeof(pmc_aliases[0]);
 const struct pmc_builtin_event pmc_builtin_events[] = {
 	{ "CPUTIME", "cputimer", "us", 1000 },
 	{ "REALTIME", "cputimer", "us", 1000 },
+	{ "TSC", "perfctr_xen", "events", 2000003 },	/* the time-stamp counter, virtualized */
 };
 const size_t pmc_n_builtin_events = sizeof(pmc_builtin_events) / sizeof(pmc_builtin_events[0]);
