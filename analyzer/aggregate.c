@@ -279,7 +279,8 @@ static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, 
 
 int set_symbolize(struct ana_set *s)
 {
-	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .pool = &s->pool };
+	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .cache_dir = s->cache_dir,
+				  .pool = &s->pool };
 	struct symtab *st = symtab_new(&so);
 	struct inl_pairs ip = { 0 };
 	int e = -ENOMEM;

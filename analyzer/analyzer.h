@@ -54,6 +54,8 @@ struct ana_opts {
 	const char *const *remap;	/* "OLD=NEW" module-path prefix rewrites, NULL-terminated */
 	ana_progress_fn progress;
 	void *progress_arg;
+	const char *cache_dir;		/* persistent symbol cache (one file per build-id,
+					 * created 0700), or NULL for none */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 

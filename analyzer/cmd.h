@@ -39,8 +39,11 @@ struct common {
 	enum ana_view view;
 	const char *func;
 	bool quiet;
+	bool no_cache;
+	char cache_dir[4096];
 };
 void common_init(struct common *c, const char *prog);
+void common_free(struct common *c);
 int parse_common(struct common *c, int argc, char **argv, int *i);
 /* Report a usage error and return EXIT_USAGE. */
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -143,6 +143,15 @@ void common_init(struct common *c, const char *prog)
 	c->view = ANA_VIEW_FUNCS;
 }
 
+void common_free(struct common *c)
+{
+	free(c->metrics);
+	free(c->remap);
+	free((char *)c->debug_dirs);
+	c->metrics = c->remap = NULL;
+	c->debug_dirs = NULL;
+}
+
 int usage_error(const struct common *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -194,6 +203,8 @@ int parse_common(struct common *c, int argc, char **argv, int *i)
 		c->o.weighted = true;
 	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
 		c->quiet = true;
+	else if (!strcmp(a, "--no-cache"))
+		c->no_cache = true;
 	else if (!strcmp(a, "--lines"))
 		c->view = ANA_VIEW_LINES;
 	else if (!strcmp(a, "--modules"))
@@ -254,8 +265,28 @@ void progress_done(void)
 	progress_shown = false;
 }
 
+/* The symbol cache: $PMCPROF_CACHE_DIR (empty: none), else
+ * $XDG_CACHE_HOME/pmcprof/symbols, else ~/.cache/pmcprof/symbols. */
+static const char *cache_dir(struct common *c)
+{
+	const char *e = getenv("PMCPROF_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
+		   *h = getenv("HOME");
+	if (c->no_cache || (e && !*e))
+		return NULL;
+	if (e)
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s", e);
+	else if (x && x[0] == '/')
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/pmcprof/symbols", x);
+	else if (h && h[0] == '/')
+		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/pmcprof/symbols", h);
+	else
+		return NULL;
+	return c->cache_dir;
+}
+
 struct ana_set *common_set(struct common *c)
 {
+	c->o.cache_dir = cache_dir(c);
 	c->o.debug_dirs = c->debug_dirs;
 	c->o.remap = c->remap;
 	if (isatty(2) && !c->quiet) {

@@ -35,6 +35,8 @@ static const char usage[] =
 	"Symbols:\n"
 	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
 	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
+	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
+	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
 	"Output:\n"
 	"  --csv | --json        CSV (RFC 4180) or JSON instead of text\n"
 	"  --width N             text width (default: $COLUMNS or 80)\n"
@@ -259,15 +261,25 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	return 0;
 }
 
+static int run(struct opts *op, int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	common_init(&o.c, "pmcprof diff");
-	o.q = (struct ana_query){ .sz = sizeof(o.q), .base = 0 };
+	int rc = run(&o, argc, argv);
+	common_free(&o.c);
+	free(o.labels);
+	return rc;
+}
+
+static int run(struct opts *op, int argc, char **argv)
+{
+	common_init(&op->c, "pmcprof diff");
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
 	int first = 0;
-	if (parse(&o, argc, argv, &first))
+	if (parse(op, argc, argv, &first))
 		return EXIT_USAGE;
-	struct common *c = &o.c;
+	struct common *c = &op->c;
 	if (c->o.split != ANA_SPLIT_NONE)
 		return usage_error(c, "diff does not take --by; compare the runs you want directly");
 	struct ana_set *s = common_set(c);
@@ -286,7 +298,7 @@ int main(int argc, char **argv)
 				return EXIT_RUNTIME;
 			}
 		free(list);
-		const char *label = (size_t)run < o.n_labels ? o.labels[run] : argv[a];
+		const char *label = (size_t)run < op->n_labels ? op->labels[run] : argv[a];
 		ana_set_label(s, run, label);
 	}
 	int e = ana_set_finish(s);
@@ -307,10 +319,10 @@ int main(int argc, char **argv)
 		ana_set_free(s);
 		return EXIT_USAGE;
 	}
-	o.q.event = (size_t)col;
-	o.q.view = c->view;
-	check_raw(&o, s);
-	struct ana_rows *rows = ana_set_query(s, &o.q);
+	op->q.event = (size_t)col;
+	op->q.view = c->view;
+	check_raw(op, s);
+	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
 		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
 		ana_set_free(s);
@@ -322,21 +334,21 @@ int main(int argc, char **argv)
 		print_notes(c, s, NULL);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		print_notes(c, s, o.no_header ? NULL : out);
-		if (!o.no_header)
+		print_notes(c, s, op->no_header ? NULL : out);
+		if (!op->no_header)
 			for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
 				char role[32];
 				snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
 					 : "R%u", r);
 				print_run_header(c, s, r, role, out);
 			}
-		e = print_table(&o, s, rows, out);
-		if (!o.no_header)
+		e = print_table(op, s, rows, out);
+		if (!op->no_header)
 			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
 				"if alike\n",
-				100 * (o.q.conf > 0 ? o.q.conf : 0.95),
-				o.q.ratio == ANA_RATIO_DELTA ? "0" : "1", ana_rows_n(rows),
-				(1 - (o.q.conf > 0 ? o.q.conf : 0.95)) * (double)ana_rows_n(rows) *
+				100 * (op->q.conf > 0 ? op->q.conf : 0.95),
+				op->q.ratio == ANA_RATIO_DELTA ? "0" : "1", ana_rows_n(rows),
+				(1 - (op->q.conf > 0 ? op->q.conf : 0.95)) * (double)ana_rows_n(rows) *
 					(ana_set_n_runs(s) - 1));
 		fflush(out);
 		if (ferror(out))

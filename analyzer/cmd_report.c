@@ -36,6 +36,8 @@ static const char usage[] =
 	"Symbols:\n"
 	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
 	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
+	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
+	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
 	"Output:\n"
 	"  --csv | --json | --collapsed   CSV (RFC 4180), JSON, FlameGraph stacks\n"
 	"  --width N             text width (default: $COLUMNS or 80)\n"
@@ -287,15 +289,24 @@ static int collapsed(struct ana_set *s, const struct opts *o, FILE *out)
 	return 0;
 }
 
+static int run(struct opts *op, int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	common_init(&o.c, "pmcprof report");
-	o.q = (struct ana_query){ .sz = sizeof(o.q), .base = -1 };
+	int rc = run(&o, argc, argv);
+	common_free(&o.c);
+	return rc;
+}
+
+static int run(struct opts *op, int argc, char **argv)
+{
+	common_init(&op->c, "pmcprof report");
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
 	int first = 0;
-	if (parse(&o, argc, argv, &first))
+	if (parse(op, argc, argv, &first))
 		return EXIT_USAGE;
-	struct common *c = &o.c;
+	struct common *c = &op->c;
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
@@ -323,26 +334,26 @@ int main(int argc, char **argv)
 		ana_set_free(s);
 		return EXIT_USAGE;
 	}
-	o.q.event = (size_t)col;
-	o.q.view = o.tree ? (o.bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
-	o.q.func = c->func;
-	o.q.max_depth = o.tree ? (o.depth ? o.depth : UINT_MAX) : 0;
-	if (o.tree && !o.min_pct_given && c->out == OUT_TEXT)
-		o.q.min_pct = 0.5;	/* a full tree is rarely readable as text */
+	op->q.event = (size_t)col;
+	op->q.view = op->tree ? (op->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
+	op->q.func = c->func;
+	op->q.max_depth = op->tree ? (op->depth ? op->depth : UINT_MAX) : 0;
+	if (op->tree && !op->min_pct_given && c->out == OUT_TEXT)
+		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
 
 	int rc = EXIT_OK;
 	if (c->out == OUT_COLLAPSED) {
 		print_notes(c, s, NULL);
-		if (o.q.event >= ana_set_n_events(s) - c->n_metrics) {
+		if (op->q.event >= ana_set_n_events(s) - c->n_metrics) {
 			fprintf(stderr, "%s: --collapsed needs an event, not a metric\n", c->prog);
 			rc = EXIT_USAGE;
-		} else if ((e = collapsed(s, &o, out))) {
+		} else if ((e = collapsed(s, op, out))) {
 			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
 			rc = EXIT_RUNTIME;
 		}
 		goto done;
 	}
-	struct ana_rows *rows = ana_set_query(s, &o.q);
+	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
 		e = errno;
 		print_notes(c, s, NULL);
@@ -357,20 +368,20 @@ int main(int argc, char **argv)
 		print_notes(c, s, NULL);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		if (!o.no_header)
+		if (!op->no_header)
 			print_notes(c, s, out);
 		else
 			print_notes(c, s, NULL);
 		for (unsigned r = 0; r < ana_set_n_runs(s) && !e; r++) {
 			if (r)
 				fputc('\n', out);
-			if (!o.no_header)
+			if (!op->no_header)
 				print_run_header(c, s, r, "run", out);
 			if (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
 				fprintf(out, "# %s of %s (self: its own samples under it; incl: its "
 					"inclusive samples under it)\n",
 					c->view == ANA_VIEW_CALLERS ? "callers" : "callees", c->func);
-			e = print_table(&o, s, rows, r, out);
+			e = print_table(op, s, rows, r, out);
 		}
 		fflush(out);
 		if (ferror(out))

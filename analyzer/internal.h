@@ -75,6 +75,7 @@ struct sym_frame {
 struct symtab;
 struct symtab_opts {
 	const char *debug_dirs;		/* colon-separated, may be NULL */
+	const char *cache_dir;		/* persistent symbol cache, or NULL */
 	struct strpool *pool;
 };
 struct symtab *symtab_new(const struct symtab_opts *o);
@@ -89,6 +90,18 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 /* Frames at ELF address off of module h, innermost first, into fr[max].
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
+
+/* ---- persistent symbol cache (symcache.c), one per build-id ---- */
+struct symcache;
+struct symcache *symcache_new(const uint8_t *bid, size_t n);
+/* The cache file for bid under dir, strings interned in pool; NULL if
+ * absent or not valid. */
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, struct strpool *pool);
+bool symcache_get(const struct symcache *c, uint64_t off, struct sym_frame *fr, size_t max, size_t *n);
+int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, size_t n);
+/* Write it (if anything was added): temp file + rename.  0 or -errno. */
+int symcache_save(struct symcache *c, const char *dir);
+void symcache_free(struct symcache *c);
 
 /* ---- the set (set.c reads and merges, aggregate.c symbolizes and sums,
  * query.c answers) ---- */
@@ -175,7 +188,7 @@ struct bunode {
 
 struct ana_set {
 	struct ana_opts o;
-	char *debug_dirs;
+	char *debug_dirs, *cache_dir;
 	char **remap;
 	size_t n_remap;
 	bool finished;

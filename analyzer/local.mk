@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
-	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c \
+	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
 	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
@@ -33,3 +33,7 @@ tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harn
 # -g: the test symbolizes its own functions
 tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
 tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la
+# benchmarks: 512 functions for synthetic trees to point at
+check_PROGRAMS += tests/progs/ana_many
+tests_progs_ana_many_SOURCES = tests/progs/ana_many.c
+tests_progs_ana_many_CFLAGS = -g -O2

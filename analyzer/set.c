@@ -66,6 +66,9 @@ struct ana_set *ana_set_new(const struct ana_opts *opts)
 	if (s->o.debug_dirs && !(s->debug_dirs = strdup(s->o.debug_dirs)))
 		goto fail;
 	s->o.debug_dirs = s->debug_dirs;
+	if (s->o.cache_dir && !(s->cache_dir = strdup(s->o.cache_dir)))
+		goto fail;
+	s->o.cache_dir = s->cache_dir;
 	for (const char *const *r = s->o.remap; r && *r; r++) {
 		if (!strchr(*r, '=') || **r == '=') {
 			errno = EINVAL;
@@ -170,6 +173,7 @@ void ana_set_free(struct ana_set *s)
 	free(s->rtot_val);
 	free(s->notes);
 	free(s->debug_dirs);
+	free(s->cache_dir);
 	strpool_free(&s->pool);
 	free(s);
 }

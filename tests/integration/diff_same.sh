@@ -8,6 +8,7 @@
 # too wide.  With the collector built, two real runs are compared too and
 # their rate is printed.
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
 stacks=""
 for k in $(seq 1 40); do

@@ -7,6 +7,7 @@
 # (95% intervals).  With the collector built, a real run doing 1.5x the
 # work in work_b is compared with a normal one.
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
 sig=0 raw_in=0 share_in=0 delta_in=0
 for p in 1 2 3 4 5; do

@@ -3,6 +3,7 @@
 # build of the same binary, --ratio raw across periods; functions present
 # in one run only are shown as new / gone.
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 MK="$PROGS/ana_mkprofile"
 
 "$MK" -o base.pmcp -b "$PROGS/ana_work" -e perf::CPU-CLOCK@1000000 "main;work_a=600" "main;work_b=300"

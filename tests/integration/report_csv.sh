@@ -4,6 +4,7 @@
 # (percentages consistent with them); JSON parses and agrees; metrics are
 # blank on a division by zero; collapsed stacks are FlameGraph lines.
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
 # two events, known counts; a file name that needs quoting in CSV
 "$PROGS/ana_mkprofile" -o 'a,"b".pmcp' -b "$PROGS/ana_work" -e perf::CYCLES@100000 -e perf::INSTRUCTIONS@100000 \

@@ -4,6 +4,7 @@
 # run, a missing module, a module that is not a regular file, truncated and
 # foreign files among good ones, usage errors.  Exit status 0/1/2.
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 MK="$PROGS/ana_mkprofile"
 
 # exits "name" WANT command...: PASS if the command exits with WANT

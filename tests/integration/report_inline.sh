@@ -5,6 +5,7 @@
 # those addresses (found from the DWARF by the generator); recorded ones
 # need the collector (skipped until it is built).
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 HOT=$(grep -n 'HOT_LOOP' "$PMCPROF_SRC/tests/progs/ana_work.c" | cut -d: -f1)
 
 check_inline() {	# label, profile

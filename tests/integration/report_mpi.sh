@@ -3,6 +3,7 @@
 # thread / process keeps them apart.  Synthetic rank files first; then 4
 # ranks under mpirun with the real collector (skipped until it is built).
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
 mkdir ranks
 for r in 0 1 2 3; do

@@ -5,6 +5,7 @@
 # those probabilities, so only sampling noise), then recorded for real by
 # `pmcprof record` (skipped until the collector is built).
 . "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
 # shares FILE.csv: print "work_a work_b work_c" self_pct from report --csv
 shares_csv() {

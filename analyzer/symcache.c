@@ -1,0 +1,230 @@
+/* A persistent cache of symbolized addresses, one file per build-id
+ * (CACHE/<build-id>.sym), so that reports of the same binaries need not
+ * open their DWARF again (decompressing a -dbg package's debug info costs
+ * more than the whole rest of a report).  Build-ids name immutable
+ * contents, so entries never go stale.  The file is read as untrusted text:
+ * anything malformed discards the whole cache.
+ *
+ *   pmcprof-symbols 1
+ *   A <hex address> <frames>
+ *   F <line> <decl line> <function>\t<file>\t<decl file>     (innermost first)
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyzer/internal.h"
+
+#define MAX_CACHE_BYTES (256u << 20)
+#define MAX_FRAMES 64
+
+struct centry {
+	uint64_t off;
+	uint32_t first, n;
+};
+
+struct symcache {
+	char name[160];			/* <build-id hex>.sym */
+	struct centry *e;
+	size_t n, cap;
+	struct sym_frame *fr;
+	size_t n_fr, cap_fr;
+	struct idx idx;
+	bool dirty;
+};
+
+static bool ent_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct symcache *c = ctx;
+	return c->e[id].off == *(const uint64_t *)key;
+}
+
+struct symcache *symcache_new(const uint8_t *bid, size_t n)
+{
+	if (!bid || !n || n > 64)
+		return NULL;
+	struct symcache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		sprintf(c->name + 2 * i, "%02x", bid[i]);
+	strcat(c->name, ".sym");
+	return c;
+}
+
+void symcache_free(struct symcache *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c->fr);
+	idx_free(&c->idx);
+	free(c);
+}
+
+int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, size_t n)
+{
+	uint64_t h = hash_u64(off, 13);
+	if (idx_find(&c->idx, h, ent_eq, c, &off) != NONE)
+		return 0;
+	/* a name with a tab or newline cannot be stored: do not cache it */
+	for (size_t i = 0; i < n; i++) {
+		const char *s[3] = { fr[i].func, fr[i].file, fr[i].decl_file };
+		for (int k = 0; k < 3; k++)
+			if (s[k] && s[k][strcspn(s[k], "\t\n")])
+				return 0;
+		if (!fr[i].func || !fr[i].func[0])
+			return 0;
+	}
+	if (vec_reserve(&c->e, &c->cap, c->n + 1, sizeof(*c->e)) ||
+	    vec_reserve(&c->fr, &c->cap_fr, c->n_fr + n, sizeof(*c->fr)) ||
+	    idx_put(&c->idx, h, (uint32_t)c->n))
+		return -ENOMEM;
+	c->e[c->n++] = (struct centry){ off, (uint32_t)c->n_fr, (uint32_t)n };
+	memcpy(&c->fr[c->n_fr], fr, n * sizeof(*fr));
+	c->n_fr += n;
+	c->dirty = true;
+	return 0;
+}
+
+bool symcache_get(const struct symcache *c, uint64_t off, struct sym_frame *fr, size_t max, size_t *n)
+{
+	uint32_t id = idx_find(&c->idx, hash_u64(off, 13), ent_eq, c, &off);
+	if (id == NONE)
+		return false;
+	*n = c->e[id].n < max ? c->e[id].n : max;
+	memcpy(fr, &c->fr[c->e[id].first], *n * sizeof(*fr));
+	return true;
+}
+
+static const char *field(struct strpool *pool, char *s)
+{
+	return *s ? strpool_str(pool, s) : NULL;
+}
+
+/* Parse buf (NUL-terminated) into c; false if anything is off. */
+static bool parse(struct symcache *c, char *buf, struct strpool *pool)
+{
+	char *save, *line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, "pmcprof-symbols 1"))
+		return false;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		unsigned long long off;
+		unsigned n;
+		char end;
+		if (sscanf(line, "A %llx %u%c", &off, &n, &end) != 2 || n > MAX_FRAMES)
+			return false;
+		struct sym_frame fr[MAX_FRAMES];
+		for (unsigned i = 0; i < n; i++) {
+			unsigned ln, dl;
+			int pos = 0;
+			if (!(line = strtok_r(NULL, "\n", &save)) ||
+			    sscanf(line, "F %u %u %n", &ln, &dl, &pos) != 2 || !pos)
+				return false;
+			char *f = line + pos, *t1 = strchr(f, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+			if (!t2 || strchr(t2 + 1, '\t') || t1 == f)
+				return false;
+			*t1 = *t2 = 0;
+			fr[i] = (struct sym_frame){ field(pool, f), field(pool, t1 + 1), ln,
+						    field(pool, t2 + 1), dl };
+			if (!fr[i].func)
+				return false;
+		}
+		if (symcache_put(c, off, fr, n))
+			return false;
+	}
+	c->dirty = false;
+	return true;
+}
+
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, struct strpool *pool)
+{
+	struct symcache *c = symcache_new(bid, n);
+	if (!c)
+		return NULL;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, c->name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat sb;
+	char *buf = NULL;
+	bool ok = fd >= 0 && !fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+		  (size_t)sb.st_size < MAX_CACHE_BYTES && (buf = malloc((size_t)sb.st_size + 1));
+	if (ok) {
+		size_t got = 0;
+		while (got < (size_t)sb.st_size) {
+			ssize_t k = read(fd, buf + got, (size_t)sb.st_size - got);
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+		}
+		buf[got] = 0;
+		ok = got == (size_t)sb.st_size && !memchr(buf, 0, got) && parse(c, buf, pool);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (!ok) {
+		symcache_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int mkdirs(const char *dir)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0700) && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	return mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+int symcache_save(struct symcache *c, const char *dir)
+{
+	if (!c->dirty)
+		return 0;
+	int e = mkdirs(dir);
+	if (e)
+		return e;
+	char tmp[4200], path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, c->name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, c->name, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -ENOMEM;
+	}
+	fputs("pmcprof-symbols 1\n", f);
+	for (size_t i = 0; i < c->n; i++) {
+		fprintf(f, "A %llx %u\n", (unsigned long long)c->e[i].off, c->e[i].n);
+		for (uint32_t j = 0; j < c->e[i].n; j++) {
+			const struct sym_frame *x = &c->fr[c->e[i].first + j];
+			fprintf(f, "F %u %u %s\t%s\t%s\n", x->line, x->decl_line, x->func,
+				x->file ? x->file : "", x->decl_file ? x->decl_file : "");
+		}
+	}
+	/* whole file or nothing: write to a temp name, then rename over */
+	bool bad = fflush(f) || ferror(f);
+	if (fclose(f) || bad || rename(tmp, path)) {
+		e = -errno;
+		unlink(tmp);
+		return e ? e : -EIO;
+	}
+	c->dirty = false;
+	return 0;
+}

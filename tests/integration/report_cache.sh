@@ -1,0 +1,51 @@
+#!/bin/sh
+# The symbol cache (one file per build-id): a second report reads symbols
+# from it and prints exactly what the first printed, inlined frames and
+# lines included; a damaged cache file is ignored; a rebuilt binary (other
+# build-id) never uses the old build's entries; --no-cache and
+# PMCPROF_CACHE_DIR= write nothing.
+. "$PMCPROF_SRC/tests/lib.sh"
+export PMCPROF_CACHE_DIR="$TMP/symbols"
+HOT=$(grep -n 'HOT_LOOP' "$PMCPROF_SRC/tests/progs/ana_work.c" | cut -d: -f1)
+cp "$PROGS/ana_work" app
+"$PROGS/ana_mkprofile" -o p.pmcp -b app "main;inl:hot_inline=500" "main;inline_caller=100" \
+	"main;hot_lines:$HOT=300" "main;work_a=100"
+
+for v in "" --lines --tree; do
+	# shellcheck disable=SC2086
+	"$PMCPROF" report --no-cache $v p.pmcp >"nocache$v.txt"
+done
+"$PMCPROF" report p.pmcp >cold.txt
+bid=$(readelf -n app | awk '/Build ID/ { print $3 }')
+check "first report writes the cache file" test -s "symbols/$bid.sym"
+for v in "" --lines --tree; do
+	# shellcheck disable=SC2086
+	"$PMCPROF" report $v p.pmcp >"warm$v.txt"
+	check "warm cache: same output as without cache (${v:-functions})" cmp -s "nocache$v.txt" "warm$v.txt"
+done
+check "cold cache: same output as without cache" cmp -s nocache.txt cold.txt
+
+# the cache answers without the binary's DWARF: strip the debug info away
+# and the function names, lines and inlined frames still come back
+cp app app.full
+objcopy --strip-debug app.full app.nodebug
+# (same build-id, no DWARF: symbols can only come from the cache)
+cp app.nodebug app
+"$PMCPROF" report --lines p.pmcp >fromcache.txt
+check "warm cache serves DWARF answers for the same build-id" cmp -s nocache--lines.txt fromcache.txt
+cp app.full app
+
+printf 'pmcprof-symbols 1\nA zz 1\nF garbage\n' >"symbols/$bid.sym"
+"$PMCPROF" report p.pmcp >damaged.txt
+check "damaged cache file: ignored, same output" cmp -s nocache.txt damaged.txt
+check "damaged cache file: rewritten" grep -q '^A ' "symbols/$bid.sym"
+
+cp "$PROGS/ana_work_alt" app
+"$PMCPROF" report p.pmcp >rebuilt.txt 2>&1
+contains "rebuilt binary: old build's cache not used" "binary changed since the run" rebuilt.txt
+if grep -q 'hot_inline' rebuilt.txt; then fail "rebuilt binary: symbols from the old cache"; else pass "rebuilt binary: no stale symbols"; fi
+
+rm -rf symbols
+PMCPROF_CACHE_DIR= "$PMCPROF" report p.pmcp >/dev/null
+"$PMCPROF" report --no-cache p.pmcp >/dev/null
+check "PMCPROF_CACHE_DIR= and --no-cache write nothing" test ! -e symbols
