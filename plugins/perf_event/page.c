@@ -52,7 +52,9 @@ uint64_t pe_tsc_to_ns(uint64_t cyc, uint64_t time_offset, uint32_t mult, uint16_
 	if (time_mask)
 		cyc = time_cycles + ((cyc - time_cycles) & time_mask);
 	/* cyc * mult overflows 64 bits after minutes of uptime: split it the
-	 * way the perf_event.h comment does. */
+	 * way the perf_event.h comment does.  The kernel's shift is <= 32; a
+	 * torn or corrupt page must not make the shifts undefined. */
+	shift &= 63;
 	uint64_t quot = cyc >> shift;
 	uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
 	return time_offset + quot * mult + ((rem * mult) >> shift);

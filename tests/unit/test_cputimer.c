@@ -248,11 +248,15 @@ static void test_sample_threads(void)
 			continue;
 		/* A signal carries the expirations since the last one as
 		 * overruns: CPU-time timers fire at the scheduler tick, and
-		 * a thread waiting for a CPU takes its timer signals late. */
+		 * a thread waiting for a CPU takes its timer signals late.
+		 * On a starved CPU the kernel also drops some CPU-timer
+		 * expirations outright (6.18, 2x oversubscribed: 284 of
+		 * 400), hence the looser lower bound; a wrong clock or
+		 * period still lands far outside. */
 		double want[2] = { (double)w[i].used_ns / MS, (double)w[i].c[1].value / 1000 / 2 };
 		for (int e = 0; e < 2; e++)
-			T_OK(hits[i][e] > 0 &&
-				     rel_err(hits[i][e] + overruns[i][e], want[e]) < 0.15,
+			T_OK(hits[i][e] > 0 && hits[i][e] + overruns[i][e] >= want[e] * 0.6 &&
+				     hits[i][e] + overruns[i][e] <= want[e] * 1.15,
 			     "threads: thread %d %s: %d signals + %d overruns, %.0f expirations expected",
 			     i, e ? "REALTIME@2ms" : "CPUTIME@1ms", hits[i][e], overruns[i][e],
 			     want[e]);
@@ -333,34 +337,42 @@ static void test_other_process(void)
 {
 	struct pmc_event ev = ct_event("CPUTIME", 0);
 	struct pmc_count c;
-	int p[2];
+	int p[2], done[2];
 	void *ctx;
 
-	if (pipe(p) < 0)
+	if (pipe(p) < 0 || pipe(done) < 0)
 		return;
 	pid_t pid = fork();
 	if (pid == 0) {
 		char b;
-		spin_cpu(60 * MS);
+		/* spin on the parent's word, say so, stay alive until it read */
 		close(p[1]);
-		if (read(p[0], &b, 1) < 0)	/* stay alive until read */
+		close(done[0]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(1);
+		spin_cpu(60 * MS);
+		if (write(done[1], "d", 1) != 1 || read(p[0], &b, 1) < 0)
 			_exit(1);
 		_exit(0);
 	}
 	close(p[0]);
+	close(done[1]);
 	PMC_GROUP_OPTS(opts, .pid = pid);
 	int rc = ops->open(&ev, 1, &opts, &ctx);
 	T_OK(rc == 0, "pid: open CPUTIME of pid %d (rc %d)", pid, rc);
 	if (rc == 0) {
+		char b;
 		ops->start(ctx);
-		usleep(150 * 1000);	/* the child spins 60 ms, then waits */
+		if (write(p[1], "g", 1) != 1 || read(done[0], &b, 1) != 1)
+			T_OK(0, "pid: child spun its 60 ms");
 		ops->stop(ctx);
 		ops->read(ctx, &c, 1);
-		T_OK(c.value > 40000 && c.value < 70000,
-		     "pid: the child's process CPU clock counted (%" PRIu64 " us of <= 60000)",
+		T_OK(c.value >= 60000 && c.value < 70000,
+		     "pid: the child's process CPU clock counted (%" PRIu64 " us of 60000)",
 		     c.value);
 		ops->close(ctx);
 	}
+	close(done[0]);
 	close(p[1]);
 	waitpid(pid, NULL, 0);
 }
