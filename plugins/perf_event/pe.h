@@ -43,6 +43,8 @@ int pe_overflow(void *ctx, const siginfo_t *si);
  * interval (IOC_PERIOD) first.  Drains the event's ring buffer into the
  * throttle/lost counts.  Async-signal-safe. */
 int pe_rearm(void *ctx, int idx, uint64_t period);
+/* Drains the ring buffers too: call it on the counted thread (its handler
+ * skips draining meanwhile) or once sampling has stopped. */
 int pe_stats(void *ctx, struct pmc_sample_stats *st);
 /* Close fds, unmap, free.  ctx may be NULL. */
 int pe_close(void *ctx);
