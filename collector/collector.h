@@ -75,9 +75,16 @@ struct thr {
 	size_t arena_len;
 	bool own_altstack;		/* we installed it (the thread had none) */
 	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
+	/* The previous sample's path, root first, with its nodes: a new
+	 * sample only looks up the frames below the part it shares. */
+	uintptr_t path_addr[COLL_MAX_DEPTH];
+	uint32_t path_node[COLL_MAX_DEPTH];
+	uint32_t path_len;
+	uint32_t path_seq;		/* loadmap_seq() when it was taken */
 #ifdef COLL_TIMING
 	/* Benchmark builds only: handler durations, 10 ns buckets. */
 	uint32_t timing[COLL_TIMING_BUCKETS];
+	uint32_t timing_rearm[COLL_TIMING_BUCKETS];	/* pmc_group_rearm alone */
 #endif
 };
 

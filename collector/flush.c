@@ -312,28 +312,41 @@ void flush_process_init(bool full)
 /* ---- one thread's profile ---- */
 
 #ifdef COLL_TIMING
-/* The handler-duration histogram as counters: runs, median, p99, max. */
+/* Median, p99 and max of a duration histogram, into out[0..2]. */
+static uint64_t hist_stats(const uint32_t *hist, uint64_t out[3])
+{
+	uint64_t n = 0, seen = 0;
+
+	out[0] = out[1] = out[2] = 0;
+	for (size_t b = 0; b < COLL_TIMING_BUCKETS; b++)
+		n += hist[b];
+	for (size_t b = 0; b < COLL_TIMING_BUCKETS && n; b++) {
+		if (!hist[b])
+			continue;
+		seen += hist[b];
+		if (!out[0] && seen * 2 >= n)
+			out[0] = (b + 1) * COLL_TIMING_NS;
+		if (!out[1] && seen * 100 >= n * 99)
+			out[1] = (b + 1) * COLL_TIMING_NS;
+		out[2] = (b + 1) * COLL_TIMING_NS;
+	}
+	return n;
+}
+
+/* The handler's durations as counters: whole handler, and the backend's
+ * re-arm within it. */
 static size_t timing_counters(const struct thr *t, struct prof_counter *out)
 {
-	uint64_t n = 0, seen = 0, p50 = 0, p99 = 0, max = 0;
+	uint64_t h[3], r[3], n = hist_stats(t->timing, h);
 
-	for (size_t b = 0; b < COLL_TIMING_BUCKETS; b++)
-		n += t->timing[b];
-	for (size_t b = 0; b < COLL_TIMING_BUCKETS && n; b++) {
-		if (!t->timing[b])
-			continue;
-		seen += t->timing[b];
-		if (!p50 && seen * 2 >= n)
-			p50 = (b + 1) * COLL_TIMING_NS;
-		if (!p99 && seen * 100 >= n * 99)
-			p99 = (b + 1) * COLL_TIMING_NS;
-		max = (b + 1) * COLL_TIMING_NS;
-	}
+	hist_stats(t->timing_rearm, r);
 	out[0] = (struct prof_counter){ "handler_runs", n };
-	out[1] = (struct prof_counter){ "handler_ns_p50", p50 };
-	out[2] = (struct prof_counter){ "handler_ns_p99", p99 };
-	out[3] = (struct prof_counter){ "handler_ns_max", max };
-	return 4;
+	out[1] = (struct prof_counter){ "handler_ns_p50", h[0] };
+	out[2] = (struct prof_counter){ "handler_ns_p99", h[1] };
+	out[3] = (struct prof_counter){ "handler_ns_max", h[2] };
+	out[4] = (struct prof_counter){ "rearm_ns_p50", r[0] };
+	out[5] = (struct prof_counter){ "rearm_ns_p99", r[1] };
+	return 6;
 }
 #endif
 
@@ -426,7 +439,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 9];
+	struct prof_counter ctrs[CTR_N + 11];
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;

@@ -62,3 +62,17 @@ check_LTLIBRARIES += tests/progs/rec_dllib.la
 tests_progs_rec_dllib_la_SOURCES = tests/progs/rec_dllib.c tests/progs/rec_common.h
 tests_progs_rec_dllib_la_CFLAGS = $(rec_cflags)
 tests_progs_rec_dllib_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+# ---- benchmarks (make bench: tests/bench/record_*.sh) ----
+check_PROGRAMS += tests/bench/record_work
+tests_bench_record_work_SOURCES = tests/bench/record_work.c
+tests_bench_record_work_CFLAGS = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-inline -pthread
+tests_bench_record_work_LDFLAGS = -pthread
+# The collector again, timing its handler (COLL_TIMING): handler_ns_* counters.
+check_LTLIBRARIES += tests/bench/libpmcprof-collector-timed.la
+tests_bench_libpmcprof_collector_timed_la_SOURCES = $(coll_core_sources)
+tests_bench_libpmcprof_collector_timed_la_CFLAGS = $(AM_CFLAGS) -DCOLL_TIMING
+tests_bench_libpmcprof_collector_timed_la_LIBADD = $(collector_libpmcprof_collector_la_LIBADD)
+tests_bench_libpmcprof_collector_timed_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere \
+	$(AM_LDFLAGS) -Wl,--version-script=$(top_srcdir)/collector/collector.map -Wl,-z,now

@@ -157,8 +157,10 @@ static void thr_release(struct thr *t)
 static int thr_reset(struct thr *t)
 {
 	memset(t->ctr, 0, sizeof(t->ctr));
+	t->path_len = 0;
 #ifdef COLL_TIMING
 	memset(t->timing, 0, sizeof(t->timing));
+	memset(t->timing_rearm, 0, sizeof(t->timing_rearm));
 #endif
 	memset(t->weight, 0, sizeof(t->weight));
 	t->in_handler = 0;
@@ -405,7 +407,7 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	uintptr_t *pcs = t->pcs;
 	const struct lm_snap *snap;
 	unsigned flags = 0;
-	uint32_t node = 0;
+	uint32_t node = 0, shared = 0, seq;
 	bool unknown = false;
 	int n;
 
@@ -430,10 +432,22 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 			return false;
 		}
 	}
+	/* Root first; a return address points after its call: step back
+	 * into it (the leaf's pc is the interrupted instruction itself). */
+	for (int i = 0; i < n; i++)
+		pcs[i] -= i > 0;
+	seq = loadmap_seq();
+	if (seq != t->path_seq) {
+		t->path_len = 0;
+		t->path_seq = seq;
+	}
+	while (shared < t->path_len && shared < (uint32_t)n &&
+	       t->path_addr[shared] == pcs[n - 1 - shared])
+		shared++;
+	node = shared ? t->path_node[shared - 1] : 0;
 	snap = loadmap_acquire(&t->hazard);
-	for (int i = n - 1; i >= 0; i--) {
-		/* A return address points after the call: step back into it. */
-		uintptr_t a = pcs[i] - (i > 0);
+	for (uint32_t k = shared; k < (uint32_t)n; k++) {
+		uintptr_t a = pcs[n - 1 - k];
 		uint32_t mod;
 		uint64_t off;
 
@@ -443,8 +457,14 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 			unknown = true;
 		}
 		node = cct_child(&t->cct, node, mod, off);
-		if (!node)
+		if (!node) {
+			/* Keep what is known to be in the tree. */
+			t->path_len = k;
 			break;
+		}
+		t->path_addr[k] = a;
+		t->path_node[k] = node;
+		t->path_len = k + 1;
 	}
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	if (unknown)
@@ -467,11 +487,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void timing_add(struct thr *t, uint64_t t0)
+static void timing_add(uint32_t *hist, uint64_t t0)
 {
 	uint64_t b = (now_ns() - t0) / COLL_TIMING_NS;
 
-	t->timing[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
+	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
 }
 #endif
 
@@ -512,11 +532,17 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 			t->period[idx] = next;
 		}
 	}
+#ifdef COLL_TIMING
+	uint64_t t1 = now_ns();
+#endif
 	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
 		t->ctr[CTR_REARM_FAILED]++;
+#ifdef COLL_TIMING
+	timing_add(t->timing_rearm, t1);
+#endif
 done:
 #ifdef COLL_TIMING
-	timing_add(t, t0);
+	timing_add(t->timing, t0);
 #endif
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
 out:
