@@ -682,7 +682,7 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 
 static int header_room(int height)
 {
-	return height >= 30 ? 5 : height >= 20 ? 4 : height >= 14 ? 2 : 1;
+	return height >= 30 ? 5 : height >= 20 ? 4 : height >= 12 ? 2 : 1;
 }
 
 /* Draws the header; returns its height. */

@@ -16,6 +16,25 @@
 
 static char dir[] = "/tmp/pmcprof-test-view.XXXXXX";
 static struct canvas *cv;
+/* Lines of tests/progs/ana_work.c, found in the file so that edits to it
+ * do not break this test: work_a, work_b, work_c, the hot loop, a
+ * line without code. */
+static unsigned l_a, l_b, l_c, l_hot, l_def;
+static char at_a[32], at_b[32], at_c[32], at_def[32], src_a[32];
+
+static unsigned line_of(const char *path, const char *what)
+{
+	char buf[512];
+	unsigned n = 0, found = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(buf, sizeof(buf), f))
+		if (++n && strstr(buf, what))
+			found = n;
+	if (f)
+		fclose(f);
+	return found;
+}
 
 /* Draw ui at w x h; the canvas stays for role checks. */
 static void draw(struct ui *ui, int w, int h)
@@ -128,7 +147,7 @@ static void test_functions(void)
 	T_OK(row_with("ana_work split") == 0 && row_with("backend perf_event") > 0 &&
 		     row_with("[cycles@1000") > 0,
 	     "the header shows the command, backend and events");
-	T_OK(strstr(line(y + 1), "ana_work.c:34") != NULL, "module and file:line: '%s'", line(y + 1));
+	T_OK(strstr(line(y + 1), src_a) != NULL, "module and file:line: '%s'", line(y + 1));
 	T_OK(fits(), "120x40: every line fits, the bar ends with Quit");
 
 	/* incremental search, then n */
@@ -222,29 +241,30 @@ static void test_functions(void)
 	/* lines, then the annotated source */
 	keys(ui, "l");
 	draw(ui, 120, 40);
-	T_OK(row_with("Source lines: ") > 0 && strstr(selected(), "ana_work.c:34"),
+	T_OK(row_with("Source lines: ") > 0 && strstr(selected(), src_a),
 	     "l: per-line table, hottest first: '%s'", selected());
 	keys(ui, "/hot");
 	ui_on_key(ui, VK_ENTER);
 	ui_on_key(ui, VK_ENTER);
 	draw(ui, 120, 40);
 	l = selected();
-	T_OK(strstr(l, " 55 ") && strstr(l, "y += x >> 3;"), "Enter: the source, at the line: '%s'",
-	     l);
+	char at_hot[32];
+	snprintf(at_hot, sizeof(at_hot), " %u ", l_hot);
+	T_OK(strstr(l, at_hot) && strstr(l, "HOT_LOOP"), "Enter: the source, at the line: '%s'", l);
 	keys(ui, "[");
 	draw(ui, 120, 40);
-	T_OK(strstr(selected(), ">35 ") != NULL, "[ jumps to the previous hot line: '%s'",
+	T_OK(strstr(selected(), at_b) != NULL, "[ jumps to the previous hot line: '%s'",
 	     selected());
 	keys(ui, "]");
 	draw(ui, 120, 40);
-	T_OK(strstr(selected(), ">34 ") != NULL, "] to the next, wrapping round: '%s'", selected());
-	/* hot: 10% of the file's samples or more (lines 34 and 35 here) */
+	T_OK(strstr(selected(), at_a) != NULL, "] to the next, wrapping round: '%s'", selected());
+	/* hot: 10% of the file's samples or more (work_a's and work_b's lines) */
 	static const struct {
 		int line;
 		const char *at;
 		bool hot;
 	} hot[] = {
-		{ __LINE__, ">35 ", true }, { __LINE__, " 36 ", false }, { __LINE__, " 32 #define", false },
+		{ __LINE__, at_b, true }, { __LINE__, at_c, false }, { __LINE__, at_def, false },
 	};
 	ui_on_key(ui, VK_HOME);
 	draw(ui, 120, 60);
@@ -293,7 +313,7 @@ static void test_functions(void)
 		int line, w, h;
 		const char *must;
 	} sizes[] = {
-		{ __LINE__, 80, 24, "Self%\u25bc  Incl%" }, { __LINE__, 200, 60, "ana_work.c:34" },
+		{ __LINE__, 80, 24, "Self%\u25bc  Incl%" }, { __LINE__, 200, 60, src_a },
 		{ __LINE__, 40, 10, "work_a" },		 { __LINE__, 80, 24, "work_a" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -432,12 +452,30 @@ int main(void)
 	text_utf8 = true;
 	if (!mkdtemp(dir))
 		return 1;
+	char src[1024], hot[600];
+	snprintf(src, sizeof(src), "%s/tests/progs/ana_work.c", getenv("PMCPROF_SRC") ?
+		 getenv("PMCPROF_SRC") : ".");
+	l_a = line_of(src, "void work_a(");
+	l_b = line_of(src, "void work_b(");
+	l_c = line_of(src, "void work_c(");
+	l_hot = line_of(src, "HOT_LOOP */");
+	l_def = line_of(src, "#define UNIT");
+	if (!l_a || !l_b || !l_c || !l_hot || !l_def) {
+		T_SKIP("cannot find work_a, work_b, work_c, HOT_LOOP and UNIT in %s", src);
+		return 77;
+	}
+	snprintf(at_a, sizeof(at_a), ">%u ", l_a);
+	snprintf(at_b, sizeof(at_b), ">%u ", l_b);
+	snprintf(at_c, sizeof(at_c), " %u ", l_c);
+	snprintf(at_def, sizeof(at_def), " %u #define", l_def);
+	snprintf(src_a, sizeof(src_a), "ana_work.c:%u", l_a);
+	snprintf(hot, sizeof(hot), "'main;work_a=6000,100' 'main;work_b=3000,200' "
+		 "'main;work_c=900,300' 'main;hot_lines:%u=100,400'", l_hot);
 	/* work_b's share goes from 30% to 45%: a known 1.5x */
 	int rc = mkprofile("base.pmcp",
 			   "-e cycles@1000 -e instructions@2000 -m 'argv=ana_work split' "
 			   "-m backend=perf_event -m hypervisor=kvm -c samples=10000 -c lost=300",
-			   "'main;work_a=6000,100' 'main;work_b=3000,200' 'main;work_c=900,300' "
-			   "'main;hot_lines:55=100,400'");
+			   hot);
 	rc |= mkprofile("run.pmcp", "-e cycles@1000 -e instructions@2000 -m backend=cputimer",
 			"'main;work_a=4500,100' 'main;work_b=4500,200' 'main;work_c=900,300' "
 			"'main;inline_caller=100,5'");
