@@ -283,10 +283,21 @@ int set_symbolize(struct ana_set *s)
 				  .pool = &s->pool };
 	struct symtab *st = symtab_new(&so);
 	struct inl_pairs ip = { 0 };
+	uint8_t *used = NULL;
 	int e = -ENOMEM;
 	if (!st)
 		return -ENOMEM;
+	/* open only modules some context points into (the load map also
+	 * lists libraries no sample hit, the collector's own among them) */
+	used = calloc(s->n_mod ? s->n_mod : 1, 1);
+	if (!used)
+		goto out;
+	for (size_t r = 1; r < s->n_raw; r++)
+		if (s->rmod[r] < s->n_mod)
+			used[s->rmod[r]] = 1;
 	for (size_t i = 0; i < s->n_mod; i++) {
+		if (!used[i])
+			continue;
 		char msg[1024];
 		enum ana_severity sev;
 		int h = symtab_load(st, s->mod[i].path, s->mod[i].bid_len ? s->mod[i].bid : NULL,
@@ -356,6 +367,7 @@ int set_symbolize(struct ana_set *s)
 	}
 	e = 0;
 out:
+	free(used);
 	idx_free(&ip.idx);
 	free(ip.v);
 	symtab_free(st);

@@ -391,6 +391,7 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 		bool skip = false;
 		for (size_t k = 0; k < sizeof(derived) / sizeof(*derived); k++)
 			skip |= !strcmp(r->meta[i].key, derived[k]);
+		skip |= !r->meta[i].value[0];	/* e.g. "fallback:" when none happened */
 		if (!skip)
 			packed(out, width, r->meta[i].key, r->meta[i].value, &col);
 	}

@@ -189,7 +189,7 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	struct tcol cols[128];
 	char titles[128][48];
 	size_t nc = 0;
-	cols[nc++] = (struct tcol){ c->view == ANA_VIEW_MODULES ? "Module" : "Function", true, 3, 14, 24 };
+	cols[nc++] = (struct tcol){ c->view == ANA_VIEW_MODULES ? "Module" : "Function", true, 1, 14, 24 };
 	if (c->view != ANA_VIEW_MODULES)
 		cols[nc++] = (struct tcol){ c->view == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12 };
 	cols[nc++] = (struct tcol){ "Base%", false, 0, 0, 0 };

@@ -195,10 +195,10 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		cols[nc++] = (struct tcol){ "Module", true, 1, 10, 16 };
 		cols[nc++] = (struct tcol){ "Path", true, 2, 10, 10 };
 	} else {
-		cols[nc++] = (struct tcol){ "Function", true, 3, 14, 24 };
-		cols[nc++] = (struct tcol){ "Module", true, 1, 6, 12 };
+		cols[nc++] = (struct tcol){ "Function", true, 1, 14, 24 };
+		cols[nc++] = (struct tcol){ "Module", true, 2, 6, 12 };
 		if (c->view != ANA_VIEW_LINES)
-			cols[nc++] = (struct tcol){ "Source", true, 2, 8, 16 };
+			cols[nc++] = (struct tcol){ "Source", true, 3, 8, 16 };
 	}
 	struct table *t = table_new(cols, nc);
 	if (!t)

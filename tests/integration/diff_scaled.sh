@@ -5,7 +5,7 @@
 # 1.3043.  Over 5 seeded pairs work_b must be marked significant every
 # time, and the true value must lie in the interval at least 4 times of 5
 # (95% intervals).  With the collector built, a real run doing 1.5x the
-# work in work_b is compared with a normal one.
+# work in work_b is compared with a normal one (share ratio within 0.15).
 . "$PMCPROF_SRC/tests/lib.sh"
 export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 
@@ -52,11 +52,14 @@ if [ ! -x "$PMCPROF_BUILD/pmcprof-record" ]; then
 	skip "recorded 1.5x diff: pmcprof-record is not built yet"
 	exit 0
 fi
-"$PMCPROF" record -e cpu-clock@100000 -o base -- "$PROGS/ana_work" split 15 >rec1.log 2>&1 &&
-"$PMCPROF" record -e cpu-clock@100000 -o more -- "$PROGS/ana_work" split 15 1.5 >rec2.log 2>&1 ||
+"$PMCPROF" record -e cpu-clock@100000 -o base -- "$PROGS/ana_work" split 25 >rec1.log 2>&1 &&
+"$PMCPROF" record -e cpu-clock@100000 -o more -- "$PROGS/ana_work" split 25 1.5 >rec2.log 2>&1 ||
 	{ fail "pmcprof record failed"; cat rec1.log rec2.log | sed 's/^/    | /'; exit 0; }
-"$PMCPROF" diff -q --csv --ratio raw base more >rec.csv
-check "recorded: work_b significant, raw ratio 1.5 +- 0.15" python3 -c "
+# Real runs in a VM differ by more than sampling noise (clock speed, steal
+# time change every function's count alike); shares cancel that out.
+"$PMCPROF" diff -q --csv base more >rec.csv
+check "recorded: work_b significant, share ratio 1.304 +- 0.15" python3 -c "
 import csv
 r = [r for r in csv.DictReader(open('rec.csv', newline='')) if r['function'] == 'work_b'][0]
-assert r['significant'] == '1' and abs(float(r['ratio']) - 1.5) < 0.15, r"
+print('recorded work_b share ratio %s [%s, %s]' % (r['ratio'], r['ci_low'], r['ci_high']))
+assert r['significant'] == '1' and abs(float(r['ratio']) - 4.5 / 11.5 / 0.3) < 0.15, r"

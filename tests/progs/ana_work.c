@@ -30,10 +30,11 @@ const char ana_variant[] = "alternative build";
 	} while (0)
 
 #define UNIT 1000000L
+#define ROUNDS 100	/* split work is interleaved in rounds of UNIT/ROUNDS */
 
-__attribute__((noinline)) void work_a(long units) { SPIN(units * 6 * UNIT); }
-__attribute__((noinline)) void work_b(long units, double f) { SPIN((long)(units * 3 * UNIT * f)); }
-__attribute__((noinline)) void work_c(long units) { SPIN(units * 1 * UNIT); }
+__attribute__((noinline)) void work_a(long n) { SPIN(n * 6); }
+__attribute__((noinline)) void work_b(long n, double f) { SPIN((long)(n * 3 * f)); }
+__attribute__((noinline)) void work_c(long n) { SPIN(n * 1); }
 
 static inline __attribute__((always_inline)) unsigned long hot_inline(unsigned long x, long n)
 {
@@ -51,10 +52,10 @@ __attribute__((noinline)) void inline_caller(long units)
 __attribute__((noinline)) void hot_lines(long units)
 {
 	unsigned long x = sink, y = 1;
+	/* the inner loop is all on one line, so its instructions are too */
 	for (long i = 0; i < units * UNIT; i++) {
 		y += x >> 3;
-		for (int k = 0; k < 8; k++)
-			x = x * 6364136223846793005UL + (unsigned long)k; /* HOT_LOOP */
+		for (int k = 0; k < 8; k++) x = x * 6364136223846793005UL + (unsigned long)k; /* HOT_LOOP */
 	}
 	sink = x + y;
 }
@@ -65,9 +66,13 @@ int main(int argc, char **argv)
 	long units = argc > 2 ? atol(argv[2]) : 20;
 	double f = argc > 3 ? atof(argv[3]) : 1.0;
 	if (!strcmp(mode, "split")) {
-		work_a(units);
-		work_b(units, f);
-		work_c(units);
+		/* many short rounds, not three long phases: a VM's speed changes
+		 * over time (steal), and must not favour one function */
+		for (long r = 0; r < units * ROUNDS; r++) {
+			work_a(UNIT / ROUNDS);
+			work_b(UNIT / ROUNDS, f);
+			work_c(UNIT / ROUNDS);
+		}
 	} else if (!strcmp(mode, "inline")) {
 		inline_caller(units);
 	} else if (!strcmp(mode, "lines")) {
