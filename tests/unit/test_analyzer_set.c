@@ -98,9 +98,10 @@ static int mk(const struct spec *sp)
 		{ "command", "test" }, { "tid", sp->tid ? sp->tid : "1" }, { "rank", sp->rank ? sp->rank : "0" },
 	};
 	struct prof_module mod = { sp->modpath ? sp->modpath : exe, sp->bid, sp->bid ? 20 : 0, 0, 1 << 30, 0, 1, 0 };
-	struct prof_counter ctr[] = { { "samples", 1000 }, { "unwind_failed", 50 } };
+	struct prof_counter ctr[] = { { "samples", 1000 }, { "unwind_failed", 50 },
+				      { "unthrottled", 400 }, { "dropped_reentrant", 5 } };
 	struct prof p = { PROF_VERSION, false, 3, meta, sp->n_ev, ev, 1, &mod,
-			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 2, ctr };
+			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 4, ctr };
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	int e = prof_write(&p, dfd, sp->name, 0644);
 	close(dfd);
@@ -166,6 +167,28 @@ static void test_merge_and_views(void)
 			ctr_ok = run->counters[i].value == 100 && run->counters[i].warn &&
 				 fabs(run->counters[i].pct - 5.0) < 1e-9;
 	T_OK(ctr_ok, "unwind_failed summed, 5%% of 2000 samples, warned");
+	static const struct {
+		int line;
+		const char *name;
+		uint64_t value;
+		double pct;	/* NAN: not a loss counter */
+		bool warn;
+	} ctrs[] = {
+		{ __LINE__, "unwind_failed", 100, 5.0, true },
+		{ __LINE__, "unthrottled", 800, NAN, false },	/* not a loss */
+		{ __LINE__, "dropped_reentrant", 10, 0.5, false },	/* under 1% */
+		{ __LINE__, "samples", 2000, NAN, false },
+	};
+	for (size_t k = 0; k < sizeof(ctrs) / sizeof(*ctrs); k++) {
+		bool ok = false;
+		for (size_t i = 0; i < run->n_counters; i++) {
+			const struct ana_counter_fact *c = &run->counters[i];
+			if (!strcmp(c->name, ctrs[k].name))
+				ok = c->value == ctrs[k].value && c->warn == ctrs[k].warn &&
+				     (isnan(ctrs[k].pct) ? isnan(c->pct) : fabs(c->pct - ctrs[k].pct) < 1e-9);
+		}
+		T_OK(ok, "counter line %d: %s", ctrs[k].line, ctrs[k].name);
+	}
 
 	ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
 	struct ana_rows *r = ana_set_query(s, &q);
