@@ -85,6 +85,7 @@ struct thr {
 	/* Benchmark builds only: handler durations, 10 ns buckets. */
 	uint32_t timing[COLL_TIMING_BUCKETS];
 	uint32_t timing_rearm[COLL_TIMING_BUCKETS];	/* pmc_group_rearm alone */
+	uint32_t timing_own[COLL_TIMING_BUCKETS];	/* the handler without it */
 #endif
 };
 

@@ -333,20 +333,23 @@ static uint64_t hist_stats(const uint32_t *hist, uint64_t out[3])
 	return n;
 }
 
-/* The handler's durations as counters: whole handler, and the backend's
- * re-arm within it. */
+/* The handler's durations as counters: the whole handler, the backend's
+ * re-arm within it, and the rest (the collector's own work). */
 static size_t timing_counters(const struct thr *t, struct prof_counter *out)
 {
-	uint64_t h[3], r[3], n = hist_stats(t->timing, h);
+	uint64_t h[3], r[3], o[3], n = hist_stats(t->timing, h);
 
 	hist_stats(t->timing_rearm, r);
+	hist_stats(t->timing_own, o);
 	out[0] = (struct prof_counter){ "handler_runs", n };
 	out[1] = (struct prof_counter){ "handler_ns_p50", h[0] };
 	out[2] = (struct prof_counter){ "handler_ns_p99", h[1] };
 	out[3] = (struct prof_counter){ "handler_ns_max", h[2] };
 	out[4] = (struct prof_counter){ "rearm_ns_p50", r[0] };
 	out[5] = (struct prof_counter){ "rearm_ns_p99", r[1] };
-	return 6;
+	out[6] = (struct prof_counter){ "own_ns_p50", o[0] };
+	out[7] = (struct prof_counter){ "own_ns_p99", o[1] };
+	return 8;
 }
 #endif
 
@@ -439,7 +442,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 11];
+	struct prof_counter ctrs[CTR_N + 13];
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;

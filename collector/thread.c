@@ -161,6 +161,7 @@ static int thr_reset(struct thr *t)
 #ifdef COLL_TIMING
 	memset(t->timing, 0, sizeof(t->timing));
 	memset(t->timing_rearm, 0, sizeof(t->timing_rearm));
+	memset(t->timing_own, 0, sizeof(t->timing_own));
 #endif
 	memset(t->weight, 0, sizeof(t->weight));
 	t->in_handler = 0;
@@ -487,9 +488,9 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void timing_add(uint32_t *hist, uint64_t t0)
+static void timing_add(uint32_t *hist, uint64_t ns)
 {
-	uint64_t b = (now_ns() - t0) / COLL_TIMING_NS;
+	uint64_t b = ns / COLL_TIMING_NS;
 
 	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
 }
@@ -502,7 +503,7 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 	uint64_t next = 0;
 	int idx, status;
 #ifdef COLL_TIMING
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), t1, t2;
 #endif
 
 	(void)signo;
@@ -533,16 +534,18 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 		}
 	}
 #ifdef COLL_TIMING
-	uint64_t t1 = now_ns();
+	t1 = now_ns();
 #endif
 	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
 		t->ctr[CTR_REARM_FAILED]++;
 #ifdef COLL_TIMING
-	timing_add(t->timing_rearm, t1);
+	t2 = now_ns();
+	timing_add(t->timing_rearm, t2 - t1);
+	timing_add(t->timing_own, t2 - t0 - (t2 - t1));
 #endif
 done:
 #ifdef COLL_TIMING
-	timing_add(t->timing, t0);
+	timing_add(t->timing, now_ns() - t0);
 #endif
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
 out:
