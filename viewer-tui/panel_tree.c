@@ -260,11 +260,11 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 			collapse(t, k);
 			break;
 		}
-		while (k > 0 && t->e[k - 1].depth >= t->e[p->t.sel].depth)
-			k--;
-		if (k == 0 && t->e[p->t.sel].depth == 0)
-			return REACT_NONE;	/* a root: Left goes back */
-		table_select(&p->t, k > 0 ? k - 1 : 0);
+		if (t->e[k].depth == 0)
+			return REACT_NONE;	/* a closed root: Left goes back */
+		while (t->e[k].depth >= t->e[p->t.sel].depth)
+			k--;	/* up to the parent, which is above */
+		table_select(&p->t, k);
 		break;
 	default:
 		return REACT_NONE;

@@ -215,7 +215,7 @@ enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 /* The sort, ratio and filter options of report (or, in compare mode,
  * diff) that make their query match st's, each with a leading blank. */
 void cmd_sort_args(const struct view_state *st, char *buf, size_t len);
-/* The role a comparison earns: UP/DOWN beyond the thresholds, WARN when
+/* (ratio.c) The role a comparison earns: UP/DOWN beyond the thresholds, WARN when
  * the row is in one run only, else NORMAL. */
 enum role cmp_role(const struct view_state *st, const struct ana_cmp *c);
 

@@ -234,6 +234,14 @@ static void test_functions(void)
 	draw(ui, 120, 40);
 	y = row_with("\u25be work_a");
 	T_OK(y > 0 && strstr(line(y + 1), "main"), "Right opens it: its caller main");
+	ui_on_key(ui, VK_DOWN);
+	ui_on_key(ui, VK_LEFT);
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "\u25be work_a") != NULL, "Left on a child: up to its parent");
+	ui_on_key(ui, VK_LEFT);
+	draw(ui, 120, 40);
+	T_OK(strstr(selected(), "\u25b8 work_a") != NULL && row_with("main") < 0,
+	     "Left on an open node closes it");
 	keys(ui, "t");
 	draw(ui, 120, 40);
 	T_OK(row_with("Functions: ") > 0, "t a third time: back to the functions");
