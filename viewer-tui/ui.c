@@ -563,9 +563,9 @@ static const struct {
 	const char *const keys[3];
 } header_facts[] = {
 	{ "backend", { "backend", NULL } },
-	{ "fell back:", { "fallback", NULL } },
 	{ "hypervisor", { "hypervisor", NULL } },
 	{ "vPMU", { "vpmu", NULL } },
+	{ "fell back:", { "fallback", NULL } },
 	{ "host", { "host", NULL } },
 	{ "cpu", { "cpu_model", NULL } },
 };
@@ -624,8 +624,11 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 	h[n].prio = 70;
 	for (size_t i = 0; i < ARRAY_SIZE(header_facts); i++) {
 		const char *v = meta_get(base, header_facts[i].keys);
-		if (v)
-			append(h[n].text, sizeof(h[n].text), sep, "%s %s", header_facts[i].label, v);
+		char fit[256];
+		/* Each fact short, so that a long one (a fallback's reason) does
+		 * not push the others off the line; `i` has them in full. */
+		if (v && text_elide(fit, sizeof(fit), v, 36) >= 0)
+			append(h[n].text, sizeof(h[n].text), sep, "%s %s", header_facts[i].label, fit);
 	}
 	if (h[n].text[0])
 		n++;
@@ -639,9 +642,14 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 			snprintf(per, sizeof(per), "@f%llu", (unsigned long long)e->freq);
 		else
 			snprintf(per, sizeof(per), "@%llu", (unsigned long long)e->period);
-		append(h[n].text, sizeof(h[n].text), sep, "%s%s%s%s %llu samples%s",
-		       i == ui->st.event ? "[" : "", e->name, per, e->mixed ? " (mixed!)" : "",
-		       (unsigned long long)e->samples, i == ui->st.event ? "]" : "");
+		/* What was asked for, when something else was used. */
+		char asked[96] = "";
+		if (e->requested && *e->requested && strcmp(e->requested, e->name) != 0)
+			snprintf(asked, sizeof(asked), " (asked %s)", e->requested);
+		append(h[n].text, sizeof(h[n].text), sep, "%s%s%s%s%s %llu samples%s",
+		       i == ui->st.event ? "[" : "", e->name, per, asked,
+		       e->mixed ? " (mixed!)" : "", (unsigned long long)e->samples,
+		       i == ui->st.event ? "]" : "");
 	}
 	if (h[n].text[0])
 		n++;

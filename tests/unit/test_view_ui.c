@@ -145,8 +145,8 @@ static void test_functions(void)
 	     "the hot function is on the first row: '%s'", line(y + 1));
 	T_OK(strstr(line(y), "Self%\u25bc") != NULL, "sorted by self: '%s'", line(y));
 	T_OK(row_with("ana_work split") == 0 && row_with("backend perf_event") > 0 &&
-		     row_with("[cycles@1000") > 0,
-	     "the header shows the command, backend and events");
+		     row_with("[cycles@1000 (asked hw-cycles) 10000 samples]") > 0,
+	     "the header shows the command, backend, events as used and asked for");
 	T_OK(strstr(line(y + 1), src_a) != NULL, "module and file:line: '%s'", line(y + 1));
 	T_OK(fits(), "120x40: every line fits, the bar ends with Quit");
 
@@ -481,7 +481,7 @@ int main(void)
 		 "'main;work_c=900,300' 'main;hot_lines:%u=100,400'", l_hot);
 	/* work_b's share goes from 30% to 45%: a known 1.5x */
 	int rc = mkprofile("base.pmcp",
-			   "-e cycles@1000 -e instructions@2000 -m 'argv=ana_work split' "
+			   "-e cycles@1000=hw-cycles -e instructions@2000 -m 'argv=ana_work split' "
 			   "-m backend=perf_event -m hypervisor=kvm -c samples=10000 -c lost=300",
 			   hot);
 	rc |= mkprofile("run.pmcp", "-e cycles@1000 -e instructions@2000 -m backend=cputimer",
