@@ -285,22 +285,56 @@ static int fmt_u(uint64_t v, char *buf, size_t len)
 	return snprintf(buf, len, "%" PRIu64, v) < (int)len ? 0 : -ENOSPC;
 }
 
-static int f_outdir(const struct rec_settings *s, char *b, size_t l) { return f_str(s->outdir, b, l); }
-static int f_backend(const struct rec_settings *s, char *b, size_t l) { return f_str(s->backend, b, l); }
-static int f_fallback(const struct rec_settings *s, char *b, size_t l) { return f_str(s->fallback, b, l); }
+static int f_outdir(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->outdir, b, l);
+}
+
+static int f_backend(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->backend, b, l);
+}
+
+static int f_fallback(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->fallback, b, l);
+}
+
 static int f_call_graph(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_str(settings_call_graph_name(s->call_graph), b, l);
 }
-static int f_signal(const struct rec_settings *s, char *b, size_t l) { return fmt_u((uint64_t)s->signo, b, l); }
-static int f_random_bits(const struct rec_settings *s, char *b, size_t l) { return fmt_u(s->random_bits, b, l); }
-static int f_seed(const struct rec_settings *s, char *b, size_t l) { return fmt_u(s->seed, b, l); }
-static int f_private(const struct rec_settings *s, char *b, size_t l) { return fmt_u(s->private_files, b, l); }
-static int f_cct_bytes(const struct rec_settings *s, char *b, size_t l) { return fmt_u(s->cct_bytes, b, l); }
+
+static int f_signal(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u((uint64_t)s->signo, b, l);
+}
+
+static int f_random_bits(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->random_bits, b, l);
+}
+
+static int f_seed(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->seed, b, l);
+}
+
+static int f_private(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->private_files, b, l);
+}
+
+static int f_cct_bytes(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->cct_bytes, b, l);
+}
+
 static int f_events(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_list((char(*)[SET_SPEC_MAX])s->events, s->n_events, b, l);
 }
+
 static int f_requested(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_list((char(*)[SET_SPEC_MAX])s->requested, s->n_requested, b, l);

@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 	char msg[256];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: rec_inspect meta|counter|partial|weight|modules|stacks|funcs FILE [ARG]\n");
+		fprintf(stderr, "usage: rec_inspect "
+				"meta|counter|partial|weight|modules|stacks|funcs FILE [ARG]\n");
 		return 2;
 	}
 	if (prof_file_read(argv[2], &f, msg, sizeof(msg)) < 0) {
