@@ -20,7 +20,7 @@ __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 static struct thr *registry;		/* atomic head */
 static uint32_t n_threads;		/* atomic: threads begun in this process */
 static pthread_key_t key;
-static int key_made;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int warned_begin;		/* atomic: one "cannot sample" line per process */
 
 /* A flusher waits at most this long for a handler or another flusher. */
@@ -88,6 +88,11 @@ static uint64_t xorshift64(uint64_t *s)
 static void key_destructor(void *arg)
 {
 	thr_end(arg);
+}
+
+static void key_make(void)
+{
+	pthread_key_create(&key, key_destructor);
 }
 
 /* A state to use: a free one from the registry, else a new mapping. */
@@ -229,8 +234,7 @@ struct thr *thr_begin(void)
 	if (!coll.active)
 		return NULL;
 	coll_inside++;
-	if (!__atomic_exchange_n(&key_made, 1, __ATOMIC_ACQ_REL))
-		pthread_key_create(&key, key_destructor);
+	pthread_once(&key_once, key_make);
 	t = thr_alloc();
 	if (!t) {
 		warn_once("cannot allocate a thread's profile: out of memory", 0);
@@ -379,8 +383,13 @@ void thr_fork_child(void)
 			thr_release(t);
 	}
 	__atomic_store_n(&n_threads, 1, __ATOMIC_RELAXED);
-	if (!self)
+	if (!self) {
+		/* Forked by a thread we never saw: the child is still a process
+		 * of the run. */
+		__atomic_store_n(&n_threads, 0, __ATOMIC_RELAXED);
+		thr_begin();
 		return;
+	}
 	if (self->g)
 		pmc_group_close(self->g);
 	self->g = NULL;
