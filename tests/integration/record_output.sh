@@ -26,6 +26,8 @@ else
 fi
 if [ "$(id -u)" = 0 ] && ! command -v setpriv >/dev/null; then
 	skip "unwritable directory (root without setpriv)"
+elif ! $as "$PMCPROF_BUILD/pmcprof-record" --help >/dev/null 2>&1; then
+	skip "unwritable directory (the build tree is not readable by uid 65534)"
 else
 	$as "$PMCPROF" record -e $EV -o ro -- "$PROGS/rec_exit" exit3 10 >out.txt 2>err.txt
 	check "unwritable -o DIR: refused before running (2)" [ $? -eq 2 ]
