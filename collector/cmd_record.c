@@ -30,8 +30,11 @@
 #define EXIT_RUNTIME 2
 
 static const char usage_text[] =
-	"Usage: pmcprof record [OPTIONS] [--] COMMAND [ARGS...]\n"
-	"Run COMMAND under the pmcprof collector: every thread of every process it\n"
+	"usage: pmcprof record [-e EVENT]... [-b BACKEND] [-o DIR] [--call-graph=MODE]\n"
+	"       [--no-fallback] [--signal N] [--random-period BITS] [--seed N] [--private]\n"
+	"       [--] CMD [ARGS]\n"
+	"\n"
+	"Run CMD under the pmcprof collector: every thread of every process it\n"
 	"starts is sampled and writes one profile (.pmcp) into the output directory.\n"
 	"\n"
 	"  -e, --event=EVENT[@PERIOD|@fFREQ]  sample EVENT (repeatable).  Default: cycles,\n"
@@ -39,7 +42,7 @@ static const char usage_text[] =
 	"                              there is no PMU (stderr says which and why)\n"
 	"  -b, --backend=NAME          use this backend plugin (pmcprof list); no fallback\n"
 	"  -o, --output=DIR            write into DIR (created if missing; may exist).\n"
-	"                              Default: ./pmcprof-COMMAND-HOST-PID/, which must not\n"
+	"                              Default: ./pmcprof-CMD-HOST-PID/, which must not\n"
 	"  --call-graph=MODE           unwind (libunwind, default), fp (frame pointers),\n"
 	"                              none (the sampled instruction only)\n"
 	"  --no-fallback               fail instead of replacing an unusable event\n"
@@ -51,7 +54,7 @@ static const char usage_text[] =
 	"  --private                   directory mode 0700 and files 0600\n"
 	"  -h, --help                  show this help\n"
 	"\n"
-	"Exit status: COMMAND's own (a COMMAND killed by a signal kills pmcprof with it);\n"
+	"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
 	"1 for a usage error, 2 when pmcprof cannot run it.  docs/collector.md has more.\n";
 
 enum {
