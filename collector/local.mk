@@ -35,13 +35,16 @@ tests_unit_test_loadmap_LDADD = -ldl -lpthread
 rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
-	tests/progs/rec_static tests/progs/rec_inspect
+	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_threads_LDFLAGS = -pthread
 tests_progs_rec_exit_SOURCES = tests/progs/rec_exit.c tests/progs/rec_common.h
 tests_progs_rec_exit_CFLAGS = $(rec_cflags)
 tests_progs_rec_exit_LDFLAGS = -pthread
+tests_progs_rec_churn_SOURCES = tests/progs/rec_churn.c tests/progs/rec_common.h
+tests_progs_rec_churn_CFLAGS = $(rec_cflags)
+tests_progs_rec_churn_LDFLAGS = -pthread
 tests_progs_rec_fork_SOURCES = tests/progs/rec_fork.c tests/progs/rec_common.h
 tests_progs_rec_fork_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_SOURCES = tests/progs/rec_dl.c tests/progs/rec_common.h
