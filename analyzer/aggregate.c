@@ -50,11 +50,11 @@ void set_free_symbols(struct ana_set *s)
 	free(s->snext);
 	free(s->sinl);
 	idx_free(&s->sym_idx);
-	for (size_t i = 0; i < s->n_bu; i++) {
-		free(s->bu[i].ent);
-		free(s->bu[i].kids);
-	}
 	free(s->bu);
+	free(s->bu_ent);
+	free(s->bu_slot);
+	free(s->bu_kfunc);
+	free(s->bu_kcnt);
 }
 
 static bool modrow_eq(const void *ctx, uint32_t id, const void *key)

@@ -177,12 +177,15 @@ struct agg {
 	double *wt[2];			/* NULL unless weighted */
 	size_t n;
 };
+/* A bottom-up node: a chain of functions, the root's function first.  Its
+ * entries (pairs of symbolized nodes: the sample's leaf, and the cursor
+ * whose function is this node's) live in one pool, s->bu_ent, and its
+ * children are the consecutive nodes kid0 .. kid0 + n_kids - 1: no small
+ * allocation per node or per entry. */
 struct bunode {
 	uint32_t parent, func;
-	uint32_t *ent;			/* pairs (leaf sym node, cursor sym node) */
-	size_t n_ent;
-	uint32_t *kids;
-	size_t n_kids;
+	uint32_t kid0, n_kids;
+	uint32_t ent, n_ent;		/* pairs s->bu_ent[2 * ent ..] */
 	bool expanded, expandable;
 };
 
@@ -253,6 +256,10 @@ struct ana_set {
 
 	struct bunode *bu;
 	size_t n_bu, cap_bu;
+	uint32_t *bu_ent;		/* pairs, see struct bunode */
+	size_t n_bu_ent, cap_bu_ent;
+	uint32_t *bu_slot;		/* scratch while expanding: [func] -> kid, or NONE */
+	uint32_t *bu_kfunc, *bu_kcnt;	/* scratch: [kid] -> func, entries */
 	struct agg a_bu;
 	size_t cap_a_bu;
 };

@@ -15,8 +15,10 @@ pmcprof_diff_SOURCES = analyzer/cmd_diff.c analyzer/cmd_common.c analyzer/cmd.h
 pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
 
 # Test programs: a workload with known shares, inlining and a hot line, a
-# copy built differently (a "rebuilt binary"), and a profile generator.
-check_PROGRAMS += tests/progs/ana_work tests/progs/ana_work_alt tests/progs/ana_mkprofile
+# copy built differently (a "rebuilt binary"), a profile generator, and a
+# query sequence on one set with its peak memory.
+check_PROGRAMS += tests/progs/ana_work tests/progs/ana_work_alt tests/progs/ana_mkprofile \
+	tests/progs/ana_query
 tests_progs_ana_work_SOURCES = tests/progs/ana_work.c
 tests_progs_ana_work_CFLAGS = -g -O2 -fno-omit-frame-pointer
 tests_progs_ana_work_alt_SOURCES = tests/progs/ana_work.c
@@ -24,6 +26,9 @@ tests_progs_ana_work_alt_CFLAGS = -g -O2 -fno-omit-frame-pointer -DANA_ALT=1
 tests_progs_ana_mkprofile_SOURCES = tests/progs/ana_mkprofile.c
 tests_progs_ana_mkprofile_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
 tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
+
+tests_progs_ana_query_SOURCES = tests/progs/ana_query.c
+tests_progs_ana_query_LDADD = analyzer/libpmcprof-analyzer.la
 
 check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set
 UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set

@@ -19,7 +19,8 @@ struct ana_rows {
 	uint64_t *smp;			/* [row][run][event][kind] */
 	double *val;			/* [row][run][column][kind] */
 	uint64_t *psmp;			/* [row][part]: query event and kind, per repeat */
-	double *key;			/* sort key, while sorting */
+	double *key;			/* sort keys of rows key_from.., while sorting */
+	size_t key_from;
 };
 
 static bool is_tree(const struct ana_query *q)
@@ -275,8 +276,9 @@ static int row_cmp(const void *pa, const void *pb)
 {
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	const struct ana_rows *r = sorting;
-	if (r->q.sort != ANA_SORT_NAME && r->key[a] != r->key[b])
-		return r->key[a] > r->key[b] ? -1 : 1;
+	double ka = r->key[a - r->key_from], kb = r->key[b - r->key_from];
+	if (r->q.sort != ANA_SORT_NAME && ka != kb)
+		return ka > kb ? -1 : 1;
 	const struct ana_row *x = &r->row[a], *y = &r->row[b];
 	int c = strcmp(x->name, y->name);
 	if (!c && x->module && y->module)
@@ -293,7 +295,7 @@ static int rows_finish(struct ana_rows *r, size_t from)
 {
 	size_t n = r->n - from;
 	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
-	double *key = realloc(r->key, (r->n ? r->n : 1) * sizeof(*key));
+	double *key = realloc(r->key, (n ? n : 1) * sizeof(*key));
 	if (!ord || !key) {
 		free(ord);
 		if (key)
@@ -301,11 +303,12 @@ static int rows_finish(struct ana_rows *r, size_t from)
 		return -ENOMEM;
 	}
 	r->key = key;
+	r->key_from = from;
 	size_t m = 0;
 	for (size_t i = from; i < r->n; i++)
 		if (keep(r, i)) {
 			ord[m++] = i;
-			key[i] = sort_key(r, i);
+			key[i - from] = sort_key(r, i);
 		}
 	sorting = r;
 	qsort(ord, m, sizeof(*ord), row_cmp);
@@ -433,14 +436,17 @@ static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned l
 
 /* ---- bottom-up: an inverted tree of call chains, expanded on demand ---- */
 
-static int bu_new(struct ana_set *s, uint32_t parent, uint32_t func, uint32_t *out)
+/* Room for n more nodes and their counts (zeroed). */
+static int bu_reserve(struct ana_set *s, size_t n)
 {
-	if (vec_reserve(&s->bu, &s->cap_bu, s->n_bu + 1, sizeof(*s->bu)))
+	size_t need = s->n_bu + n;
+	if (need >= NONE)
 		return -ENOMEM;
-	size_t need = (s->n_bu + 1) * s->stride;
-	if (need > s->cap_a_bu) {
+	if (vec_reserve(&s->bu, &s->cap_bu, need, sizeof(*s->bu)))
+		return -ENOMEM;
+	if (need * s->stride > s->cap_a_bu) {
 		size_t cap = s->cap_a_bu ? s->cap_a_bu : 1024;
-		while (cap < need)
+		while (cap < need * s->stride)
 			cap *= 2;
 		for (int k = 0; k < 2; k++) {
 			size_t c = s->cap_a_bu;
@@ -452,17 +458,7 @@ static int bu_new(struct ana_set *s, uint32_t parent, uint32_t func, uint32_t *o
 		}
 		s->cap_a_bu = cap;
 	}
-	uint32_t b = (uint32_t)s->n_bu++;
-	s->bu[b] = (struct bunode){ .parent = parent, .func = func };
-	s->a_bu.n = s->n_bu;
-	*out = b;
 	return 0;
-}
-
-static bool kid_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct ana_set *s = ctx;
-	return s->bu[id].func == *(const uint32_t *)key;
 }
 
 static void bu_add(struct ana_set *s, uint32_t b, uint32_t leaf, bool ends)
@@ -491,63 +487,90 @@ static bool has_self(const struct ana_set *s, uint32_t x)
 	return false;
 }
 
-/* Children of b: group b's (leaf, cursor) pairs by the cursor's caller. */
+/* Entry i of b as (leaf, cursor one level up); false if it has no caller
+ * left (or, at the root, no samples of its own). */
+static bool bu_entry(const struct ana_set *s, uint32_t b, size_t i, uint32_t *leaf, uint32_t *cur)
+{
+	if (!b) {
+		*leaf = *cur = (uint32_t)i;
+		return i && has_self(s, (uint32_t)i);
+	}
+	const uint32_t *e = &s->bu_ent[2 * (s->bu[b].ent + i)];
+	*leaf = e[0];
+	*cur = s->sparent[e[1]];
+	return *cur != 0;
+}
+
+/* Children of b: b's (leaf, cursor) pairs grouped by the cursor's caller.
+ * Two passes, counting then placing, so that the children and all their
+ * entries are appended in one piece: repeated growth of many small arrays
+ * fragments the heap far beyond what it holds. */
 static int bu_expand(struct ana_set *s, uint32_t b)
 {
 	if (!s->n_bu) {
-		uint32_t root;
-		if (bu_new(s, 0, NONE, &root))
+		if (bu_reserve(s, 1))
 			return -ENOMEM;
+		s->bu[0] = (struct bunode){ .func = NONE };
+		s->n_bu = 1;
+		s->a_bu.n = 1;
 	}
 	if (s->bu[b].expanded)
 		return 0;
-	struct idx kidx = { 0 };
-	int e = -ENOMEM;
-	size_t n = b ? s->bu[b].n_ent : s->n_sym;
-	uint32_t *ent = b ? s->bu[b].ent : NULL;
+	if (!s->bu_slot) {
+		size_t nf = s->n_func ? s->n_func : 1;
+		s->bu_slot = malloc(nf * sizeof(uint32_t));
+		s->bu_kfunc = malloc(nf * sizeof(uint32_t));
+		s->bu_kcnt = malloc(nf * sizeof(uint32_t));
+		if (!s->bu_slot || !s->bu_kfunc || !s->bu_kcnt)
+			return -ENOMEM;
+		memset(s->bu_slot, 0xff, nf * sizeof(uint32_t));	/* NONE */
+	}
+	size_t n = b ? s->bu[b].n_ent : s->n_sym, total = 0;
+	uint32_t nk = 0, leaf, cur;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t leaf, cur;
-		if (b) {
-			leaf = ent[2 * i];
-			cur = s->sparent[ent[2 * i + 1]];
-			if (!cur)
-				continue;
-		} else {
-			leaf = cur = (uint32_t)i;
-			if (!i || !has_self(s, leaf))
-				continue;
-		}
+		if (!bu_entry(s, b, i, &leaf, &cur))
+			continue;
 		uint32_t f = s->sfunc[cur];
-		uint64_t h = hash_u64(f, 5);
-		uint32_t k = idx_find(&kidx, h, kid_eq, s, &f);
-		if (k == NONE) {
-			if (bu_new(s, b, f, &k) || idx_put(&kidx, h, k))
-				goto out;
-			ent = b ? s->bu[b].ent : NULL;	/* s->bu may have moved */
-			size_t nk = s->bu[b].n_kids;
-			uint32_t *kids = realloc(s->bu[b].kids, (nk + 1) * sizeof(*kids));
-			if (!kids)
-				goto out;
-			kids[nk] = k;
-			s->bu[b].kids = kids;
-			s->bu[b].n_kids = nk + 1;
+		if (s->bu_slot[f] == NONE) {
+			s->bu_slot[f] = nk;
+			s->bu_kfunc[nk] = f;
+			s->bu_kcnt[nk++] = 0;
 		}
+		s->bu_kcnt[s->bu_slot[f]]++;
+		total++;
+	}
+	int e = -ENOMEM;
+	if (s->n_bu_ent + total >= NONE || bu_reserve(s, nk) ||
+	    vec_reserve(&s->bu_ent, &s->cap_bu_ent, 2 * (s->n_bu_ent + total), sizeof(uint32_t)))
+		goto out;
+	uint32_t kid0 = (uint32_t)s->n_bu;
+	uint32_t at = (uint32_t)s->n_bu_ent;
+	for (uint32_t j = 0; j < nk; j++) {
+		s->bu[kid0 + j] = (struct bunode){ .parent = b, .func = s->bu_kfunc[j], .ent = at };
+		at += s->bu_kcnt[j];
+	}
+	s->n_bu += nk;
+	s->a_bu.n = s->n_bu;
+	s->n_bu_ent += total;
+	for (size_t i = 0; i < n; i++) {
+		if (!bu_entry(s, b, i, &leaf, &cur))
+			continue;
+		uint32_t k = kid0 + s->bu_slot[s->sfunc[cur]];
 		struct bunode *kn = &s->bu[k];
-		uint32_t *ne = realloc(kn->ent, (kn->n_ent + 1) * 2 * sizeof(*ne));
-		if (!ne)
-			goto out;
-		ne[2 * kn->n_ent] = leaf;
-		ne[2 * kn->n_ent + 1] = cur;
-		kn->ent = ne;
-		kn->n_ent++;
+		uint32_t *pe = &s->bu_ent[2 * (kn->ent + kn->n_ent++)];
+		pe[0] = leaf;
+		pe[1] = cur;
 		bool ends = s->sparent[cur] == 0;
 		kn->expandable |= !ends;
 		bu_add(s, k, leaf, ends);
 	}
+	s->bu[b].kid0 = kid0;
+	s->bu[b].n_kids = nk;
 	s->bu[b].expanded = true;
 	e = 0;
 out:
-	idx_free(&kidx);
+	for (uint32_t j = 0; j < nk; j++)
+		s->bu_slot[s->bu_kfunc[j]] = NONE;
 	return e;
 }
 
@@ -558,8 +581,8 @@ static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned lef
 	if (e)
 		return e;
 	size_t from = r->n;
-	for (size_t j = 0; j < s->bu[b].n_kids; j++) {
-		uint32_t k = s->bu[b].kids[j];
+	for (uint32_t j = 0; j < s->bu[b].n_kids; j++) {
+		uint32_t k = s->bu[b].kid0 + j;
 		struct ana_row d = func_row(s, s->bu[k].func);
 		d.inlined_into = NULL;
 		d.node = k;
