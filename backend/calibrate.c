@@ -121,12 +121,13 @@ int pmc_calibrate(struct pmc_backend *be, const struct pmc_event *ev, struct pmc
 		case EXPECT_CPU_NS:
 		case EXPECT_CPU_US:
 		case EXPECT_WALL_US: {
-			/* The counter ran inside [cpu0, cpu1]: at most that, and
-			 * at least most of it (start/stop are cheap). */
-			uint64_t span = x->expect == EXPECT_WALL_US ? wall1 - wall0 : cpu1 - cpu0;
+			/* The counter ran inside [cpu0, cpu1]: at least most of the
+			 * thread's CPU time, and at most the wall time (perf's
+			 * clocks also count time the hypervisor stole). */
 			uint64_t unit = x->expect == EXPECT_CPU_NS ? 1 : 1000;
-			out->lo = span / unit * 3 / 4;
-			out->hi = span / unit + span / unit / 20 + 2000 / unit + 1;
+			uint64_t cpu = (cpu1 - cpu0) / unit, wall = (wall1 - wall0) / unit;
+			out->lo = (x->expect == EXPECT_WALL_US ? wall : cpu) * 3 / 4;
+			out->hi = wall + wall / 20 + 2000 / unit + 1;
 			break;
 		}
 		}

@@ -16,7 +16,6 @@ CLEANFILES += scripts/pmcprof
 MAN_COMMANDS = record report diff view stat list probe dump
 man1_MANS = doc-man/pmcprof.1 $(MAN_COMMANDS:%=doc-man/pmcprof-%.1)
 CLEANFILES += $(man1_MANS)
-EXTRA_DIST += scripts/mkman.sh
 man_summary_pmcprof = a sampling profiler that knows where it runs
 man_summary_record = profile a program: per-thread calling-context profiles
 man_summary_report = flat, line, module and tree reports of profiles
