@@ -1,0 +1,1 @@
+# tests/stress: stress and fault programs (see run-stress.sh)
