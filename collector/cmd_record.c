@@ -46,6 +46,8 @@ static const char usage_text[] =
 	"  --call-graph=MODE           unwind (libunwind, default), fp (frame pointers),\n"
 	"                              none (the sampled instruction only)\n"
 	"  --no-fallback               fail instead of replacing an unusable event\n"
+	"  --force                     record even with a hardware counter that failed\n"
+	"                              calibration (counted zero or implausibly)\n"
 	"  --signal=N                  sampling signal, N or RTMIN+N (default RTMIN+4)\n"
 	"  --random-period=BITS        randomize each period: PERIOD + (random & (2^BITS-1)),\n"
 	"                              against lockstep with periodic code\n"
@@ -64,6 +66,7 @@ enum {
 	OPT_RANDOM,
 	OPT_SEED,
 	OPT_PRIVATE,
+	OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "random-period", required_argument, NULL, OPT_RANDOM },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "private", no_argument, NULL, OPT_PRIVATE },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -101,6 +105,7 @@ struct opts {
 	const char *backend;
 	const char *outdir;
 	bool no_fallback;
+	bool force;
 	bool seed_given;
 	struct rec_settings set;
 };
@@ -152,6 +157,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_PRIVATE:
 			o->set.private_files = true;
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
@@ -193,6 +201,36 @@ static void event_spec(const struct pmc_event *ev, char *out, size_t len)
 		    ev->name, out);
 }
 
+/* Count a loop of known work on each hardware event before trusting it
+ * with a whole run: a virtual PMU may open an event and count nothing.
+ * The verdicts go into the profiles ("calibration"). */
+static void calibrate(struct opts *o, struct pmc_plan *plan)
+{
+	size_t off = 0;
+	bool bad = false;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		struct pmc_calibration cal;
+
+		if (!plan->ev[i].hardware || pmc_calibrate(plan->be, &plan->ev[i], &cal) < 0)
+			continue;
+		snprintf(o->set.calibration + off, sizeof(o->set.calibration) - off, "%s%s=%s (%s)",
+			 off ? "; " : "", plan->ev[i].name, pmc_trust_name(cal.trust), cal.why);
+		off = strlen(o->set.calibration);
+		if (cal.trust == PMC_TRUST_VALID || cal.trust == PMC_TRUST_UNVERIFIED)
+			continue;
+		bad = true;
+		fprintf(stderr, "pmcprof record: %s counter %s failed calibration: %s\n",
+			o->force ? "WARNING:" : "", plan->ev[i].name, cal.why);
+	}
+	if (bad && !o->force)
+		die(EXIT_RUNTIME, "refusing to sample with an untrustworthy counter; "
+				  "--force records anyway (the profile says so)");
+	if (!off)
+		snprintf(o->set.calibration, sizeof(o->set.calibration),
+			 "not needed (no hardware events)");
+}
+
 static void make_plan(struct opts *o)
 {
 	struct pmc_plan plan;
@@ -212,6 +250,7 @@ static void make_plan(struct opts *o)
 		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
 	}
 	fprintf(stderr, "pmcprof record: %s\n", plan.why);
+	calibrate(o, &plan);
 	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
 	for (size_t i = 0; i < plan.n; i++) {
 		if (o->set.random_bits && !plan.ev[i].period)

@@ -484,6 +484,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	META("events_requested", proc.events_requested);
 	META("events_used", proc.events_used);
 	META("fallback", coll.set.fallback);
+	META("calibration", coll.set.calibration);
 	META("steal_start", proc.steal_start);
 	META("steal_end", str_u(&sb, steal_ticks() * proc.ns_per_tick));
 	META("call_graph", coll.set.call_graph == UW_MODE_UNWIND

@@ -158,6 +158,14 @@ static int p_fallback(struct rec_settings *s, const char *name, const char *v, c
 	return 0;
 }
 
+static int p_calibration(struct rec_settings *s, const char *name, const char *v, char *msg,
+			 size_t len)
+{
+	if (copy_str(s->calibration, sizeof(s->calibration), v))
+		return fail(msg, len, name, "longer than 1023 bytes%s", "");
+	return 0;
+}
+
 static int p_call_graph(struct rec_settings *s, const char *name, const char *v, char *msg,
 			size_t len)
 {
@@ -300,6 +308,11 @@ static int f_fallback(const struct rec_settings *s, char *b, size_t l)
 	return f_str(s->fallback, b, l);
 }
 
+static int f_calibration(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->calibration, b, l);
+}
+
 static int f_call_graph(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_str(settings_call_graph_name(s->call_graph), b, l);
@@ -352,6 +365,7 @@ static const struct setting {
 	{ "PMCPROF_EVENTS", true, p_events, f_events },
 	{ "PMCPROF_REQUESTED", false, p_requested, f_requested },
 	{ "PMCPROF_FALLBACK", false, p_fallback, f_fallback },
+	{ "PMCPROF_CALIBRATION", false, p_calibration, f_calibration },
 	{ "PMCPROF_CALL_GRAPH", false, p_call_graph, f_call_graph },
 	{ "PMCPROF_SIGNAL", false, p_signal, f_signal },
 	{ "PMCPROF_RANDOM_BITS", false, p_random_bits, f_random_bits },

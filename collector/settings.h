@@ -24,6 +24,7 @@ struct rec_settings {
 	size_t n_requested;
 	char requested[PMC_MAX_EVENTS][SET_SPEC_MAX];	/* as the user wrote them */
 	char fallback[1024];		/* "REQUESTED -> USED: why", "" if none */
+	char calibration[1024];		/* "EVENT=TRUST (why); ...", "" if not run */
 	enum uw_mode call_graph;
 	int signo;
 	unsigned random_bits;		/* 0: fixed periods */
