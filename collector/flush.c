@@ -35,6 +35,7 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_REARM_FAILED] = "rearm_failed",
 	[CTR_MASK_STRIPPED] = "mask_stripped",
 	[CTR_SIGNAL_BLOCKED] = "signal_blocked",
+	[CTR_TIMER_OVERRUNS] = "timer_overruns",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */

@@ -535,8 +535,17 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 	/* HELD: written before an exec that may still fail; keep the
 	 * counter running but leave the written profile alone. */
 	if (status == THR_ACTIVE) {
+		/* A POSIX timer signal stands for 1 + si_overrun periods: CPU
+		 * timers expire at the scheduler tick, so shorter periods fold
+		 * into one signal.  The stack is a fair sample of them all, so
+		 * the periods go into the weight and nothing counts as lost. */
+		uint64_t periods = 1;
+		if (si->si_code == SI_TIMER && si->si_overrun > 0) {
+			periods += (uint64_t)si->si_overrun;
+			t->ctr[CTR_TIMER_OVERRUNS] += (uint64_t)si->si_overrun;
+		}
 		if (sample(t, idx, uc))
-			t->weight[idx] += t->period[idx];
+			t->weight[idx] += t->period[idx] * periods;
 		if (coll.random_mask && coll.ev[idx].period) {
 			next = next_period(t, (size_t)idx);
 			t->period[idx] = next;

@@ -96,7 +96,7 @@ static int probe(const struct pmc_env *env, struct pmc_probe *out)
 	snprintf(out->reason, sizeof(out->reason), "software clocks only: no hardware events");
 	snprintf(out->detail, sizeof(out->detail),
 		 "CPU-time timers fire at the scheduler tick: periods shorter than a tick arrive "
-		 "as one signal plus overruns (counted as lost)");
+		 "as one signal whose si_overrun says how many periods it stands for");
 	return 0;
 }
 
@@ -273,10 +273,9 @@ static int ct_overflow(void *ctx, const siginfo_t *si)
 			return -1;
 		}
 		c->st.overflows++;
-		/* Expirations folded into this signal: timer_getoverrun()'s
-		 * value, delivered with the signal. */
-		if (si->si_overrun > 0)
-			c->st.lost += (uint64_t)si->si_overrun;
+		/* Expirations folded into this signal (si_overrun, what
+		 * timer_getoverrun() would say) are not lost: the caller sees
+		 * them in si and weights the sample by 1 + si_overrun. */
 		return (int)i;
 	}
 	return -1;
