@@ -55,6 +55,8 @@ void set_free_symbols(struct ana_set *s)
 	free(s->bu_slot);
 	free(s->bu_kfunc);
 	free(s->bu_kcnt);
+	free(s->bu_up);
+	free(s->bu_mark);
 }
 
 static bool modrow_eq(const void *ctx, uint32_t id, const void *key)

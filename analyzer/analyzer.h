@@ -152,7 +152,9 @@ enum ana_view {
 	ANA_VIEW_CALLERS,	/* functions calling query.func; incl = its cost under each */
 	ANA_VIEW_CALLEES,	/* functions called by query.func; incl = their cost under it */
 	ANA_VIEW_TOPDOWN,	/* children of query.node in the calling-context tree */
-	ANA_VIEW_BOTTOMUP,	/* query.node's callers in the inverted tree; roots = leaf functions */
+	ANA_VIEW_BOTTOMUP,	/* query.node's callers in the inverted tree; roots = functions
+				 * (self, incl as in FUNCS), children = callers with the part
+				 * of that cost through them (docs/analyzer.md) */
 };
 enum ana_kind { ANA_SELF, ANA_INCL };
 enum ana_sort { ANA_SORT_VALUE, ANA_SORT_NAME, ANA_SORT_RATIO };
@@ -170,8 +172,8 @@ struct ana_query {
 					 * and node = a FUNCS row's node */
 	uint32_t node;			/* TOPDOWN/BOTTOMUP: expand this node */
 	size_t event;			/* column to sort, filter and compare on */
-	enum ana_kind kind;		/* self or inclusive for sort/compare/filters (trees:
-					 * always inclusive) */
+	enum ana_kind kind;		/* self or inclusive for sort/compare/filters (TOPDOWN:
+					 * always inclusive; BOTTOMUP: always self) */
 	enum ana_sort sort;		/* descending value, name, or |log ratio| vs base */
 	size_t top;			/* keep the first N rows; 0 = all */
 	/* Compare mode: base >= 0 makes ana_rows_compare valid. */

@@ -21,12 +21,13 @@ static const char usage[] =
 	"  --modules             per module\n"
 	"  --callers FUNC        functions calling FUNC (FUNC or MODULE:FUNC)\n"
 	"  --callees FUNC        functions FUNC calls\n"
-	"  --tree[=top-down|bottom-up]  calling-context tree (bottom-up: from the\n"
-	"                        sampled functions to their callers)\n"
+	"  --tree[=top-down|bottom-up]  calling-context tree (bottom-up: each function's\n"
+	"                        own samples, then the callers they came through)\n"
 	"  --depth N             tree levels to show (default: all)\n"
 	"Selection:\n"
 	"  -e, --event NAME      sort and show this event (default: all, sort by the first)\n"
-	"  --sort self|incl|name sort order (default: self; trees: incl)\n"
+	"  --sort self|incl|name sort order (default: self; top-down tree: incl;\n"
+	"                        bottom-up tree: self)\n"
 	"  --top N               show the first N rows (trees: N children per node)\n"
 	"  --min-pct P           hide rows under P%% of the total (trees: default 0.5)\n"
 	"  --metric NAME=EXPR    derived column, e.g. 'CPI=cycles/instructions'\n"
@@ -167,6 +168,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		if (!c->event || e == o->q.event || e >= n_real)
 			evs[n_ev_cols++] = e;
 	bool tree = c->view == ANA_VIEW_FUNCS && o->tree;
+	/* a top-down tree is read by inclusive cost, a bottom-up one by self */
+	bool incl_first = tree && !o->bottom_up;
 	struct tcol cols[200];
 	char titles[200][64];
 	size_t nc = 0;
@@ -184,7 +187,7 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		static const char *const t_flat[] = { "Self%", "Incl%", "Self" };
 		static const char *const t_tree[] = { "Incl%", "Self%", "Incl" };
 		for (int j = 0; j < 3; j++) {
-			snprintf(titles[nc], 64, "%s%s%s", pre, sep, (tree ? t_tree : t_flat)[j]);
+			snprintf(titles[nc], 64, "%s%s%s", pre, sep, (incl_first ? t_tree : t_flat)[j]);
 			cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
 			nc++;
 		}
@@ -219,7 +222,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				k++;
 				continue;
 			}
-			enum ana_kind a = tree ? ANA_INCL : ANA_SELF, b = tree ? ANA_SELF : ANA_INCL;
+			enum ana_kind a = incl_first ? ANA_INCL : ANA_SELF;
+			enum ana_kind b = incl_first ? ANA_SELF : ANA_INCL;
 			double pa = ana_rows_pct(rows, i, run, e, a), pb = ana_rows_pct(rows, i, run, e, b);
 			snprintf(buf[k++], 96, isnan(pa) ? "" : "%.2f", pa);
 			snprintf(buf[k++], 96, isnan(pb) ? "" : "%.2f", pb);

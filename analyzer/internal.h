@@ -177,9 +177,10 @@ struct agg {
 	double *wt[2];			/* NULL unless weighted */
 	size_t n;
 };
-/* A bottom-up node: a chain of functions, the root's function first.  Its
- * entries (pairs of symbolized nodes: the sample's leaf, and the cursor
- * whose function is this node's) live in one pool, s->bu_ent, and its
+/* A bottom-up node: a chain of functions f0 <- f1 <- ... (f0, the root's
+ * function, called by f1, ...).  Its entries (pairs of symbolized nodes: an
+ * occurrence of f0, and the cursor above it whose function is this node's)
+ * live in one pool, s->bu_ent, and its
  * children are the consecutive nodes kid0 .. kid0 + n_kids - 1: no small
  * allocation per node or per entry. */
 struct bunode {
@@ -260,6 +261,8 @@ struct ana_set {
 	size_t n_bu_ent, cap_bu_ent;
 	uint32_t *bu_slot;		/* scratch while expanding: [func] -> kid, or NONE */
 	uint32_t *bu_kfunc, *bu_kcnt;	/* scratch: [kid] -> func, entries */
+	uint32_t *bu_up;		/* [sym] nearest ancestor of the same function, or NONE */
+	uint32_t *bu_mark;		/* [sym] the bottom-up node it was last an entry of */
 	struct agg a_bu;
 	size_t cap_a_bu;
 };

@@ -23,14 +23,14 @@ struct ana_rows {
 	size_t key_from;
 };
 
-static bool is_tree(const struct ana_query *q)
-{
-	return q->view == ANA_VIEW_TOPDOWN || q->view == ANA_VIEW_BOTTOMUP;
-}
-
+/* What a view sorts, filters and compares on.  A top-down tree splits
+ * inclusive cost among callees; a bottom-up tree splits a function's own
+ * (self) cost among its callers, so that the hottest functions come first. */
 static enum ana_kind qkind(const struct ana_query *q)
 {
-	return is_tree(q) ? ANA_INCL : q->kind;
+	if (q->view == ANA_VIEW_TOPDOWN)
+		return ANA_INCL;
+	return q->view == ANA_VIEW_BOTTOMUP ? ANA_SELF : q->kind;
 }
 
 static struct ana_rows *rows_new(struct ana_set *s, const struct ana_query *q)
@@ -461,48 +461,97 @@ static int bu_reserve(struct ana_set *s, size_t n)
 	return 0;
 }
 
-static void bu_add(struct ana_set *s, uint32_t b, uint32_t leaf, bool ends)
-{
-	for (size_t k = 0; k < s->stride; k++) {
-		uint64_t c = s->a_sym.cnt[0][leaf * s->stride + k];
-		if (!c)
-			continue;
-		s->a_bu.cnt[1][b * s->stride + k] += c;
-		if (ends)
-			s->a_bu.cnt[0][b * s->stride + k] += c;
-		if (s->a_bu.wt[0]) {
-			double w = s->a_sym.wt[0][leaf * s->stride + k];
-			s->a_bu.wt[1][b * s->stride + k] += w;
-			if (ends)
-				s->a_bu.wt[0][b * s->stride + k] += w;
-		}
-	}
-}
-
-static bool has_self(const struct ana_set *s, uint32_t x)
+static bool has_samples(const struct ana_set *s, int kind, uint32_t x)
 {
 	for (size_t k = 0; k < s->stride; k++)
-		if (s->a_sym.cnt[0][x * s->stride + k])
+		if (s->a_sym.cnt[kind][x * s->stride + k])
 			return true;
 	return false;
 }
 
-/* Entry i of b as (leaf, cursor one level up); false if it has no caller
- * left (or, at the root, no samples of its own). */
-static bool bu_entry(const struct ana_set *s, uint32_t b, size_t i, uint32_t *leaf, uint32_t *cur)
+static bool has_self(const struct ana_set *s, uint32_t x)
+{
+	return has_samples(s, 0, x);
+}
+
+/* Entry i of b as (occurrence of the root function, cursor one level up);
+ * false if it has no caller left (at the root: if nothing was sampled
+ * there or below). */
+static bool bu_entry(const struct ana_set *s, uint32_t b, size_t i, uint32_t *occ, uint32_t *cur)
 {
 	if (!b) {
-		*leaf = *cur = (uint32_t)i;
-		return i && has_self(s, (uint32_t)i);
+		*occ = *cur = (uint32_t)i;
+		return i && has_samples(s, 1, (uint32_t)i);
 	}
 	const uint32_t *e = &s->bu_ent[2 * (s->bu[b].ent + i)];
-	*leaf = e[0];
+	*occ = e[0];
 	*cur = s->sparent[e[1]];
 	return *cur != 0;
 }
 
-/* Children of b: b's (leaf, cursor) pairs grouped by the cursor's caller.
- * Two passes, counting then placing, so that the children and all their
+/* s->bu_up[x]: the nearest proper ancestor of x with x's function, or NONE
+ * (one depth-first walk, remembering the last node of each function on
+ * the path). */
+static int bu_index_recursion(struct ana_set *s)
+{
+	uint32_t *last = malloc((s->n_func ? s->n_func : 1) * sizeof(*last));
+	s->bu_up = malloc((s->n_sym ? s->n_sym : 1) * sizeof(*s->bu_up));
+	s->bu_mark = malloc((s->n_sym ? s->n_sym : 1) * sizeof(*s->bu_mark));
+	if (!last || !s->bu_up || !s->bu_mark) {
+		free(last);
+		return -ENOMEM;
+	}
+	memset(last, 0xff, (s->n_func ? s->n_func : 1) * sizeof(*last));	/* NONE */
+	memset(s->bu_mark, 0xff, (s->n_sym ? s->n_sym : 1) * sizeof(*s->bu_mark));
+	s->bu_up[0] = NONE;
+	uint32_t x = s->sfirst[0];
+	while (x != NONE) {
+		s->bu_up[x] = last[s->sfunc[x]];
+		last[s->sfunc[x]] = x;
+		if (s->sfirst[x] != NONE) {
+			x = s->sfirst[x];
+			continue;
+		}
+		/* leave x and every ancestor whose children are all done */
+		for (;;) {
+			last[s->sfunc[x]] = s->bu_up[x];
+			if (s->snext[x] != NONE) {
+				x = s->snext[x];
+				break;
+			}
+			x = s->sparent[x];
+			if (!x) {
+				x = NONE;
+				break;
+			}
+		}
+	}
+	free(last);
+	return 0;
+}
+
+/* Add occurrence x to node b: its self samples, and its inclusive ones
+ * unless an outer occurrence on x's own path is an entry of b too (a
+ * recursive function's samples count once, as in the flat views). */
+static void bu_count(struct ana_set *s, uint32_t b, uint32_t x)
+{
+	bool incl = true;
+	for (uint32_t y = s->bu_up[x]; y != NONE && incl; y = s->bu_up[y])
+		incl = s->bu_mark[y] != b;
+	size_t st = s->stride;
+	for (int kind = 0; kind < 2; kind++) {
+		if (kind && !incl)
+			break;
+		for (size_t k = 0; k < st; k++) {
+			s->a_bu.cnt[kind][b * st + k] += s->a_sym.cnt[kind][x * st + k];
+			if (s->a_bu.wt[kind])
+				s->a_bu.wt[kind][b * st + k] += s->a_sym.wt[kind][x * st + k];
+		}
+	}
+}
+
+/* Children of b: b's (occurrence, cursor) pairs grouped by the cursor's
+ * caller.  Two passes, counting then placing, so that the children and all their
  * entries are appended in one piece: repeated growth of many small arrays
  * fragments the heap far beyond what it holds. */
 static int bu_expand(struct ana_set *s, uint32_t b)
@@ -516,6 +565,8 @@ static int bu_expand(struct ana_set *s, uint32_t b)
 	}
 	if (s->bu[b].expanded)
 		return 0;
+	if (!s->bu_up && bu_index_recursion(s))
+		return -ENOMEM;
 	if (!s->bu_slot) {
 		size_t nf = s->n_func ? s->n_func : 1;
 		s->bu_slot = malloc(nf * sizeof(uint32_t));
@@ -526,9 +577,9 @@ static int bu_expand(struct ana_set *s, uint32_t b)
 		memset(s->bu_slot, 0xff, nf * sizeof(uint32_t));	/* NONE */
 	}
 	size_t n = b ? s->bu[b].n_ent : s->n_sym, total = 0;
-	uint32_t nk = 0, leaf, cur;
+	uint32_t nk = 0, occ, cur;
 	for (size_t i = 0; i < n; i++) {
-		if (!bu_entry(s, b, i, &leaf, &cur))
+		if (!bu_entry(s, b, i, &occ, &cur))
 			continue;
 		uint32_t f = s->sfunc[cur];
 		if (s->bu_slot[f] == NONE) {
@@ -553,17 +604,20 @@ static int bu_expand(struct ana_set *s, uint32_t b)
 	s->a_bu.n = s->n_bu;
 	s->n_bu_ent += total;
 	for (size_t i = 0; i < n; i++) {
-		if (!bu_entry(s, b, i, &leaf, &cur))
+		if (!bu_entry(s, b, i, &occ, &cur))
 			continue;
 		uint32_t k = kid0 + s->bu_slot[s->sfunc[cur]];
 		struct bunode *kn = &s->bu[k];
 		uint32_t *pe = &s->bu_ent[2 * (kn->ent + kn->n_ent++)];
-		pe[0] = leaf;
+		pe[0] = occ;
 		pe[1] = cur;
-		bool ends = s->sparent[cur] == 0;
-		kn->expandable |= !ends;
-		bu_add(s, k, leaf, ends);
+		s->bu_mark[occ] = k;
+		kn->expandable |= s->sparent[cur] != 0;
 	}
+	/* counted once all entries are marked (bu_count looks for outer ones) */
+	for (uint32_t k = kid0; k < kid0 + nk; k++)
+		for (uint32_t i = 0; i < s->bu[k].n_ent; i++)
+			bu_count(s, k, s->bu_ent[2 * (s->bu[k].ent + i)]);
 	s->bu[b].kid0 = kid0;
 	s->bu[b].n_kids = nk;
 	s->bu[b].expanded = true;

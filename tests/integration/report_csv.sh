@@ -65,6 +65,35 @@ rows = list(csv.DictReader(open('tree.csv', newline='')))
 d = {(r['function'], r['event']): r['depth'] for r in rows}
 assert d[('main', 'perf::CYCLES')] == '1' and d[('work_a', 'perf::CYCLES')] == '2', d"
 
+# bottom-up: a root is a function with its own (self) and inclusive
+# samples; under it, each caller with the part that came through it
+"$PROGS/ana_mkprofile" -o bu.pmcp -b "$PROGS/ana_work" \
+	"main;work_a=600" "main;hot_lines;work_a=200" "main;hot_lines=50" "main;work_b=150"
+"$PMCPROF" report --csv --tree=bottom-up bu.pmcp >bu.csv
+check "bottom-up tree CSV: roots carry their self, callers their part" python3 - bu.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+got, path = [], []
+for r in rows:
+    d = int(r["depth"])
+    path[d - 1:] = [r["function"]]
+    got.append((" <- ".join(path), int(r["self_samples"]), int(r["incl_samples"])))
+want = [
+    ("work_a", 800, 800),                           # sorted by self
+    ("work_a <- main", 600, 600),
+    ("work_a <- hot_lines", 200, 200),
+    ("work_a <- hot_lines <- main", 200, 200),
+    ("work_b", 150, 150),
+    ("work_b <- main", 150, 150),
+    ("hot_lines", 50, 250),                         # its own 50; 250 with work_a under it
+    ("hot_lines <- main", 50, 250),
+    ("main", 0, 1000),
+]
+assert got == want, "\n".join(map(str, got))
+PY
+"$PMCPROF" report --tree=bottom-up bu.pmcp >bu.txt
+contains "bottom-up text: Self% first, work_a's own 80%" "^ *80.00  *80.00  *800  work_a" bu.txt
+
 # (a ',' in a diff argument separates repeats, so a plain name here)
 cp 'a,"b".pmcp' plain.pmcp
 "$PMCPROF" diff --csv plain.pmcp plain.pmcp >diff.csv

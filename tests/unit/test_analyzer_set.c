@@ -138,6 +138,48 @@ static struct ana_set *open_set(const struct ana_opts *o, const char *const *fil
 	return s;
 }
 
+/* Bottom-up roots against the flat function view, and each root's
+ * children against the callers view of that function: same rows, same
+ * self and inclusive samples in every run. */
+static void check_bottomup_roots(struct ana_set *s, const char *what)
+{
+	ANA_QUERY(qf, .view = ANA_VIEW_FUNCS);
+	ANA_QUERY(qb, .view = ANA_VIEW_BOTTOMUP, .node = ANA_ROOT);
+	struct ana_rows *fl = ana_set_query(s, &qf), *bu = ana_set_query(s, &qb);
+	unsigned nr = ana_set_n_runs(s);
+	bool roots = fl && bu && ana_rows_n(fl) == ana_rows_n(bu), kids = roots;
+	for (size_t i = 0; roots && i < ana_rows_n(fl); i++) {
+		const struct ana_row *f = ana_rows_row(fl, i);
+		long j = find(bu, f->name);
+		for (unsigned run = 0; run < nr && j >= 0; run++)
+			for (int k = 0; k < 2; k++)
+				roots &= ana_rows_samples(fl, i, run, 0, (enum ana_kind)k) ==
+					 ana_rows_samples(bu, (size_t)j, run, 0, (enum ana_kind)k);
+		if (j < 0) {
+			roots = false;
+			break;
+		}
+		ANA_QUERY(qc, .view = ANA_VIEW_CALLERS, .func = f->name);
+		ANA_QUERY(qk, .view = ANA_VIEW_BOTTOMUP, .node = ana_rows_row(bu, (size_t)j)->node);
+		struct ana_rows *c = ana_set_query(s, &qc), *kr = ana_set_query(s, &qk);
+		kids &= c && kr && ana_rows_n(c) == ana_rows_n(kr);
+		for (size_t m = 0; kids && m < ana_rows_n(c); m++) {
+			long x = find(kr, ana_rows_row(c, m)->name);
+			kids &= x >= 0;
+			for (unsigned run = 0; run < nr && x >= 0; run++)
+				for (int k = 0; k < 2; k++)
+					kids &= ana_rows_samples(c, m, run, 0, (enum ana_kind)k) ==
+						ana_rows_samples(kr, (size_t)x, run, 0, (enum ana_kind)k);
+		}
+		ana_rows_free(c);
+		ana_rows_free(kr);
+	}
+	T_OK(roots, "%s: bottom-up roots = the function view (%zu rows)", what, fl ? ana_rows_n(fl) : 0);
+	T_OK(kids, "%s: each root's children = its callers", what);
+	ana_rows_free(fl);
+	ana_rows_free(bu);
+}
+
 /* Two threads of one run: main->a, main->b, main->rec->rec->rec. */
 static void test_merge_and_views(void)
 {
@@ -260,18 +302,46 @@ static void test_merge_and_views(void)
 	T_OK(r && ana_rows_n(r) == 6 && ana_rows_row(r, 5)->depth == 4, "whole tree depth-first: 6 nodes");
 	ana_rows_free(r);
 
-	/* bottom-up: roots are sampled functions; t_rec's chain goes up */
+	/* bottom-up: a root is a function with its own self and inclusive
+	 * samples, as in the flat view; a child is a caller with the part of
+	 * the root's samples that came through it, as --callers shows */
+	check_bottomup_roots(s, "two threads");
 	ANA_QUERY(qb, .view = ANA_VIEW_BOTTOMUP, .node = ANA_ROOT);
 	r = ana_set_query(s, &qb);
 	long ir = r ? find(r, "t_rec") : -1;
-	T_OK(r && ana_rows_n(r) == 3 && ir >= 0 && ana_rows_samples(r, (size_t)ir, 0, 0, ANA_INCL) == 30,
-	     "bottom-up roots: t_a, t_b, t_rec");
 	uint32_t rec_b = ir >= 0 ? ana_rows_row(r, (size_t)ir)->node : 0;
 	ana_rows_free(r);
+	/* main -> rec -> rec -> rec (30 samples in the innermost): each level
+	 * of callers, recursion counted once */
+	static const struct {
+		int line;
+		const char *name;
+		unsigned depth;
+		uint64_t self, incl;
+	} rec_tree[] = {
+		/* sorted by self: the root's own samples, as they went up */
+		{ __LINE__, "t_rec", 2, 30, 30 },	/* t_rec <- t_rec: holds the leaf */
+		{ __LINE__, "t_rec", 3, 30, 30 },
+		{ __LINE__, "t_main", 4, 30, 30 },	/* the whole stack */
+		{ __LINE__, "t_main", 3, 0, 30 },	/* t_rec <- t_rec <- t_main: an outer call */
+		{ __LINE__, "t_main", 2, 0, 30 },	/* t_rec <- t_main: the outermost call */
+	};
+	size_t n_rec = sizeof(rec_tree) / sizeof(*rec_tree);
 	ANA_QUERY(qb2, .view = ANA_VIEW_BOTTOMUP, .node = rec_b, .max_depth = 5);
 	r = ana_set_query(s, &qb2);
-	T_OK(r && ana_rows_n(r) == 3 && !strcmp(ana_rows_row(r, 2)->name, "t_main") &&
-	     ana_rows_samples(r, 2, 0, 0, ANA_SELF) == 30, "bottom-up t_rec <- t_rec <- t_rec <- t_main");
+	T_OK(r && ana_rows_n(r) == n_rec, "bottom-up under t_rec: %zu rows (%zu)", n_rec,
+	     r ? ana_rows_n(r) : 0);
+	for (size_t i = 0; r && i < n_rec && i < ana_rows_n(r); i++) {
+		const struct ana_row *w = ana_rows_row(r, i);
+		T_OK(!strcmp(w->name, rec_tree[i].name) && w->depth == rec_tree[i].depth &&
+		     ana_rows_samples(r, i, 0, 0, ANA_SELF) == rec_tree[i].self &&
+		     ana_rows_samples(r, i, 0, 0, ANA_INCL) == rec_tree[i].incl,
+		     "bottom-up line %d: %s depth %u self %llu incl %llu (got %s %u %llu %llu)",
+		     rec_tree[i].line, rec_tree[i].name, rec_tree[i].depth,
+		     (unsigned long long)rec_tree[i].self, (unsigned long long)rec_tree[i].incl, w->name,
+		     w->depth, (unsigned long long)ana_rows_samples(r, i, 0, 0, ANA_SELF),
+		     (unsigned long long)ana_rows_samples(r, i, 0, 0, ANA_INCL));
+	}
 	ana_rows_free(r);
 
 	/* --by thread: two runs in tid order */
@@ -284,7 +354,110 @@ static void test_merge_and_views(void)
 	r = ana_set_query(s, &q);
 	T_OK(smp(r, "t_a", 0, ANA_SELF) == 100 && smp(r, "t_a", 1, ANA_SELF) == 20, "t_a per thread 100 / 20");
 	ana_rows_free(r);
+	check_bottomup_roots(s, "by thread");
 	ana_set_free(s);
+}
+
+/* Every row of the whole bottom-up tree against a brute-force count over
+ * the stacks: a row is a chain f0 <- f1 <- ... <- fk (root first); incl =
+ * samples whose stack has that chain of direct calls anywhere (once), self
+ * = those where f0 is the innermost frame.  Mutual recursion included. */
+static void test_bottomup_chains(void)
+{
+	static const struct {
+		int line;
+		const char *f[MAXF];	/* outermost first */
+		uint64_t c;
+	} st[] = {
+		{ __LINE__, { "t_main", "t_a", "t_b", "t_a", "t_b" }, 40 },
+		{ __LINE__, { "t_main", "t_a", "t_b", "t_a" }, 25 },
+		{ __LINE__, { "t_main", "t_b", "t_a" }, 10 },
+		{ __LINE__, { "t_main", "t_a", "t_c" }, 7 },
+		{ __LINE__, { "t_main" }, 3 },
+	};
+	size_t ns = sizeof(st) / sizeof(*st);
+	struct {
+		const char *name;
+		void (*fn)(void);
+	} fns[] = { { "t_main", t_main }, { "t_a", t_a }, { "t_b", t_b }, { "t_c", t_c } };
+	struct stk stk[8] = { 0 };
+	for (size_t i = 0; i < ns; i++) {
+		for (int d = 0; d < MAXF && st[i].f[d]; d++)
+			for (size_t k = 0; k < sizeof(fns) / sizeof(*fns); k++)
+				if (!strcmp(fns[k].name, st[i].f[d]))
+					stk[i].f[d] = F(fns[k].fn) + (uint64_t)d;	/* distinct call sites */
+		stk[i].c[0] = st[i].c;
+	}
+	T_OK(!mk(&(struct spec){ "chains.pmcp", stk, ns, 1, NULL, NULL, NULL, 0, 0, NULL }),
+	     "write the mutual-recursion profile");
+	const char *files[] = { "chains.pmcp", NULL };
+	struct ana_set *s = open_set(NULL, files, 0);
+	T_OK(ana_set_finish(s) == 0, "finish");
+	check_bottomup_roots(s, "mutual recursion");
+	ANA_QUERY(q, .view = ANA_VIEW_BOTTOMUP, .node = ANA_ROOT, .max_depth = UINT_MAX);
+	struct ana_rows *r = ana_set_query(s, &q);
+	const char *chain[64];
+	size_t bad = 0, n = r ? ana_rows_n(r) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_row *w = ana_rows_row(r, i);
+		unsigned k = w->depth;	/* chain length */
+		if (k < 1 || k > 64) {
+			bad++;
+			continue;
+		}
+		chain[k - 1] = w->name;
+		uint64_t self = 0, incl = 0;
+		for (size_t j = 0; j < ns; j++) {
+			int len = 0;
+			while (len < MAXF && st[j].f[len])
+				len++;
+			bool any = false;
+			/* position p counts from the innermost frame (0) outwards */
+			for (int p = 0; p + (int)k <= len; p++) {
+				bool m = true;
+				for (unsigned c = 0; c < k && m; c++)
+					m = !strcmp(st[j].f[len - 1 - p - (int)c], chain[c]);
+				if (m && p == 0)
+					self += st[j].c;
+				any |= m;
+			}
+			if (any)
+				incl += st[j].c;
+		}
+		if (ana_rows_samples(r, i, 0, 0, ANA_SELF) != self ||
+		    ana_rows_samples(r, i, 0, 0, ANA_INCL) != incl) {
+			bad++;
+			printf("# row %zu %s depth %u: self %llu incl %llu, expected %llu %llu\n", i, w->name,
+			       k, (unsigned long long)ana_rows_samples(r, i, 0, 0, ANA_SELF),
+			       (unsigned long long)ana_rows_samples(r, i, 0, 0, ANA_INCL),
+			       (unsigned long long)self, (unsigned long long)incl);
+		}
+	}
+	/* distinct chains: every window of every reversed stack */
+	size_t windows = 0;
+	char seen[256][128];
+	for (size_t j = 0; j < ns; j++) {
+		int len = 0;
+		while (len < MAXF && st[j].f[len])
+			len++;
+		for (int p = 0; p < len; p++) {
+			char key[128] = "";
+			for (int c = len - 1 - p; c >= 0; c--) {
+				strcat(key, st[j].f[c]);
+				strcat(key, ";");
+				size_t w;
+				for (w = 0; w < windows && strcmp(seen[w], key); w++)
+					;
+				if (w == windows && windows < 256)
+					strcpy(seen[windows++], key);
+			}
+		}
+	}
+	T_OK(r && n == windows && !bad, "whole bottom-up tree: %zu rows = %zu distinct chains, %zu wrong",
+	     n, windows, bad);
+	ana_rows_free(r);
+	ana_set_free(s);
+	unlink(path("chains.pmcp"));	/* test_bad_inputs reads the whole directory */
 }
 
 static void test_bad_inputs(void)
@@ -447,6 +620,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 77;
 	test_merge_and_views();
+	test_bottomup_chains();
 	test_bad_inputs();
 	test_metrics_weights();
 	test_compare_and_csv();
