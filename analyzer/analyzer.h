@@ -111,9 +111,13 @@ struct ana_run {
 	const struct ana_event_fact *events;	/* indexed like the set's events; samples 0 if absent */
 	size_t n_counters;
 	const struct ana_counter_fact *counters;
-	double duration;		/* s, latest end_time - earliest start_time; NAN if unknown */
+	double duration;		/* s, wall clock: latest end_time - earliest start_time
+					 * of its files (overlapping threads and processes are
+					 * not summed; gaps between processes count); with
+					 * repeats, the mean over repeats.  NAN if unknown */
 	double steal;			/* s, host steal time during the run (largest
-					 * steal_end - steal_start of its files); NAN if unknown */
+					 * steal_end - steal_start of its files; with repeats,
+					 * the mean over repeats); NAN if unknown */
 };
 ANA_API const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run);
 

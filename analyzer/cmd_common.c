@@ -397,7 +397,12 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 	}
 	char v[64];
 	if (!isnan(r->duration)) {
-		snprintf(v, sizeof(v), "%.3f s", r->duration);
+		/* say which: a span, not the threads' or processes' sum */
+		if (r->n_repeats > 1)
+			snprintf(v, sizeof(v), "%.3f s wall clock (mean of %u repeats)", r->duration,
+				 r->n_repeats);
+		else
+			snprintf(v, sizeof(v), "%.3f s wall clock", r->duration);
 		packed(out, width, "duration", v, &col);
 	}
 	if (!isnan(r->steal)) {

@@ -126,7 +126,6 @@ struct orun {
 	uint64_t *mods;			/* bitmap of set modules seen */
 	size_t cap_mods;
 	unsigned n_files, n_partial, n_repeats;
-	double t_start, t_end, steal;	/* NAN until a file has them */
 	struct ana_run pub;
 	struct ana_kv *kv;
 };
@@ -136,6 +135,8 @@ struct part {
 	uint64_t **cnt;			/* [event][raw node] */
 	double **wt;			/* same, when weighted */
 	size_t n_ev, node_cap;
+	double t_start, t_end, steal;	/* earliest start, latest end, largest steal of
+					 * its files; NAN until a file has them */
 };
 struct smodule {
 	const char *path;		/* as recorded, after --remap */

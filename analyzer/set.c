@@ -199,7 +199,6 @@ static int get_orun(struct ana_set *s, unsigned run, const char *group, unsigned
 	struct orun *o = &s->orun[s->n_orun];
 	o->in_run = run;
 	o->group = group;
-	o->t_start = o->t_end = o->steal = NAN;
 	*out = (unsigned)s->n_orun++;
 	return 0;
 }
@@ -216,6 +215,7 @@ static int get_part(struct ana_set *s, unsigned orun, unsigned repeat, struct pa
 	struct part *p = &s->part[s->n_part++];
 	p->orun = orun;
 	p->repeat = repeat;
+	p->t_start = p->t_end = p->steal = NAN;
 	s->orun[orun].n_repeats++;
 	*out = p;
 	return 0;
@@ -543,21 +543,22 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 	for (size_t i = 0; i < p->n_counters; i++)
 		if (p->counters[i].name && (e = counter_add(s, o, p->counters[i].name, p->counters[i].value)))
 			goto out;
-	/* duration and steal: from the documented time keys, when present */
+	/* duration and steal: from the documented time keys, when present;
+	 * per repeat, since repeats are separate runs with gaps between them */
 	const char *v1 = prof_meta_get(p, "start_time"), *v2 = prof_meta_get(p, "end_time");
 	if (v1 && v2) {
 		double a = strtod(v1, NULL), b = strtod(v2, NULL);
-		if (isnan(o->t_start) || a < o->t_start)
-			o->t_start = a;
-		if (isnan(o->t_end) || b > o->t_end)
-			o->t_end = b;
+		if (isnan(pt->t_start) || a < pt->t_start)
+			pt->t_start = a;
+		if (isnan(pt->t_end) || b > pt->t_end)
+			pt->t_end = b;
 	}
 	v1 = prof_meta_get(p, "steal_start");
 	v2 = prof_meta_get(p, "steal_end");
 	if (v1 && v2) {
 		double d = (strtod(v2, NULL) - strtod(v1, NULL)) / 1e9;
-		if (isnan(o->steal) || d > o->steal)
-			o->steal = d;
+		if (isnan(pt->steal) || d > pt->steal)
+			pt->steal = d;
 	}
 	o->n_files++;
 	if (p->partial) {
@@ -834,11 +835,28 @@ static int run_facts(struct ana_set *s, unsigned r)
 			return -ENOMEM;
 		o->kv[i] = (struct ana_kv){ m->key, v };
 	}
+	/* wall clock: each repeat's first start to last end (threads and
+	 * processes overlap, so this is not their sum), averaged over repeats */
+	double dur = 0, steal = 0;
+	unsigned n_dur = 0, n_steal = 0;
+	for (size_t i = 0; i < s->n_part; i++) {
+		const struct part *p = &s->part[i];
+		if (p->orun != r)
+			continue;
+		if (!isnan(p->t_start) && !isnan(p->t_end)) {
+			dur += p->t_end - p->t_start;
+			n_dur++;
+		}
+		if (!isnan(p->steal)) {
+			steal += p->steal;
+			n_steal++;
+		}
+	}
 	o->pub = (struct ana_run){
 		.label = o->label, .n_files = o->n_files, .n_repeats = o->n_repeats,
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
-		.duration = o->t_end - o->t_start, .steal = o->steal,
+		.duration = n_dur ? dur / n_dur : NAN, .steal = n_steal ? steal / n_steal : NAN,
 	};
 	return 0;
 }

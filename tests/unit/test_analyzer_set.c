@@ -61,6 +61,7 @@ struct spec {
 	const uint8_t *bid;	/* recorded build-id, or NULL */
 	uint64_t period, weight;
 	const char *modpath;	/* default: this executable */
+	const char *t0, *t1;	/* start_time, end_time, or NULL */
 };
 
 /* Write a profile from stacks of this executable's functions. */
@@ -96,11 +97,12 @@ static int mk(const struct spec *sp)
 	};
 	struct prof_kv meta[] = {
 		{ "command", "test" }, { "tid", sp->tid ? sp->tid : "1" }, { "rank", sp->rank ? sp->rank : "0" },
+		{ "start_time", sp->t0 }, { "end_time", sp->t1 },
 	};
 	struct prof_module mod = { sp->modpath ? sp->modpath : exe, sp->bid, sp->bid ? 20 : 0, 0, 1 << 30, 0, 1, 0 };
 	struct prof_counter ctr[] = { { "samples", 1000 }, { "unwind_failed", 50 },
 				      { "unthrottled", 400 }, { "dropped_reentrant", 5 } };
-	struct prof p = { PROF_VERSION, false, 3, meta, sp->n_ev, ev, 1, &mod,
+	struct prof p = { PROF_VERSION, false, sp->t0 ? 5 : 3, meta, sp->n_ev, ev, 1, &mod,
 			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 4, ctr };
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	int e = prof_write(&p, dfd, sp->name, 0644);
@@ -191,8 +193,8 @@ static void test_merge_and_views(void)
 		{ { F(t_main), F(t_a) }, { 20 } },
 		{ { F(t_main), F(t_rec), F(t_rec) + 1, F(t_rec) + 2 }, { 30 } },
 	};
-	T_OK(!mk(&(struct spec){ "t1.pmcp", t1, 2, 1, "1000", "0", NULL, 0, 0, NULL }) &&
-	     !mk(&(struct spec){ "t2.pmcp", t2, 2, 1, "1001", "1", NULL, 0, 0, NULL }), "write thread profiles");
+	T_OK(!mk(&(struct spec){ "t1.pmcp", t1, 2, 1, "1000", "0", NULL, 0, 0, NULL, NULL, NULL }) &&
+	     !mk(&(struct spec){ "t2.pmcp", t2, 2, 1, "1001", "1", NULL, 0, 0, NULL, NULL, NULL }), "write thread profiles");
 	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
 	struct ana_set *s = open_set(NULL, files, 0);
 	T_OK(ana_set_finish(s) == 0 && ana_set_n_runs(s) == 1, "finish: one run");
@@ -388,7 +390,7 @@ static void test_bottomup_chains(void)
 					stk[i].f[d] = F(fns[k].fn) + (uint64_t)d;	/* distinct call sites */
 		stk[i].c[0] = st[i].c;
 	}
-	T_OK(!mk(&(struct spec){ "chains.pmcp", stk, ns, 1, NULL, NULL, NULL, 0, 0, NULL }),
+	T_OK(!mk(&(struct spec){ "chains.pmcp", stk, ns, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL }),
 	     "write the mutual-recursion profile");
 	const char *files[] = { "chains.pmcp", NULL };
 	struct ana_set *s = open_set(NULL, files, 0);
@@ -460,10 +462,71 @@ static void test_bottomup_chains(void)
 	unlink(path("chains.pmcp"));	/* test_bad_inputs reads the whole directory */
 }
 
+/* A run's duration is its wall-clock span: threads and processes overlap
+ * (not summed), repeats are separate runs (their mean, not the span from the
+ * first to the last). */
+static void test_duration(void)
+{
+	const struct stk st[] = { { { F(t_main), F(t_a) }, { 10 } } };
+	static const struct {
+		int line;
+		enum ana_split split;
+		struct {
+			unsigned run, repeat;
+			const char *tid, *t0, *t1;
+		} f[4];
+		double want[2];		/* per output run */
+	} cases[] = {
+		/* three threads of one process, 8.5 s each: 8.6 s, not 25.5 */
+		{ __LINE__, ANA_SPLIT_NONE, { { 0, 0, "1", "100.0", "108.5" }, { 0, 0, "2", "100.1", "108.4" },
+					      { 0, 0, "3", "100.2", "108.6" } }, { 8.6, NAN } },
+		/* two repeats of 3 s and 4 s, 100 s apart: 3.5 */
+		{ __LINE__, ANA_SPLIT_NONE, { { 0, 0, "1", "100.0", "103.0" }, { 0, 0, "2", "100.5", "102.0" },
+					      { 0, 1, "1", "200.0", "204.0" }, { 0, 1, "2", "200.0", "201.0" } },
+		  { 3.5, NAN } },
+		/* --by thread: each thread's own span */
+		{ __LINE__, ANA_SPLIT_THREAD, { { 0, 0, "1", "100.0", "108.5" }, { 0, 0, "2", "100.5", "102.0" } },
+		  { 8.5, 1.5 } },
+		/* one process after another in one run: the gap counts */
+		{ __LINE__, ANA_SPLIT_NONE, { { 0, 0, "1", "100.0", "101.0" }, { 0, 0, "2", "105.0", "106.0" } },
+		  { 6.0, NAN } },
+		/* two runs side by side */
+		{ __LINE__, ANA_SPLIT_NONE, { { 0, 0, "1", "100.0", "102.0" }, { 1, 0, "1", "300.0", "301.25" } },
+		  { 2.0, 1.25 } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ANA_OPTS(o, .split = cases[i].split);
+		struct ana_set *s = ana_set_new(&o);
+		for (size_t k = 0; k < 4 && cases[i].f[k].t0; k++) {
+			char name[32];
+			snprintf(name, sizeof(name), "dur%zu.pmcp", k);
+			mk(&(struct spec){ .name = name, .st = st, .n = 1, .n_ev = 1, .tid = cases[i].f[k].tid,
+					   .t0 = cases[i].f[k].t0, .t1 = cases[i].f[k].t1 });
+			ana_set_add(s, cases[i].f[k].run, cases[i].f[k].repeat, path(name));
+			unlink(path(name));
+		}
+		bool ok = ana_set_finish(s) == 0;
+		char got[64] = "";
+		for (unsigned r = 0; ok && r < 2; r++) {
+			const struct ana_run *run = r < ana_set_n_runs(s) ? ana_set_run(s, r) : NULL;
+			if (isnan(cases[i].want[r])) {
+				ok = !run;
+				continue;
+			}
+			ok = run && fabs(run->duration - cases[i].want[r]) < 1e-6;
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%g", r ? ", " : "",
+				 run ? run->duration : NAN);
+		}
+		T_OK(ok, "duration line %d: %g, %g (got %s)", cases[i].line, cases[i].want[0],
+		     cases[i].want[1], got);
+		ana_set_free(s);
+	}
+}
+
 static void test_bad_inputs(void)
 {
 	const struct stk st[] = { { { F(t_main), F(t_a) }, { 10 } } };
-	mk(&(struct spec){ "good.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, NULL });
+	mk(&(struct spec){ "good.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
 	FILE *f = fopen(path("bad.pmcp"), "w");
 	fputs("not a profile at all", f);
 	fclose(f);
@@ -494,7 +557,7 @@ static void test_bad_inputs(void)
 
 	/* recorded build-id differs from the file's: warned, not mis-symbolized */
 	static const uint8_t wrong[20] = { 0xab, 0xab, 0xab };
-	mk(&(struct spec){ "bid.pmcp", st, 1, 1, NULL, NULL, wrong, 0, 0, NULL });
+	mk(&(struct spec){ "bid.pmcp", st, 1, 1, NULL, NULL, wrong, 0, 0, NULL, NULL, NULL });
 	s = ana_set_new(NULL);
 	ana_set_add(s, 0, 0, path("bid.pmcp"));
 	ana_set_finish(s);
@@ -514,7 +577,7 @@ static void test_bad_inputs(void)
 	/* --remap: the recorded path does not exist, the remapped one does */
 	char moved[PATH_MAX + 32];
 	snprintf(moved, sizeof(moved), "/nonexistent-dir%s", exe);
-	mk(&(struct spec){ "moved.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, moved });
+	mk(&(struct spec){ "moved.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, moved, NULL, NULL });
 	const char *remap[] = { "/nonexistent-dir/=/", NULL };
 	ANA_OPTS(o, .remap = remap);
 	s = ana_set_new(&o);
@@ -533,7 +596,7 @@ static void test_metrics_weights(void)
 		{ { F(t_main), F(t_b) }, { 10, 0 } },
 	};
 	/* 110 samples; a recorded weight of 220000 means a mean period of 2000 */
-	mk(&(struct spec){ "two.pmcp", st, 2, 2, NULL, NULL, NULL, 1000, 220000, NULL });
+	mk(&(struct spec){ "two.pmcp", st, 2, 2, NULL, NULL, NULL, 1000, 220000, NULL, NULL, NULL });
 	ANA_OPTS(o, .weighted = true);
 	struct ana_set *s = ana_set_new(&o);
 	ana_set_add(s, 0, 0, path("two.pmcp"));
@@ -570,8 +633,8 @@ static void test_compare_and_csv(void)
 		{ { F(t_main), F(t_b) }, { 100 } },
 		{ { F(t_main), F(t_c) }, { 50 } },
 	};
-	mk(&(struct spec){ "base.pmcp", base, 2, 1, NULL, NULL, NULL, 0, 0, NULL });
-	mk(&(struct spec){ "run.pmcp", run, 3, 1, NULL, NULL, NULL, 0, 0, NULL });
+	mk(&(struct spec){ "base.pmcp", base, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
+	mk(&(struct spec){ "run.pmcp", run, 3, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
 	struct ana_set *s = ana_set_new(NULL);
 	ana_set_add(s, 0, 0, path("base.pmcp"));
 	ana_set_add(s, 1, 0, path("run.pmcp"));
@@ -621,6 +684,7 @@ int main(void)
 		return 77;
 	test_merge_and_views();
 	test_bottomup_chains();
+	test_duration();
 	test_bad_inputs();
 	test_metrics_weights();
 	test_compare_and_csv();
