@@ -44,13 +44,29 @@ static const struct {
 	{ SIGXFSZ, "is blocked while profiles are written" },
 };
 
+/* A hostile value may be huge or hold a terminal's control sequences: a
+ * message shows at most 100 bytes of it, control characters as '?'. */
 static int fail(char *msg, size_t len, const char *name, const char *fmt, const char *val)
 {
-	char what[256];
+	char what[256], shown[104];
+	size_t n = 0;
 
-	snprintf(what, sizeof(what), fmt, val);
+	for (; val[n] && n < 100; n++)
+		shown[n] = iscntrl((unsigned char)val[n]) ? '?' : val[n];
+	if (val[n])
+		memcpy(shown + n - 3, "...", 3);
+	shown[n] = '\0';
+	snprintf(what, sizeof(what), fmt, shown);
 	snprintf(msg, len, "%s: %s", name, what);
 	return -EINVAL;
+}
+
+static bool has_cntrl(const char *v)
+{
+	for (; *v; v++)
+		if (iscntrl((unsigned char)*v))
+			return true;
+	return false;
 }
 
 static int parse_u64(const char *v, uint64_t *out)
@@ -83,8 +99,11 @@ static int p_outdir(struct rec_settings *s, const char *name, const char *v, cha
 {
 	if (v[0] != '/')
 		return fail(msg, len, name, "'%s' is not an absolute path", v);
+	/* Messages name the directory on one line. */
+	if (has_cntrl(v))
+		return fail(msg, len, name, "'%s' has a control character", v);
 	if (copy_str(s->outdir, sizeof(s->outdir), v))
-		return fail(msg, len, name, "path too long (%.40s...)", v);
+		return fail(msg, len, name, "path too long ('%s')", v);
 	return 0;
 }
 
@@ -153,6 +172,9 @@ static int p_requested(struct rec_settings *s, const char *name, const char *v, 
 static int p_fallback(struct rec_settings *s, const char *name, const char *v, char *msg,
 		      size_t len)
 {
+	/* It becomes a metadata value: one line (docs/profile-format.md). */
+	if (has_cntrl(v))
+		return fail(msg, len, name, "'%s' has a control character", v);
 	if (copy_str(s->fallback, sizeof(s->fallback), v))
 		return fail(msg, len, name, "longer than 1023 bytes%s", "");
 	return 0;
@@ -161,6 +183,8 @@ static int p_fallback(struct rec_settings *s, const char *name, const char *v, c
 static int p_calibration(struct rec_settings *s, const char *name, const char *v, char *msg,
 			 size_t len)
 {
+	if (has_cntrl(v))
+		return fail(msg, len, name, "'%s' has a control character", v);
 	if (copy_str(s->calibration, sizeof(s->calibration), v))
 		return fail(msg, len, name, "longer than 1023 bytes%s", "");
 	return 0;

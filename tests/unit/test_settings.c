@@ -19,6 +19,12 @@ static const struct {
 } cases[] = {
 	{ __LINE__, "PMCPROF_OUTDIR", "/tmp/x", 0, NULL },
 	{ __LINE__, "PMCPROF_OUTDIR", "rel/dir", -EINVAL, "not an absolute path" },
+	/* Hostile values: refused, and the message stays on one line. */
+	{ __LINE__, "PMCPROF_OUTDIR", "/tmp/a\tb", -EINVAL, "'/tmp/a?b' has a control character" },
+	{ __LINE__, "PMCPROF_FALLBACK", "cycles -> cpu-clock: no PMU", 0, NULL },
+	{ __LINE__, "PMCPROF_FALLBACK", "a\rb", -EINVAL, "control character" },
+	{ __LINE__, "PMCPROF_CALIBRATION", "x\033[2J", -EINVAL, "'x?[2J' has a control character" },
+	{ __LINE__, "PMCPROF_SIGNAL", "\0337", -EINVAL, "'?7' is not a signal number" },
 	{ __LINE__, "PMCPROF_BACKEND", "perf_event", 0, NULL },
 	{ __LINE__, "PMCPROF_BACKEND", "", -EINVAL, "empty" },
 	{ __LINE__, "PMCPROF_BACKEND", "../evil", -EINVAL, "not a backend name" },
@@ -94,6 +100,34 @@ static void test_values(void)
 	     !strncmp(msg, "--signal: ", 10), "a label replaces the variable name: '%s'", msg);
 }
 
+/* A 1 MiB value: refused with a message that shows only its start. */
+static void test_huge_value(void)
+{
+	static const char *const names[] = { "PMCPROF_CALL_GRAPH", "PMCPROF_SIGNAL",
+					     "PMCPROF_EVENTS", "PMCPROF_OUTDIR", "PMCPROF_SEED" };
+	size_t n = 1 << 20;
+	char *v = malloc(n + 1);
+	struct rec_settings s;
+	char msg[512];
+
+	T_OK(v != NULL, "1 MiB buffer");
+	if (!v)
+		return;
+	memset(v, '7', n);
+	v[0] = '/';
+	v[n] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int ret;
+
+		settings_defaults(&s);
+		msg[0] = '\0';
+		ret = settings_set(&s, names[i], NULL, v, msg, sizeof(msg));
+		T_OK(ret == -EINVAL && strlen(msg) < 200 && strstr(msg, "..."),
+		     "%s = 1 MiB: %d '%s'", names[i], ret, msg);
+	}
+	free(v);
+}
+
 /* settings_export then settings_load through a little environment. */
 struct env {
 	char names[16][32];
@@ -155,6 +189,7 @@ int main(void)
 {
 	test_parsers();
 	test_values();
+	test_huge_value();
 	test_round_trip();
 	return T_DONE();
 }
