@@ -295,7 +295,9 @@ static void sanitize(char *dst, size_t cap, const char *src)
  * sure a profile can be created in it before anything runs. */
 static void make_outdir(struct opts *o, const char *cmd)
 {
-	char name[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[64];
+	char name[PATH_MAX], real[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[64];
+	char msg[512];
+	struct stat st;
 	mode_t mode = o->set.private_files ? 0700 : 0755;
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	bool created = true;
@@ -313,8 +315,6 @@ static void make_outdir(struct opts *o, const char *cmd)
 			 (int)getpid());
 	}
 	if (mkdir(name, mode) < 0) {
-		struct stat st;
-
 		if (errno != EEXIST)
 			die(EXIT_RUNTIME, "cannot create output directory %s: %s", name,
 			    strerror(errno));
@@ -325,11 +325,23 @@ static void make_outdir(struct opts *o, const char *cmd)
 			die(EXIT_RUNTIME, "%s exists and is not a directory", name);
 		created = false;
 	}
-	if (!realpath(name, o->set.outdir))
+	if (!realpath(name, real))
 		die(EXIT_RUNTIME, "cannot resolve %s: %s", name, strerror(errno));
+	/* The collector reads it back through the same parser. */
+	if (settings_set(&o->set, "PMCPROF_OUTDIR", "-o", real, msg, sizeof(msg)) < 0) {
+		if (created)
+			rmdir(real);
+		die(EXIT_RUNTIME, "%s", msg);
+	}
+	/* Another user's directory could hold traps for us, or be read by
+	 * them: the collector would not write there either. */
+	if (stat(real, &st) == 0 && st.st_uid != geteuid())
+		die(EXIT_RUNTIME,
+		    "%s belongs to uid %u, not to you (uid %u): pmcprof writes profiles only "
+		    "into your own directories", real, (unsigned)st.st_uid, (unsigned)geteuid());
 	/* A profile is created just like this (O_EXCL, no data yet). */
 	snprintf(probe, sizeof(probe), ".pmcprof-probe.%d", (int)getpid());
-	dfd = open(o->set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(o->set.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	fd = dfd < 0 ? -1
 		     : openat(dfd, probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC,
 			      0600);

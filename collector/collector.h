@@ -167,6 +167,11 @@ void flush_report_failures(void);
  * thr_flush_all.  0 or -errno; a failure is reported on stderr.
  * Async-signal-safe. */
 int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason);
+/* Open the output directory for writing profiles: not through a symbolic
+ * link, and only if it belongs to this process's effective user.  An fd,
+ * or -errno with *why set to a static explanation (-EPERM: another
+ * user's).  Async-signal-safe. */
+int flush_outdir_open(const char **why);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,10 +388,8 @@ static const char *requested_for(size_t i)
 	return proc.events_requested;
 }
 
-static void report(const char *name, int err)
+static void report(const char *name, const char *why)
 {
-	const char *why = strerrordesc_np(-err);
-
 	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) != 0)
 		return;
 	if (name)
@@ -399,6 +398,31 @@ static void report(const char *name, int err)
 	else
 		coll_warn("pmcprof: cannot write profiles into ", coll.set.outdir, ": ",
 			  why ? why : "unknown error", (char *)NULL);
+}
+
+int flush_outdir_open(const char **why)
+{
+	struct stat st;
+	int fd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		int err = errno;
+
+		*why = strerrordesc_np(err);
+		/* O_NOFOLLOW | O_DIRECTORY on a link: ENOTDIR (or ELOOP). */
+		if ((err == ENOTDIR || err == ELOOP) && lstat(coll.set.outdir, &st) == 0 &&
+		    S_ISLNK(st.st_mode))
+			*why = "it is a symbolic link (not followed)";
+		return -err;
+	}
+	/* A directory someone else owns could be theirs to fill with traps
+	 * (or to read): it is not ours to write into. */
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
+		*why = "it belongs to another user";
+		return -EPERM;
+	}
+	return fd;
 }
 
 void flush_report_failures(void)
@@ -448,6 +472,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
 	struct prof p;
+	const char *why;
 	int dirfd, ret;
 
 	clock_gettime(CLOCK_REALTIME, &end);
@@ -543,11 +568,10 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	p.n_counters = nc;
 	p.counters = ctrs;
 
-	dirfd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0) {
-		ret = -errno;
-		report(NULL, ret);
-		return ret;
+		report(NULL, why);
+		return dirfd;
 	}
 	ret = -EEXIST;
 	/* The same command, pid and tid again (an exec of itself): number it. */
@@ -565,7 +589,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 		ret = write_guarded(&p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
 	}
 	if (ret < 0) {
-		report(t->written, ret);
+		report(t->written, strerrordesc_np(-ret));
 		t->written[0] = '\0';
 	}
 	close(dirfd);
@@ -574,11 +598,12 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 
 void flush_unlink(struct thr *t)
 {
+	const char *why;
 	int dirfd;
 
 	if (!t->written[0])
 		return;
-	dirfd = open(coll.set.outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0)
 		return;
 	unlinkat(dirfd, t->written, 0);

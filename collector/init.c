@@ -236,10 +236,22 @@ static const char *env_get(const char *name, void *arg)
 static bool setup(void)
 {
 	char msg[512];
+	const char *why;
 	int ret;
 
 	if (settings_load(&coll.set, env_get, NULL, msg, sizeof(msg)) < 0) {
 		coll_warn("pmcprof: ", msg, "; the program runs unprofiled", (char *)NULL);
+		return false;
+	}
+	/* A directory that is there but not ours (or a symbolic link) will
+	 * never be written: say so now.  One that is missing or unwritable
+	 * is reported at the first write, as it may still change. */
+	ret = flush_outdir_open(&why);
+	if (ret >= 0) {
+		close(ret);
+	} else if (ret == -EPERM || ret == -ELOOP || ret == -ENOTDIR) {
+		coll_warn("pmcprof: PMCPROF_OUTDIR: ", coll.set.outdir, ": ", why,
+			  "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
 	for (size_t i = 0; i < coll.set.n_events; i++) {
