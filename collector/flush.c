@@ -178,6 +178,16 @@ static uint64_t steal_ticks(void)
 	return 0;
 }
 
+/* Metadata values are one line (docs/profile-format.md): a control
+ * character from outside (a file or thread name, the host name) becomes
+ * '?'.  Async-signal-safe. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* ---- process facts (not async-signal-safe: init and fork child) ---- */
 
 static void sanitize(char *dst, size_t cap, const char *src)
@@ -193,8 +203,47 @@ static void sanitize(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
+/* An argument with control characters, quoted the way bash's printf %q
+ * does it ($'a\nb'), so that the value stays on one line. */
+static void put_ansi_c(struct buf *b, const char *a)
+{
+	static const char hexd[] = "0123456789abcdef";
+
+	put_s(b, "$'");
+	for (; *a; a++) {
+		unsigned char c = (unsigned char)*a;
+		char one[5] = { (char)c, '\0' };
+
+		if (c == '\\' || c == '\'') {
+			one[0] = '\\';
+			one[1] = (char)c;
+			one[2] = '\0';
+		} else if (c == '\n' || c == '\t') {
+			one[0] = '\\';
+			one[1] = c == '\n' ? 'n' : 't';
+			one[2] = '\0';
+		} else if (c < 0x20 || c == 0x7f) {
+			one[0] = '\\';
+			one[1] = 'x';
+			one[2] = hexd[c >> 4];
+			one[3] = hexd[c & 15];
+			one[4] = '\0';
+		}
+		put_s(b, one);
+	}
+	put_s(b, "'");
+}
+
+static bool has_cntrl(const char *a)
+{
+	for (; *a; a++)
+		if ((unsigned char)*a < 0x20 || *a == 0x7f)
+			return true;
+	return false;
+}
+
 /* /proc/self/cmdline: arguments joined by spaces, each shell-quoted when
- * it has to be ('it'\''s'). */
+ * it has to be ('it'\''s', or $'a\nb' with control characters). */
 static void read_argv(char *dst, size_t cap)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -215,6 +264,10 @@ static void read_argv(char *dst, size_t cap)
 			put_s(&b, " ");
 		if (*a && strspn(a, safe) == strlen(a)) {
 			put_s(&b, a);
+			continue;
+		}
+		if (has_cntrl(a)) {
+			put_ansi_c(&b, a);
 			continue;
 		}
 		put_s(&b, "'");
@@ -266,11 +319,13 @@ void flush_process_init(bool full)
 			proc.command[l] = '\0';
 		else
 			snprintf(proc.command, sizeof(proc.command), "%s", program_invocation_name);
+		one_line(proc.command);
 		read_argv(proc.argv, sizeof(proc.argv));
 		if (uname(&u) == 0) {
 			snprintf(proc.host, sizeof(proc.host), "%s", u.nodename);
 			snprintf(proc.kernel, sizeof(proc.kernel), "%s", u.release);
 			snprintf(proc.arch, sizeof(proc.arch), "%s", u.machine);
+			one_line(proc.host);
 		}
 		snprintf(proc.cpus, sizeof(proc.cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
 		pmc_env_probe(&env);
@@ -376,6 +431,8 @@ static const char *thread_name(struct buf *b, pid_t tid)
 	if (n > 0 && b->p[b->n + n - 1] == '\n')
 		n--;
 	b->p[b->n + (n > 0 ? n : 0)] = '\0';
+	/* prctl(PR_SET_NAME) takes any bytes. */
+	one_line(b->p + b->n);
 	b->n += (size_t)(n > 0 ? n : 0) + 1;
 	return s;
 }
