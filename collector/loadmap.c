@@ -34,7 +34,7 @@ static uintptr_t self_pc, self_lo, self_hi, ld_lo, ld_hi;
 
 /* One object as dl_iterate_phdr shows it. */
 struct obj {
-	const char *path;
+	char *path;			/* our copy: the loader's is freed by dlclose */
 	uintptr_t start, end, bias;
 	uint8_t id[BUILD_ID_MAX];
 	uint32_t id_len;
@@ -104,9 +104,14 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 		sc->o = no;
 		sc->cap = cap;
 	}
-	o = &sc->o[sc->n++];
-	/* The main program has no name here. */
-	o->path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path;
+	o = &sc->o[sc->n];
+	/* The main program has no name here.  The name is copied while the
+	 * loader holds its lock: another thread's dlclose may free it as soon
+	 * as dl_iterate_phdr returns. */
+	o->path = strdup(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path);
+	if (!o->path)
+		return -1;
+	sc->n++;
 	o->start = lo;
 	o->end = hi;
 	o->bias = info->dlpi_addr;
@@ -261,6 +266,8 @@ int loadmap_refresh(void)
 
 	pthread_mutex_lock(&lock);
 	ret = dl_iterate_phdr(scan_one, &sc) < 0 ? -ENOMEM : merge(&sc);
+	for (size_t i = 0; i < sc.n; i++)
+		free(sc.o[i].path);
 	free(sc.o);
 	if (ret > 0 || (ret == 0 && !cur)) {
 		s = snap_build();

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,50 @@ static void test_dlopen(const char *lib)
 	loadmap_refresh();
 }
 
+static const char *race_lib;
+static int race_done;	/* atomic */
+
+static void *dl_loop(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 2000; i++) {
+		void *h = dlopen(race_lib, RTLD_NOW);
+
+		if (h)
+			dlclose(h);
+	}
+	__atomic_store_n(&race_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Rescans while another thread loads and unloads: an object's name
+ * belongs to the loader and is freed by dlclose, so the scan must copy it
+ * before the loader lets go (an ASan build caught a use after free). */
+static void test_dlopen_race(const char *lib)
+{
+	const struct prof_module *mods;
+	pthread_t t;
+	size_t n, bad = 0, scans = 0;
+
+	race_lib = lib;
+	if (pthread_create(&t, NULL, dl_loop, NULL)) {
+		T_SKIP("pthread_create");
+		return;
+	}
+	while (!__atomic_load_n(&race_done, __ATOMIC_SEQ_CST)) {
+		loadmap_refresh();
+		scans++;
+	}
+	pthread_join(t, NULL);
+	mods = loadmap_modules(&n);
+	/* The vdso is "linux-vdso.so.1"; every other name a full path. */
+	for (size_t i = 0; i < n; i++)
+		bad += (mods[i].path[0] != '/' && strncmp(mods[i].path, "linux-vdso", 10)) ||
+		       (strstr(mods[i].path, "rec_dllib") && strcmp(mods[i].path, lib));
+	T_OK(bad == 0, "%zu scans racing 2000 dlopen/dlclose: every module path intact (%zu bad)",
+	     scans, bad);
+}
+
 int main(void)
 {
 	const char *build = getenv("PMCPROF_BUILD");
@@ -120,9 +165,10 @@ int main(void)
 	T_OK(loadmap_init((const void *)main, in_use) == 0, "init");
 	test_static_map();
 	snprintf(lib, sizeof(lib), "%s/tests/progs/.libs/rec_dllib.so", build ? build : ".");
-	if (access(lib, R_OK) == 0)
+	if (access(lib, R_OK) == 0) {
 		test_dlopen(lib);
-	else
+		test_dlopen_race(lib);
+	} else
 		T_SKIP("no %s (set PMCPROF_BUILD)", lib);
 	return T_DONE();
 }
