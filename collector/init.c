@@ -322,4 +322,8 @@ __attribute__((destructor)) static void on_unload(void)
 		return;
 	thr_flush_all(false, false, "exit");
 	flush_report_failures();
+	/* The exiting thread's profile is written: stop its sampling for the
+	 * rest of the exit, and free its counters (a leak checker running
+	 * after us cannot see them in the thread's mapping). */
+	thr_disarm_self();
 }
