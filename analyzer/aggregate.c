@@ -5,31 +5,55 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/internal.h"
 
-int agg_alloc(struct agg *a, size_t n, size_t stride, bool weighted)
+int agg_alloc(struct agg *a, size_t n, size_t np, size_t ne, bool weighted)
 {
-	size_t k = (n ? n : 1) * stride;
-	for (int i = 0; i < 2; i++) {
-		a->cnt[i] = calloc(k, sizeof(uint64_t));
-		a->wt[i] = weighted ? calloc(k, sizeof(double)) : NULL;
-		if (!a->cnt[i] || (weighted && !a->wt[i]))
+	*a = (struct agg){ .np = np, .ne = ne, .weighted = weighted };
+	if (!(a->p = calloc(np ? np : 1, sizeof(*a->p))))
+		return -ENOMEM;
+	return agg_grow(a, n);
+}
+
+int agg_grow(struct agg *a, size_t n)
+{
+	size_t blk = 2 * a->ne;
+	for (size_t p = 0; p < a->np; p++) {
+		struct agg_part *ap = &a->p[p];
+		if (ap->item || (ap->cnt && n <= ap->n))
+			continue;
+		uint64_t *c = realloc(ap->cnt, (n ? n : 1) * blk * sizeof(*c));
+		if (!c)
 			return -ENOMEM;
+		memset(c + ap->n * blk, 0, (n - ap->n) * blk * sizeof(*c));
+		ap->cnt = c;
+		if (a->weighted) {
+			double *w = realloc(ap->wt, (n ? n : 1) * blk * sizeof(*w));
+			if (!w)
+				return -ENOMEM;
+			memset(w + ap->n * blk, 0, (n - ap->n) * blk * sizeof(*w));
+			ap->wt = w;
+		}
+		ap->n = n;
 	}
-	a->n = n;
+	if (n > a->n)
+		a->n = n;
 	return 0;
 }
 
 void agg_free(struct agg *a)
 {
-	for (int i = 0; i < 2; i++) {
-		free(a->cnt[i]);
-		free(a->wt[i]);
+	for (size_t p = 0; a->p && p < a->np; p++) {
+		free(a->p[p].item);
+		free(a->p[p].cnt);
+		free(a->p[p].wt);
 	}
+	free(a->p);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -343,9 +367,8 @@ int set_symbolize(struct ana_set *s)
 	/* samples taken with no stack at all still count, under a name */
 	bool rooted = false;
 	for (size_t p = 0; p < s->n_part; p++)
-		for (size_t ev = 0; ev < s->part[p].n_ev; ev++)
-			if (s->part[p].cnt[ev] && s->part[p].cnt[ev][0])
-				rooted = true;
+		for (size_t i = 0; i < s->part[p].n; i++)
+			rooted |= s->part[p].node[i] == 0;
 	if (rooted) {
 		uint32_t f;
 		const char *nm = strpool_str(&s->pool, "[no stack]");
@@ -376,124 +399,349 @@ out:
 	return e;
 }
 
-static inline void add(struct agg *a, int kind, size_t item, size_t stride, size_t k,
-		       uint64_t c, double w)
-{
-	a->cnt[kind][item * stride + k] += c;
-	if (a->wt[kind])
-		a->wt[kind][item * stride + k] += w;
-}
-
-struct pair {
-	size_t k;
-	uint64_t c;
-	double w;
+/* One aggregate being summed for one part at a time: dense sums over all
+ * items, and the items the part touched, so that only those are handed
+ * over and cleared. */
+struct fill {
+	struct agg *a;
+	uint64_t *cnt;			/* [item][ev][kind] */
+	double *wt;
+	uint32_t *seen;			/* [item] part + 1 once touched by that part */
+	uint32_t *touched;
+	size_t n_touched;
 };
 
+static int fill_new(struct fill *f, struct agg *a, size_t n, size_t np, size_t ne, bool weighted)
+{
+	*a = (struct agg){ .np = np, .ne = ne, .n = n, .weighted = weighted };
+	a->p = calloc(np ? np : 1, sizeof(*a->p));
+	size_t k = (n ? n : 1) * 2 * ne;
+	*f = (struct fill){ .a = a };
+	f->cnt = calloc(k, sizeof(uint64_t));
+	f->wt = weighted ? calloc(k, sizeof(double)) : NULL;
+	f->seen = calloc(n ? n : 1, sizeof(uint32_t));
+	f->touched = malloc((n ? n : 1) * sizeof(uint32_t));
+	return a->p && f->cnt && f->seen && f->touched && (!weighted || f->wt) ? 0 : -ENOMEM;
+}
+
+static void fill_free(struct fill *f)
+{
+	free(f->cnt);
+	free(f->wt);
+	free(f->seen);
+	free(f->touched);
+}
+
+static inline void fill_add(struct fill *f, uint32_t p, size_t item, size_t ev, int kind, uint64_t c,
+			    double w)
+{
+	if (f->seen[item] != p + 1) {
+		f->seen[item] = p + 1;
+		f->touched[f->n_touched++] = (uint32_t)item;
+	}
+	size_t at = (item * f->a->ne + ev) * 2 + (size_t)kind;
+	f->cnt[at] += c;
+	if (f->wt)
+		f->wt[at] += w;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Hand part p its sums: the dense buffers themselves when it touched most
+ * items, else a sorted copy of the touched ones (the buffers are cleared
+ * for the next part). */
+static int fill_flush(struct fill *f, uint32_t p, bool last)
+{
+	struct agg *a = f->a;
+	struct agg_part *ap = &a->p[p];
+	size_t blk = 2 * a->ne, n = a->n ? a->n : 1, nt = f->n_touched;
+	size_t bytes = blk * (sizeof(uint64_t) + (f->wt ? sizeof(double) : 0));
+	f->n_touched = 0;
+	if ((nt * (bytes + sizeof(uint32_t))) * 4 >= n * bytes * 3) {
+		ap->cnt = f->cnt;
+		ap->wt = f->wt;
+		ap->n = n;
+		f->cnt = NULL;
+		f->wt = NULL;
+		if (last)
+			return 0;
+		f->cnt = calloc(n * blk, sizeof(uint64_t));
+		f->wt = a->weighted ? calloc(n * blk, sizeof(double)) : NULL;
+		return f->cnt && (!a->weighted || f->wt) ? 0 : -ENOMEM;
+	}
+	qsort(f->touched, nt, sizeof(uint32_t), cmp_u32);
+	ap->item = malloc((nt ? nt : 1) * sizeof(uint32_t));	/* non-NULL: sparse */
+	ap->cnt = malloc((nt ? nt : 1) * blk * sizeof(uint64_t));
+	ap->wt = f->wt ? malloc((nt ? nt : 1) * blk * sizeof(double)) : NULL;
+	if (!ap->item || !ap->cnt || (f->wt && !ap->wt))
+		return -ENOMEM;
+	ap->n = nt;
+	for (size_t i = 0; i < nt; i++) {
+		size_t x = f->touched[i];
+		ap->item[i] = (uint32_t)x;
+		memcpy(&ap->cnt[i * blk], &f->cnt[x * blk], blk * sizeof(uint64_t));
+		memset(&f->cnt[x * blk], 0, blk * sizeof(uint64_t));
+		if (f->wt) {
+			memcpy(&ap->wt[i * blk], &f->wt[x * blk], blk * sizeof(double));
+			memset(&f->wt[x * blk], 0, blk * sizeof(double));
+		}
+	}
+	return 0;
+}
+
+/* For each raw node's frames (outermost first), whether its function,
+ * line and module occur there for the first time on the path from the
+ * root: inclusive counts go to first occurrences only, so that recursion
+ * counts once.  One depth-first walk with a count per function, line and
+ * module on the current path.  first[] is indexed like each node's frames
+ * from fofs[node]. */
+enum { FIRST_FUNC = 1, FIRST_LINE = 2, FIRST_MOD = 4 };
+
+static int first_occurrences(const struct ana_set *s, uint32_t **fofs_out, uint8_t **first_out)
+{
+	size_t n = s->n_raw;
+	if (n >= 1u << 31)
+		return -ENOMEM;	/* the walk marks nodes with the top bit */
+	uint32_t *fofs = malloc((n + 1) * sizeof(*fofs));
+	uint32_t *kid0 = calloc(n + 1, sizeof(*kid0)), *kids = malloc((n ? n : 1) * sizeof(*kids));
+	uint32_t *on_f = calloc(s->n_func ? s->n_func : 1, sizeof(uint32_t));
+	uint32_t *on_l = calloc(s->n_line ? s->n_line : 1, sizeof(uint32_t));
+	uint32_t *on_m = calloc(s->n_modrow ? s->n_modrow : 1, sizeof(uint32_t));
+	/* pending nodes plus a leave mark for each node on the path: < 2n */
+	uint32_t *stack = malloc((2 * n + 1) * sizeof(*stack));
+	uint8_t *first = NULL;
+	int e = -ENOMEM;
+	if (!fofs || !kid0 || !kids || !on_f || !on_l || !on_m || !stack)
+		goto out;
+	size_t nf = 0;
+	for (size_t r = 0; r < n; r++) {
+		fofs[r] = (uint32_t)nf;
+		nf += r ? s->addr[s->raddr[r]].n : 0;
+	}
+	fofs[n] = (uint32_t)nf;
+	if (nf >= NONE || !(first = calloc(nf ? nf : 1, 1)))
+		goto out;
+	/* children lists (counting sort by parent) */
+	for (size_t r = 1; r < n; r++)
+		kid0[s->rparent[r] + 1]++;
+	for (size_t r = 0; r < n; r++)
+		kid0[r + 1] += kid0[r];
+	for (size_t r = 1; r < n; r++)
+		kids[kid0[s->rparent[r]]++] = (uint32_t)r;
+	for (size_t r = n; r > 0; r--)
+		kid0[r] = kid0[r - 1];
+	kid0[0] = 0;
+	/* stack entries: node (entering) or node | top bit (leaving) */
+	size_t sp = 0;
+	for (uint32_t k = kid0[0]; k < kid0[1]; k++)
+		stack[sp++] = kids[k];
+	while (sp) {
+		uint32_t x = stack[--sp];
+		bool leave = x >> 31;
+		x &= ~(1u << 31);
+		const struct addr *a = &s->addr[s->raddr[x]];
+		for (uint32_t j = 0; j < a->n; j++) {
+			const struct frame *f = &s->frame[a->first + j];
+			uint32_t m = s->func[f->func].modrow;
+			if (leave) {
+				on_f[f->func]--;
+				on_l[f->line]--;
+				on_m[m]--;
+				continue;
+			}
+			first[fofs[x] + j] = (uint8_t)((!on_f[f->func] ? FIRST_FUNC : 0) |
+						       (!on_l[f->line] ? FIRST_LINE : 0) |
+						       (!on_m[m] ? FIRST_MOD : 0));
+			on_f[f->func]++;
+			on_l[f->line]++;
+			on_m[m]++;
+		}
+		if (leave)
+			continue;
+		stack[sp++] = x | 1u << 31;
+		for (uint32_t k = kid0[x]; k < kid0[x + 1]; k++)
+			stack[sp++] = kids[k];
+	}
+	*fofs_out = fofs;
+	*first_out = first;
+	fofs = NULL;
+	first = NULL;
+	e = 0;
+out:
+	free(fofs);
+	free(first);
+	free(kid0);
+	free(kids);
+	free(on_f);
+	free(on_l);
+	free(on_m);
+	free(stack);
+	return e;
+}
+
+/* Part by part: each part's raw counts are summed into the aggregates and
+ * freed before the next, so the raw counts and the sums of all parts are
+ * never all held at once.  Per part: self counts on the raw nodes it has,
+ * inclusive counts by adding each node into its ancestors (walking up from
+ * each entry, or for a part with many entries one backward pass over all
+ * raw nodes: parents come first), then each raw node's inclusive count goes
+ * to its tree nodes and to the first occurrences of its functions, lines
+ * and modules. */
 int set_aggregate(struct ana_set *s)
 {
-	size_t np = s->n_part, ne = s->n_ev, stride = np * ne;
+	size_t np = s->n_part, ne = s->n_ev ? s->n_ev : 1, nr = s->n_raw;
 	bool wtd = s->o.weighted;
-	s->stride = stride;
-	struct pair *pairs = malloc((stride ? stride : 1) * sizeof(*pairs));
-	uint32_t *fst = calloc(s->n_func ? s->n_func : 1, sizeof(uint32_t));
-	uint32_t *lst = calloc(s->n_line ? s->n_line : 1, sizeof(uint32_t));
-	uint32_t *mst = calloc(s->n_modrow ? s->n_modrow : 1, sizeof(uint32_t));
+	struct fill fs, ff, fl, fm;
+	uint32_t *fofs = NULL, *seen = calloc(nr, sizeof(uint32_t)), *touched = malloc(nr * sizeof(uint32_t));
+	uint8_t *first = NULL;
+	size_t freed = 0;
+	uint64_t *ri = calloc(nr * ne, sizeof(uint64_t));	/* raw inclusive [node][ev] */
+	double *rw = wtd ? calloc(nr * ne, sizeof(double)) : NULL;
 	int e = -ENOMEM;
-	s->ptot = calloc(stride ? stride : 1, sizeof(uint64_t));
-	s->ptot_wt = calloc(stride ? stride : 1, sizeof(double));
-	s->rtot = calloc((s->n_orun ? s->n_orun : 1) * (ne ? ne : 1), sizeof(uint64_t));
-	s->rtot_val = calloc((s->n_orun ? s->n_orun : 1) * (ne ? ne : 1), sizeof(double));
-	if (!pairs || !fst || !lst || !mst || !s->ptot || !s->ptot_wt || !s->rtot || !s->rtot_val ||
-	    agg_alloc(&s->a_func, s->n_func, stride, wtd) ||
-	    agg_alloc(&s->a_line, s->n_line, stride, wtd) ||
-	    agg_alloc(&s->a_mod, s->n_modrow, stride, wtd) ||
-	    agg_alloc(&s->a_sym, s->n_sym, stride, wtd))
+	s->ptot = calloc((np ? np : 1) * ne, sizeof(uint64_t));
+	s->ptot_wt = calloc((np ? np : 1) * ne, sizeof(double));
+	s->rtot = calloc((s->n_orun ? s->n_orun : 1) * ne, sizeof(uint64_t));
+	s->rtot_val = calloc((s->n_orun ? s->n_orun : 1) * ne, sizeof(double));
+	int e1 = fill_new(&fs, &s->a_sym, s->n_sym, np, ne, wtd);
+	int e2 = fill_new(&ff, &s->a_func, s->n_func, np, ne, wtd);
+	int e3 = fill_new(&fl, &s->a_line, s->n_line, np, ne, wtd);
+	int e4 = fill_new(&fm, &s->a_mod, s->n_modrow, np, ne, wtd);
+	if (e1 || e2 || e3 || e4 || !seen || !touched || !ri || (wtd && !rw) || !s->ptot ||
+	    !s->ptot_wt || !s->rtot || !s->rtot_val || first_occurrences(s, &fofs, &first))
 		goto out;
 
-	for (uint32_t r = 0; r < s->n_raw; r++) {
-		size_t n = 0;
-		for (size_t p = 0; p < np; p++)
-			for (size_t ev = 0; ev < ne; ev++) {
-				uint64_t c = s->part[p].cnt[ev] ? s->part[p].cnt[ev][r] : 0;
-				if (!c)
+	for (uint32_t p = 0; p < np; p++) {
+		struct part *pt = &s->part[p];
+		size_t nt = 0;
+		if (pt->n != pt->n_merged && part_merge(s, pt))
+			goto out;
+#define TOUCH(x)                                                                       \
+	do {                                                                           \
+		if (seen[x] != p + 1) {                                                \
+			seen[x] = p + 1;                                               \
+			touched[nt++] = (x);                                           \
+		}                                                                      \
+	} while (0)
+		/* self */
+		for (size_t i = 0; i < pt->n; i++) {
+			uint32_t r = pt->node[i];
+			size_t ev = pt->ev[i];
+			uint64_t c = pt->cnt[i];
+			double w = pt->wt ? pt->wt[i] : (double)c;
+			uint32_t leaf = r ? s->rsym[r] : s->nostack;
+			uint32_t f = s->sfunc[leaf], m = s->func[f].modrow;
+			s->ptot[p * ne + ev] += c;
+			s->ptot_wt[p * ne + ev] += w;
+			fill_add(&fs, p, leaf, ev, 0, c, w);
+			fill_add(&ff, p, f, ev, 0, c, w);
+			fill_add(&fm, p, m, ev, 0, c, w);
+			if (r) {
+				const struct addr *a = &s->addr[s->raddr[r]];
+				fill_add(&fl, p, s->frame[a->first + a->n - 1].line, ev, 0, c, w);
+			} else {
+				/* no stack: its own row, inclusive too */
+				fill_add(&fs, p, leaf, ev, 1, c, w);
+				fill_add(&ff, p, f, ev, 1, c, w);
+				fill_add(&fm, p, m, ev, 1, c, w);
+			}
+			TOUCH(r);
+			ri[r * ne + ev] += c;
+			if (rw)
+				rw[r * ne + ev] += w;
+		}
+		/* inclusive over the raw tree */
+		if (pt->n * 16 >= nr) {
+			for (size_t x = nr; x-- > 1;) {
+				if (seen[x] != p + 1)
 					continue;
-				double w = s->part[p].wt ? s->part[p].wt[ev][r] : (double)c;
-				pairs[n++] = (struct pair){ p * ne + ev, c, w };
+				uint32_t up = s->rparent[x];
+				TOUCH(up);
+				for (size_t ev = 0; ev < ne; ev++) {
+					ri[up * ne + ev] += ri[x * ne + ev];
+					if (rw)
+						rw[up * ne + ev] += rw[x * ne + ev];
+				}
 			}
-		if (!n)
-			continue;
-		uint32_t stamp = r + 1;
-		uint32_t leaf_sym = r ? s->rsym[r] : s->nostack;
-		uint32_t self_f = s->sfunc[leaf_sym];
-		uint32_t self_l = NONE;
-		if (r) {
-			const struct addr *a = &s->addr[s->raddr[r]];
-			self_l = s->frame[a->first + a->n - 1].line;
-		}
-		for (size_t i = 0; i < n; i++) {
-			struct pair *q = &pairs[i];
-			s->ptot[q->k] += q->c;
-			s->ptot_wt[q->k] += q->w;
-			add(&s->a_sym, 0, leaf_sym, stride, q->k, q->c, q->w);
-			add(&s->a_func, 0, self_f, stride, q->k, q->c, q->w);
-			add(&s->a_mod, 0, s->func[self_f].modrow, stride, q->k, q->c, q->w);
-			if (self_l != NONE)
-				add(&s->a_line, 0, self_l, stride, q->k, q->c, q->w);
-		}
-		/* inclusive: every function, line and module on the path, once */
-		if (!r) {
-			for (size_t i = 0; i < n; i++) {
-				add(&s->a_func, 1, self_f, stride, pairs[i].k, pairs[i].c, pairs[i].w);
-				add(&s->a_mod, 1, s->func[self_f].modrow, stride, pairs[i].k, pairs[i].c,
-				    pairs[i].w);
-			}
-			continue;
-		}
-		for (uint32_t x = r; x; x = s->rparent[x]) {
-			const struct addr *a = &s->addr[s->raddr[x]];
-			for (uint32_t j = 0; j < a->n; j++) {
-				const struct frame *f = &s->frame[a->first + j];
-				uint32_t m = s->func[f->func].modrow;
-				bool df = fst[f->func] != stamp, dl = lst[f->line] != stamp,
-				     dm = mst[m] != stamp;
-				fst[f->func] = lst[f->line] = mst[m] = stamp;
-				for (size_t i = 0; i < n && (df || dl || dm); i++) {
-					struct pair *q = &pairs[i];
-					if (df)
-						add(&s->a_func, 1, f->func, stride, q->k, q->c, q->w);
-					if (dl)
-						add(&s->a_line, 1, f->line, stride, q->k, q->c, q->w);
-					if (dm)
-						add(&s->a_mod, 1, m, stride, q->k, q->c, q->w);
+		} else {
+			for (size_t i = 0; i < pt->n; i++) {
+				size_t ev = pt->ev[i];
+				for (uint32_t x = pt->node[i]; x;) {
+					x = s->rparent[x];
+					TOUCH(x);
+					ri[x * ne + ev] += pt->cnt[i];
+					if (rw)
+						rw[x * ne + ev] += pt->wt[i];
 				}
 			}
 		}
-	}
-	/* tree: inclusive = self + children's inclusive; children have larger ids */
-	size_t bytes = s->n_sym * stride;
-	memcpy(s->a_sym.cnt[1], s->a_sym.cnt[0], bytes * sizeof(uint64_t));
-	if (wtd)
-		memcpy(s->a_sym.wt[1], s->a_sym.wt[0], bytes * sizeof(double));
-	for (size_t x = s->n_sym; x-- > 1;) {
-		size_t p = s->sparent[x];
-		for (size_t k = 0; k < stride; k++) {
-			s->a_sym.cnt[1][p * stride + k] += s->a_sym.cnt[1][x * stride + k];
-			if (wtd)
-				s->a_sym.wt[1][p * stride + k] += s->a_sym.wt[1][x * stride + k];
+#undef TOUCH
+		for (size_t t = 0; t < nt; t++) {
+			uint32_t x = touched[t];
+			uint32_t stop = x ? s->rsym[s->rparent[x]] : NONE;
+			const struct addr *a = x ? &s->addr[s->raddr[x]] : NULL;
+			for (size_t ev = 0; ev < ne; ev++) {
+				uint64_t c = ri[x * ne + ev];
+				double w = rw ? rw[x * ne + ev] : (double)c;
+				ri[x * ne + ev] = 0;
+				if (rw)
+					rw[x * ne + ev] = 0;
+				if (!c && !w)
+					continue;
+				if (!x) {
+					fill_add(&fs, p, 0, ev, 1, c, w);	/* the root: everything */
+					continue;
+				}
+				for (uint32_t y = s->rsym[x]; y != stop; y = s->sparent[y])
+					fill_add(&fs, p, y, ev, 1, c, w);
+				for (uint32_t j = 0; j < a->n; j++) {
+					const struct frame *f = &s->frame[a->first + j];
+					uint8_t fl1 = first[fofs[x] + j];
+					if (fl1 & FIRST_FUNC)
+						fill_add(&ff, p, f->func, ev, 1, c, w);
+					if (fl1 & FIRST_LINE)
+						fill_add(&fl, p, f->line, ev, 1, c, w);
+					if (fl1 & FIRST_MOD)
+						fill_add(&fm, p, s->func[f->func].modrow, ev, 1, c, w);
+				}
+			}
+		}
+		bool last = p + 1 == np;
+		if (fill_flush(&fs, p, last) || fill_flush(&ff, p, last) || fill_flush(&fl, p, last) ||
+		    fill_flush(&fm, p, last))
+			goto out;
+		freed += pt->cap * (sizeof(*pt->node) + sizeof(*pt->ev) + sizeof(*pt->cnt) +
+				    (pt->wt ? sizeof(*pt->wt) : 0));
+		part_free(pt);
+		/* the raw counts were read before the sums were made, so what
+		 * they leave is a hole inside the heap that the sums may not fit:
+		 * give it back to the system */
+		if (freed > (32u << 20)) {
+			malloc_trim(0);
+			freed = 0;
 		}
 	}
 	for (size_t p = 0; p < np; p++)
-		for (size_t ev = 0; ev < ne; ev++) {
+		for (size_t ev = 0; ev < s->n_ev; ev++) {
 			size_t r = s->part[p].orun;
-			s->rtot[r * ne + ev] += s->ptot[p * ne + ev];
-			s->rtot_val[r * ne + ev] += wtd ? s->ptot_wt[p * ne + ev] : (double)s->ptot[p * ne + ev];
+			s->rtot[r * s->n_ev + ev] += s->ptot[p * ne + ev];
+			s->rtot_val[r * s->n_ev + ev] += wtd ? s->ptot_wt[p * ne + ev]
+							     : (double)s->ptot[p * ne + ev];
 		}
 	e = 0;
 out:
-	free(pairs);
-	free(fst);
-	free(lst);
-	free(mst);
+	fill_free(&fs);
+	fill_free(&ff);
+	fill_free(&fl);
+	fill_free(&fm);
+	free(fofs);
+	free(first);
+	free(seen);
+	free(touched);
+	free(ri);
+	free(rw);
 	return e;
 }

@@ -337,8 +337,11 @@ int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
 		for (size_t p = 0; p < s->n_part; p++) {
 			if (s->part[p].orun != run)
 				continue;
-			size_t k = x * s->stride + p * s->n_ev + ev;
-			v += s->a_sym.wt[0] ? s->a_sym.wt[0][k] : (double)s->a_sym.cnt[0][k];
+			long b = agg_at(&s->a_sym, p, x);
+			if (b < 0)
+				continue;
+			const double *w = agg_wt(&s->a_sym, p, b);
+			v += w ? w[ev * 2] : (double)agg_cnt(&s->a_sym, p, b)[ev * 2];
 		}
 		if (v > 0)
 			fprintf(f, "%.*s %.0f\n", (int)at, buf, v);

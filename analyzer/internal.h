@@ -129,12 +129,17 @@ struct orun {
 	struct ana_run pub;
 	struct ana_kv *kv;
 };
-/* One repeat of one output run: its own counts over the raw tree. */
+/* One repeat of one output run (or of one --by group): its own counts over
+ * the raw tree, only for the nodes it has.  Entries are appended per file
+ * and merged (grouped by node) when they have doubled, so they follow the
+ * part's distinct contexts, not its files or the whole set's contexts. */
 struct part {
 	unsigned orun, repeat;
-	uint64_t **cnt;			/* [event][raw node] */
-	double **wt;			/* same, when weighted */
-	size_t n_ev, node_cap;
+	uint32_t *node;			/* raw node, event and count of each entry */
+	uint8_t *ev;
+	uint64_t *cnt;
+	double *wt;			/* when weighted */
+	size_t n, cap, n_merged;	/* n_merged: entries after the last merge */
 	double t_start, t_end, steal;	/* earliest start, latest end, largest steal of
 					 * its files; NAN until a file has them */
 };
@@ -172,12 +177,52 @@ struct addr {
 	uint64_t off;
 	uint32_t first, n;		/* frames[first..first+n), outermost first */
 };
-/* Sums per item x part x event (stride = n_parts * n_ev), [0] self, [1] incl. */
-struct agg {
-	uint64_t *cnt[2];
-	double *wt[2];			/* NULL unless weighted */
-	size_t n;
+/* Sums per item (function, line, module, tree node) x event, [0] self and
+ * [1] incl, kept per part.  A part's block for an item holds 2 * ne values,
+ * [ev * 2 + kind], at index = the item (a dense part) or its position in
+ * the part's sorted item list (a sparse part: only the items it has, as a
+ * --by group with a small share of the contexts). */
+struct agg_part {
+	uint32_t *item;			/* sorted items, or NULL: dense */
+	size_t n;			/* blocks */
+	uint64_t *cnt;
+	double *wt;			/* NULL unless weighted */
 };
+struct agg {
+	struct agg_part *p;
+	size_t np, ne, n;		/* parts, events, items */
+	bool weighted;
+};
+/* np dense parts of n zeroed items.  0 or -ENOMEM. */
+int agg_alloc(struct agg *a, size_t n, size_t np, size_t ne, bool weighted);
+/* Grow dense parts to n items (zeroed). 0 or -ENOMEM. */
+int agg_grow(struct agg *a, size_t n);
+void agg_free(struct agg *a);
+/* The block index of item in part p, or -1 if the part has none of it. */
+static inline long agg_at(const struct agg *a, size_t p, size_t item)
+{
+	const struct agg_part *ap = &a->p[p];
+	if (!ap->item)
+		return item < ap->n ? (long)item : -1;
+	size_t lo = 0, hi = ap->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ap->item[mid] < item)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ap->n && ap->item[lo] == item ? (long)lo : -1;
+}
+/* The 2 * ne counts (weights: NULL unless weighted) of block i of part p. */
+static inline uint64_t *agg_cnt(const struct agg *a, size_t p, long i)
+{
+	return &a->p[p].cnt[(size_t)i * a->ne * 2];
+}
+static inline double *agg_wt(const struct agg *a, size_t p, long i)
+{
+	return a->p[p].wt ? &a->p[p].wt[(size_t)i * a->ne * 2] : NULL;
+}
 /* A bottom-up node: a chain of functions f0 <- f1 <- ... (f0, the root's
  * function, called by f1, ...).  Its entries (pairs of symbolized nodes: an
  * occurrence of f0, and the cursor above it whose function is this node's)
@@ -219,6 +264,16 @@ struct ana_set {
 	size_t n_mod, cap_mod;
 	struct idx mod_idx;
 
+	/* scratch for part_merge: [raw node] -> 1 + its position among the
+	 * nodes seen (0: not seen), the nodes in order, their sums [pos][event] */
+	uint32_t *merge_at;
+	size_t cap_merge_at;
+	uint32_t *merge_nodes;
+	size_t cap_merge_nodes;
+	uint64_t *merge_cnt;
+	double *merge_wt;
+	size_t cap_merge_cnt, cap_merge_wt;
+
 	/* raw calling-context tree (merged, unsymbolized), freed by finish */
 	uint32_t *rparent, *rmod;
 	uint64_t *roff;
@@ -249,7 +304,6 @@ struct ana_set {
 	size_t n_sym, cap_sym;
 	struct idx sym_idx;
 
-	size_t stride;			/* n_part * n_ev */
 	struct agg a_func, a_line, a_mod, a_sym;
 	uint64_t *ptot;			/* [part][ev] samples */
 	double *ptot_wt;
@@ -264,7 +318,7 @@ struct ana_set {
 	uint32_t *bu_kfunc, *bu_kcnt;	/* scratch: [kid] -> func, entries */
 	uint32_t *bu_up;		/* [sym] nearest ancestor of the same function, or NONE */
 	uint32_t *bu_mark;		/* [sym] the bottom-up node it was last an entry of */
-	struct agg a_bu;
+	struct agg a_bu;		/* dense, grown with the nodes */
 	size_t cap_a_bu;
 };
 
@@ -275,8 +329,10 @@ int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt,
 int set_symbolize(struct ana_set *s);
 int set_aggregate(struct ana_set *s);
 void set_free_symbols(struct ana_set *s);
-int agg_alloc(struct agg *a, size_t n, size_t stride, bool weighted);
-void agg_free(struct agg *a);
+/* Merge part p's entries: one per (node, event), grouped by node.  Uses
+ * s->merge_* scratch.  0 or -ENOMEM. */
+int part_merge(struct ana_set *s, struct part *p);
+void part_free(struct part *p);
 /* query.c */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);

@@ -104,15 +104,19 @@ static int rows_push(struct ana_rows *r, const struct ana_row *desc, const struc
 	enum ana_kind qk = qkind(&r->q);
 	for (size_t p = 0; p < r->np; p++) {
 		size_t run = s->part[p].orun;
+		long at = agg_at(a, p, item);
+		r->psmp[i * r->np + p] = 0;
+		if (at < 0)
+			continue;
+		const uint64_t *c = agg_cnt(a, p, at);
+		const double *w = agg_wt(a, p, at);
 		for (size_t ev = 0; ev < r->ne; ev++)
 			for (int k = 0; k < 2; k++) {
-				size_t at = item * s->stride + p * r->ne + ev;
-				uint64_t c = a->cnt[k][at];
-				SMP(r, i, run, ev, k) += c;
-				VAL(r, i, run, ev, k) += a->wt[k] ? a->wt[k][at] : (double)c;
+				SMP(r, i, run, ev, k) += c[ev * 2 + k];
+				VAL(r, i, run, ev, k) += w ? w[ev * 2 + k] : (double)c[ev * 2 + k];
 			}
-		r->psmp[i * r->np + p] = r->q.event < r->ne
-			? a->cnt[qk][item * s->stride + p * r->ne + r->q.event] : 0;
+		if (r->q.event < r->ne)
+			r->psmp[i * r->np + p] = c[r->q.event * 2 + qk];
 	}
 	/* metrics see every column before them, events and earlier metrics */
 	for (size_t run = 0; run < r->nr; run++)
@@ -444,18 +448,14 @@ static int bu_reserve(struct ana_set *s, size_t n)
 		return -ENOMEM;
 	if (vec_reserve(&s->bu, &s->cap_bu, need, sizeof(*s->bu)))
 		return -ENOMEM;
-	if (need * s->stride > s->cap_a_bu) {
+	if (!s->a_bu.p && agg_alloc(&s->a_bu, 0, s->n_part, s->n_ev, s->o.weighted))
+		return -ENOMEM;
+	if (need > s->cap_a_bu) {
 		size_t cap = s->cap_a_bu ? s->cap_a_bu : 1024;
-		while (cap < need * s->stride)
+		while (cap < need)
 			cap *= 2;
-		for (int k = 0; k < 2; k++) {
-			size_t c = s->cap_a_bu;
-			if (vec_reserve(&s->a_bu.cnt[k], &c, cap, sizeof(uint64_t)))
-				return -ENOMEM;
-			c = s->cap_a_bu;
-			if (s->o.weighted && vec_reserve(&s->a_bu.wt[k], &c, cap, sizeof(double)))
-				return -ENOMEM;
-		}
+		if (agg_grow(&s->a_bu, cap))
+			return -ENOMEM;
 		s->cap_a_bu = cap;
 	}
 	return 0;
@@ -463,9 +463,13 @@ static int bu_reserve(struct ana_set *s, size_t n)
 
 static bool has_samples(const struct ana_set *s, int kind, uint32_t x)
 {
-	for (size_t k = 0; k < s->stride; k++)
-		if (s->a_sym.cnt[kind][x * s->stride + k])
-			return true;
+	for (size_t p = 0; p < s->n_part; p++) {
+		long at = agg_at(&s->a_sym, p, x);
+		const uint64_t *c = at < 0 ? NULL : agg_cnt(&s->a_sym, p, at);
+		for (size_t ev = 0; c && ev < s->n_ev; ev++)
+			if (c[ev * 2 + kind])
+				return true;
+	}
 	return false;
 }
 
@@ -538,14 +542,20 @@ static void bu_count(struct ana_set *s, uint32_t b, uint32_t x)
 	bool incl = true;
 	for (uint32_t y = s->bu_up[x]; y != NONE && incl; y = s->bu_up[y])
 		incl = s->bu_mark[y] != b;
-	size_t st = s->stride;
-	for (int kind = 0; kind < 2; kind++) {
-		if (kind && !incl)
-			break;
-		for (size_t k = 0; k < st; k++) {
-			s->a_bu.cnt[kind][b * st + k] += s->a_sym.cnt[kind][x * st + k];
-			if (s->a_bu.wt[kind])
-				s->a_bu.wt[kind][b * st + k] += s->a_sym.wt[kind][x * st + k];
+	for (size_t p = 0; p < s->n_part; p++) {
+		long at = agg_at(&s->a_sym, p, x);
+		if (at < 0)
+			continue;
+		const uint64_t *c = agg_cnt(&s->a_sym, p, at);
+		const double *w = agg_wt(&s->a_sym, p, at);
+		uint64_t *dc = agg_cnt(&s->a_bu, p, b);
+		double *dw = agg_wt(&s->a_bu, p, b);
+		for (size_t k = 0; k < 2 * s->n_ev; k++) {
+			if ((k & 1) && !incl)
+				continue;
+			dc[k] += c[k];
+			if (dw)
+				dw[k] += w[k];
 		}
 	}
 }
@@ -713,7 +723,7 @@ static int relatives(struct ana_rows *r)
 	uint32_t *stamp = calloc(s->n_func ? s->n_func : 1, sizeof(uint32_t));
 	struct agg a = { 0 };
 	int e = -ENOMEM;
-	if (!is || !stamp || agg_alloc(&a, s->n_func, s->stride, s->o.weighted))
+	if (!is || !stamp || agg_alloc(&a, s->n_func, s->n_part, s->n_ev, s->o.weighted))
 		goto out;
 	if (!match_funcs(s, &r->q, is)) {
 		e = -ANA_ENOFUNC;
@@ -732,26 +742,34 @@ static int relatives(struct ana_rows *r)
 			bool self = callers ? y == x : other == x;
 			bool incl = stamp[of] != x;
 			stamp[of] = x;
-			for (size_t k = 0; k < s->stride; k++) {
-				uint64_t c = s->a_sym.cnt[0][x * s->stride + k];
-				double w = a.wt[0] ? s->a_sym.wt[0][x * s->stride + k] : 0;
-				if (incl) {
-					a.cnt[1][of * s->stride + k] += c;
-					if (a.wt[1])
-						a.wt[1][of * s->stride + k] += w;
-				}
-				if (self) {
-					a.cnt[0][of * s->stride + k] += c;
-					if (a.wt[0])
-						a.wt[0][of * s->stride + k] += w;
+			for (size_t p = 0; p < s->n_part && (incl || self); p++) {
+				long at = agg_at(&s->a_sym, p, x);
+				if (at < 0)
+					continue;
+				const uint64_t *c = agg_cnt(&s->a_sym, p, at);
+				const double *w = agg_wt(&s->a_sym, p, at);
+				uint64_t *dc = agg_cnt(&a, p, of);
+				double *dw = agg_wt(&a, p, of);
+				for (size_t ev = 0; ev < s->n_ev; ev++) {
+					if (incl) {
+						dc[ev * 2 + 1] += c[ev * 2];
+						if (dw)
+							dw[ev * 2 + 1] += w[ev * 2];
+					}
+					if (self) {
+						dc[ev * 2] += c[ev * 2];
+						if (dw)
+							dw[ev * 2] += w[ev * 2];
+					}
 				}
 			}
 		}
 	}
 	for (uint32_t f = 0; f < s->n_func; f++) {
 		bool any = false;
-		for (size_t k = 0; k < s->stride && !any; k++)
-			any = a.cnt[1][f * s->stride + k] != 0;
+		for (size_t p = 0; p < s->n_part && !any; p++)
+			for (size_t ev = 0; ev < s->n_ev && !any; ev++)
+				any = agg_cnt(&a, p, f)[ev * 2 + 1] != 0;
 		if (!any)
 			continue;
 		struct ana_row d = func_row(s, f);

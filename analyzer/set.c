@@ -109,21 +109,23 @@ static void agg_free_all(struct ana_set *s)
 	agg_free(&s->a_bu);
 }
 
+void part_free(struct part *p)
+{
+	free(p->node);
+	free(p->ev);
+	free(p->cnt);
+	free(p->wt);
+	p->node = NULL;
+	p->ev = NULL;
+	p->cnt = NULL;
+	p->wt = NULL;
+	p->n = p->cap = p->n_merged = 0;
+}
+
 static void free_raw(struct ana_set *s)
 {
-	for (size_t i = 0; i < s->n_part; i++) {
-		struct part *p = &s->part[i];
-		for (size_t e = 0; e < p->n_ev; e++) {
-			free(p->cnt[e]);
-			if (p->wt)
-				free(p->wt[e]);
-		}
-		free(p->cnt);
-		free(p->wt);
-		p->cnt = NULL;
-		p->wt = NULL;
-		p->n_ev = p->node_cap = 0;
-	}
+	for (size_t i = 0; i < s->n_part; i++)
+		part_free(&s->part[i]);
 	free(s->rparent);
 	free(s->rmod);
 	free(s->roff);
@@ -133,6 +135,14 @@ static void free_raw(struct ana_set *s)
 	s->rparent = s->rmod = NULL;
 	s->roff = NULL;
 	idx_free(&s->raw_idx);
+	free(s->merge_at);
+	free(s->merge_nodes);
+	free(s->merge_cnt);
+	free(s->merge_wt);
+	s->merge_at = s->merge_nodes = NULL;
+	s->merge_cnt = NULL;
+	s->merge_wt = NULL;
+	s->cap_merge_at = s->cap_merge_nodes = s->cap_merge_cnt = s->cap_merge_wt = 0;
 }
 
 void ana_set_free(struct ana_set *s)
@@ -221,43 +231,74 @@ static int get_part(struct ana_set *s, unsigned orun, unsigned repeat, struct pa
 	return 0;
 }
 
-/* Make every part able to hold counts for all events and raw nodes. */
-static int part_fit(struct ana_set *s, struct part *p)
+/* Room for exactly n more entries: a part that gets one file (a --by
+ * thread group) holds just that file's nonzero counts. */
+static int part_reserve(struct part *p, size_t n, bool weighted)
 {
-	if (p->n_ev < s->n_ev) {
-		uint64_t **c = realloc(p->cnt, s->n_ev * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
+	size_t need = p->n + n;
+	if (need <= p->cap)
+		return 0;
+	uint32_t *nd = realloc(p->node, need * sizeof(*nd));
+	if (nd)
+		p->node = nd;
+	uint8_t *ev = realloc(p->ev, need * sizeof(*ev));
+	if (ev)
+		p->ev = ev;
+	uint64_t *c = realloc(p->cnt, need * sizeof(*c));
+	if (c)
 		p->cnt = c;
-		if (s->o.weighted) {
-			double **w = realloc(p->wt, s->n_ev * sizeof(*w));
-			if (!w)
-				return -ENOMEM;
-			p->wt = w;
-		}
-		for (size_t e = p->n_ev; e < s->n_ev; e++) {
-			p->cnt[e] = p->node_cap ? calloc(p->node_cap, sizeof(uint64_t)) : NULL;
+	double *w = weighted ? realloc(p->wt, need * sizeof(*w)) : NULL;
+	if (w)
+		p->wt = w;
+	if (!nd || !ev || !c || (weighted && !w))
+		return -ENOMEM;
+	p->cap = need;
+	return 0;
+}
+
+int part_merge(struct ana_set *s, struct part *p)
+{
+	size_t ne = s->n_ev ? s->n_ev : 1, nn = 0;
+	if (vec_reserve(&s->merge_at, &s->cap_merge_at, s->n_raw, sizeof(uint32_t)))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t x = p->node[i];
+		if (s->merge_at[x])
+			continue;
+		if (vec_reserve(&s->merge_nodes, &s->cap_merge_nodes, nn + 1, sizeof(uint32_t)))
+			return -ENOMEM;
+		s->merge_nodes[nn] = x;
+		s->merge_at[x] = (uint32_t)++nn;
+	}
+	if (vec_reserve(&s->merge_cnt, &s->cap_merge_cnt, nn * ne, sizeof(uint64_t)) ||
+	    (p->wt && vec_reserve(&s->merge_wt, &s->cap_merge_wt, nn * ne, sizeof(double))))
+		return -ENOMEM;
+	memset(s->merge_cnt, 0, nn * ne * sizeof(uint64_t));
+	if (p->wt)
+		memset(s->merge_wt, 0, nn * ne * sizeof(double));
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = (size_t)(s->merge_at[p->node[i]] - 1) * ne + p->ev[i];
+		s->merge_cnt[j] += p->cnt[i];
+		if (p->wt)
+			s->merge_wt[j] += p->wt[i];
+	}
+	/* at most as many entries as before: rewritten in place */
+	size_t m = 0;
+	for (size_t j = 0; j < nn; j++) {
+		uint32_t x = s->merge_nodes[j];
+		s->merge_at[x] = 0;
+		for (size_t e = 0; e < ne; e++) {
+			if (!s->merge_cnt[j * ne + e])
+				continue;
+			p->node[m] = x;
+			p->ev[m] = (uint8_t)e;
+			p->cnt[m] = s->merge_cnt[j * ne + e];
 			if (p->wt)
-				p->wt[e] = p->node_cap ? calloc(p->node_cap, sizeof(double)) : NULL;
-			if (p->node_cap && (!p->cnt[e] || (p->wt && !p->wt[e]))) {
-				p->n_ev = e;	/* free what exists */
-				return -ENOMEM;
-			}
-			p->n_ev = e + 1;
+				p->wt[m] = s->merge_wt[j * ne + e];
+			m++;
 		}
 	}
-	if (p->node_cap < s->n_raw) {
-		size_t cap = p->node_cap ? p->node_cap : 1024;
-		while (cap < s->n_raw)
-			cap *= 2;
-		for (size_t e = 0; e < p->n_ev; e++) {
-			size_t c1 = p->node_cap, c2 = p->node_cap;
-			if (vec_reserve(&p->cnt[e], &c1, cap, sizeof(uint64_t)) ||
-			    (p->wt && vec_reserve(&p->wt[e], &c2, cap, sizeof(double))))
-				return -ENOMEM;
-		}
-		p->node_cap = cap;
-	}
+	p->n = p->n_merged = m;
 	return 0;
 }
 
@@ -448,6 +489,10 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 			return -ENOMEM;
 		if ((evmap[i] = event_index(s, nm, un)) < 0)
 			return evmap[i];
+		if (evmap[i] > UINT8_MAX) {	/* entries keep the event in a byte */
+			set_note(s, ANA_NOTE_ERROR, -1, "%s: more than 256 distinct events in the set", path);
+			return -EOVERFLOW;
+		}
 	}
 	/* raw tree: map this file's nodes, parents first whatever their order */
 	uint32_t *map = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*map));
@@ -493,10 +538,6 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 				goto out;
 		}
 	}
-	/* grow every part (all must cover every raw node and event) */
-	for (size_t i = 0; i < s->n_part; i++)
-		if ((e = part_fit(s, &s->part[i])))
-			goto out;
 	o = &s->orun[oi];
 	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev))) {
 		e = -ENOMEM;
@@ -511,15 +552,21 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		/* the mean period actually used (randomized periods record their sum) */
 		double w = pe->weight && tot ? (double)pe->weight / (double)tot
 					     : pe->period ? (double)pe->period : 1.0;
-		uint64_t *cnt = pt->cnt[se];
-		double *wt = pt->wt ? pt->wt[se] : NULL;
+		size_t nz = 0;
+		for (uint32_t i = 0; i < c->n_nodes; i++)
+			nz += c->counts[(size_t)i * c->n_events + k] != 0;
+		if ((e = part_reserve(pt, nz, s->o.weighted)))
+			goto out;
 		for (uint32_t i = 0; i < c->n_nodes; i++) {
 			uint64_t v = c->counts[(size_t)i * c->n_events + k];
 			if (!v)
 				continue;
-			cnt[map[i]] += v;
-			if (wt)
-				wt[map[i]] += (double)v * w;
+			pt->node[pt->n] = map[i];
+			pt->ev[pt->n] = (uint8_t)se;
+			pt->cnt[pt->n] = v;
+			if (pt->wt)
+				pt->wt[pt->n] = (double)v * w;
+			pt->n++;
 		}
 		struct ana_event_fact *f = &o->ev[se];
 		if (!f->name) {
@@ -536,6 +583,9 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		f->samples += tot;
 		f->weight += (double)tot * w;
 	}
+	/* entries follow the part's distinct contexts, not its files */
+	if (pt->n > 2 * pt->n_merged && (e = part_merge(s, pt)))
+		goto out;
 	for (size_t i = 0; i < p->n_meta; i++)
 		if (p->meta[i].key && p->meta[i].value &&
 		    (e = meta_add(s, o, p->meta[i].key, p->meta[i].value)))

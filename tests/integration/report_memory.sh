@@ -1,5 +1,5 @@
 #!/bin/sh
-# Peak memory of tree queries on one set (tests/progs/ana_query), on a
+# Peak memory (tests/progs/ana_query).  First, tree queries on one set, on a
 # 100k-context profile over ana_work's dozen functions, whose whole
 # bottom-up tree has about 900k nodes.  The whole bottom-up tree must cost
 # the same whether or not other queries came first (the viewer's order: the
@@ -26,3 +26,13 @@ check "after top-down, lines and roots: peak $after KiB within 1.5x of fresh ($f
 	test $((after * 2)) -le $((fresh * 3))
 check "memory follows the tree: $((fresh * 1024 / (rows + 1))) bytes per row, under 600" \
 	test $((fresh * 1024 / (rows + 1))) -lt 600
+
+# --by thread keeps per-thread counts only for the contexts each thread has:
+# 200 threads each with its own share of a 50k-context tree cost about what
+# the merged tree costs, not 200 times it.
+"$PROGS/ana_mkprofile" -o threads -F 200 -D -b "$PROGS/ana_work" -S 50000:500000 ||
+	{ fail "ana_mkprofile -F -D"; exit 0; }
+merged=$( (ulimit -v 3000000; "$PROGS/ana_query" threads f) | awk 'END { print $5 }')
+split=$( (ulimit -v 3000000; "$PROGS/ana_query" -b thread threads f) | awk 'END { print $5 }')
+check "--by thread, threads with their own contexts: peak ${split:-?} KiB within 3x of merged (${merged:-?} KiB)" \
+	test "${split:-0}" -gt 0 -a "${merged:-0}" -gt 0 -a "${split:-0}" -le $((${merged:-0} * 3))

@@ -58,3 +58,34 @@ check "recorded: report --csv exits 0" test $? -eq 0
 within "recorded CSV" "60 30 10" "$(shares_csv rec.csv)"
 "$PMCPROF" report rec >rec.txt
 within "recorded text" "60 30 10" "$(shares_text rec.txt)"
+
+# --by thread on threads that ran different code (each thread keeps only
+# its own contexts): summed over the threads, every view gives back the
+# merged run's numbers, counts and weights.
+"$PROGS/ana_mkprofile" -o disjoint -F 20 -D -b "$PROGS/ana_work" -S 3000:30000 ||
+	{ fail "ana_mkprofile -F -D"; exit 0; }
+for view in "" --lines --modules --tree --tree=bottom-up "--callers main"; do
+	"$PMCPROF" report --csv --weight $view disjoint >merged.csv &&
+		"$PMCPROF" report --csv --weight --by thread $view disjoint >split.csv
+	check "--by thread ${view:-(functions)}: the threads' sums are the merged run's" \
+		python3 - merged.csv split.csv <<'PY'
+import csv, sys
+from collections import Counter
+def sums(path):
+    s = Counter()
+    runs = set()
+    for r in csv.DictReader(open(path, newline="")):
+        runs.add(r["run"])
+        k = (r["function"], r["module"], r["file"], r["line"], r["depth"])
+        for c in ("self_samples", "incl_samples", "self_value", "incl_value"):
+            s[k + (c,)] += float(r[c] or 0)
+    return s, runs
+m, mr = sums(sys.argv[1])
+t, tr = sums(sys.argv[2])
+assert len(mr) == 1 and len(tr) == 20, (mr, len(tr))
+# a tree row's key is (function, depth): several rows may share it, and
+# the split rows of one thread may be cut at other places; compare totals
+bad = [k for k in set(m) | set(t) if abs(m[k] - t[k]) > 1e-6 * max(1, abs(m[k]))]
+assert not bad, bad[:5]
+PY
+done

@@ -17,6 +17,8 @@
  *   -n N -s SEED     draw N samples of event 0 from the stack counts as weights
  *   -S CTX:SAMPLES   a random tree of CTX contexts over BINARY's functions
  *   -F FILES         write FILES profiles OUT/t<i>.pmcp (tid = i, counts reseeded)
+ *   -D               with -F: file i holds only the contexts j with j % FILES == i
+ *                    and their callers (threads doing different work)
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -240,11 +242,11 @@ int main(int argc, char **argv)
 	size_t n_meta = 0;
 	struct prof_counter ctr[32];
 	size_t n_ctr = 0;
-	int partial = 0, opt;
+	int partial = 0, disjoint = 0, opt;
 	long draw = 0, files = 0;
 	size_t syn_ctx = 0;
 	uint64_t syn_samples = 0;
-	while ((opt = getopt(argc, argv, "o:b:e:m:c:B:P:pn:s:S:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:b:e:m:c:B:P:pn:s:S:F:D")) != -1) {
 		char *eq, *at;
 		switch (opt) {
 		case 'o': out = optarg; break;
@@ -255,6 +257,7 @@ int main(int argc, char **argv)
 		case 'n': draw = atol(optarg); break;
 		case 's': rng = strtoull(optarg, NULL, 0) * 2654435761ULL + 1; break;
 		case 'F': files = atol(optarg); break;
+		case 'D': disjoint = 1; break;
 		case 'S':
 			syn_ctx = strtoul(optarg, &at, 10);
 			syn_samples = *at == ':' ? strtoull(at + 1, NULL, 10) : 0;
@@ -398,14 +401,48 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < n_meta; k++)
 			if (!strcmp(meta[k].key, "tid"))
 				meta[k].value = tid;
+		uint32_t *keep = malloc(n_nodes * sizeof(*keep));
 		for (long f = 0; f < files; f++) {
 			snprintf(tid, sizeof(tid), "%ld", 1000 + f);
 			snprintf(name, sizeof(name), "t%ld.pmcp", f);
 			for (size_t i = 1; i < n_nodes; i++)	/* reseed: threads differ a little */
 				counts[i * n_ev] = nodes[i].count[0] + (rnd() & 1);
+			p.cct.n_nodes = (uint32_t)n_nodes;
+			if (disjoint) {
+				/* this file's contexts and their callers, renumbered in
+				 * order (parents come before children) */
+				for (size_t i = 0; i < n_nodes; i++)
+					keep[i] = i == 0 || (long)(i % (size_t)files) == f ? 1 : 0;
+				for (size_t i = n_nodes; i-- > 1;)
+					if (keep[i])
+						keep[nodes[i].parent] = 1;
+				uint32_t m = 0;
+				for (size_t i = 0; i < n_nodes; i++) {
+					if (!keep[i])
+						continue;
+					keep[i] = m + 1;
+					parent[m] = i ? keep[nodes[i].parent] - 1 : 0;
+					module[m] = nodes[i].module;
+					offset[m] = nodes[i].offset;
+					for (size_t e = 0; e < n_ev; e++)
+						counts[m * n_ev + e] = (long)(i % (size_t)files) == f
+							? counts[i * n_ev + e] : 0;
+					m++;
+				}
+				p.cct.n_nodes = m;
+			}
 			if ((err = prof_write(&p, dfd, name, 0644)))
 				die("prof_write: %s", strerror(-err));
+			if (disjoint)	/* restore the whole tree for the next file */
+				for (size_t i = 0; i < n_nodes; i++) {
+					parent[i] = nodes[i].parent;
+					module[i] = nodes[i].module;
+					offset[i] = nodes[i].offset;
+					for (size_t e = 0; e < n_ev; e++)
+						counts[i * n_ev + e] = nodes[i].count[e];
+				}
 		}
+		free(keep);
 		close(dfd);
 	} else {
 		char dir[PATH_MAX];
