@@ -57,6 +57,8 @@ tests_progs_rec_lockstep_CFLAGS = $(rec_cflags)
 # Statically linked on purpose: record must refuse it.
 tests_progs_rec_static_SOURCES = tests/progs/rec_static.c
 tests_progs_rec_static_LDFLAGS = -all-static
+# Static: no sanitizer runtime can be linked in (the sanitizer CI build).
+tests_progs_rec_static_CFLAGS = -O2
 # The test's own profile reader and ELF symbolizer.
 tests_progs_rec_inspect_SOURCES = tests/progs/rec_inspect.c
 tests_progs_rec_inspect_LDADD = profile/libprofile.la $(DW_LIBS)
