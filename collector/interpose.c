@@ -175,10 +175,12 @@ EXPORT int dlclose(void *h)
 	return ret;
 }
 
-/* AddressSanitizer's runtime, preloaded ahead of us, calls this from its
- * own start-up, before its shadow memory exists: in an ASan build of the
- * collector an instrumented access here would fault. */
-EXPORT __attribute__((no_sanitize("address"))) int
+/* The ASan and TSan runtimes call this from their own start-up, before
+ * their shadow memory or thread state exists: in a sanitizer build of the
+ * collector an instrumented access here would fault.  (TSan's start-up
+ * also calls sigaction unless TSAN_OPTIONS sets handle_segv=0 and the
+ * other handle_* options: tests/stress/run-stress.sh does.) */
+EXPORT __attribute__((no_sanitize("address", "thread"))) int
 dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
 	struct thr *t = coll_self;
