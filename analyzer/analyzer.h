@@ -173,7 +173,8 @@ struct ana_query {
 	size_t sz;			/* sizeof(struct ana_query) */
 	enum ana_view view;
 	const char *func;		/* CALLERS/CALLEES: "name" or "module:name"; or NULL
-					 * and node = a FUNCS row's node */
+					 * and node = a FUNCS row's node.  LINES: only that
+					 * function's lines (NULL: all) */
 	uint32_t node;			/* TOPDOWN/BOTTOMUP: expand this node */
 	size_t event;			/* column to sort, filter and compare on */
 	enum ana_kind kind;		/* self or inclusive for sort/compare/filters (TOPDOWN:
@@ -259,5 +260,17 @@ ANA_API int ana_rows_write_json(const struct ana_rows *r, FILE *f);
 /* FlameGraph collapsed stacks ("a;b;c count", root first) for run and
  * event column ev. */
 ANA_API int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f);
+
+/* ---- source files ---- */
+
+/* Where to read source file `file` (a row's file) on this machine: the
+ * first regular, readable file among file with opts.remap applied (first
+ * matching OLD prefix), file itself, then under each opts.debug_dirs root
+ * DIR: DIR/file (remapped, then as recorded) and DIR/basename(file).
+ * Writes the path into buf[len] (the caller's).  0; -ENOENT if none is
+ * there (buf then holds the first candidate, for a message); -ENAMETOOLONG
+ * if a candidate does not fit; -EINVAL for an empty name.  Valid at any
+ * time; reads nothing but file metadata. */
+ANA_API int ana_set_source_path(const struct ana_set *s, const char *file, char *buf, size_t len);
 
 #endif

@@ -18,6 +18,7 @@ static const char usage[] =
 	"\n"
 	"Views (default: flat per function):\n"
 	"  --lines               per source line\n"
+	"  --function FUNC       with --lines: only FUNC's lines (FUNC or MODULE:FUNC)\n"
 	"  --modules             per module\n"
 	"  --callers FUNC        functions calling FUNC (FUNC or MODULE:FUNC)\n"
 	"  --callees FUNC        functions FUNC calls\n"
@@ -53,6 +54,7 @@ struct opts {
 	struct common c;
 	struct ana_query q;
 	bool tree, bottom_up, no_header, sort_given, min_pct_given;
+	const char *line_func;		/* --function */
 	unsigned depth;
 };
 
@@ -121,6 +123,11 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 			c->view = !strcmp(a, "--callers") ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
 			c->func = v;
 			i++;
+		} else if (!strcmp(a, "--function")) {
+			if (!v)
+				return usage_error(c, "%s needs a function name", a);
+			o->line_func = v;
+			i++;
 		} else if (!strcmp(a, "--tree") || !strcmp(a, "--tree=top-down")) {
 			o->tree = true;
 		} else if (!strcmp(a, "--tree=bottom-up")) {
@@ -146,6 +153,11 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 			return usage_error(c, "options go before the profiles ('%s')", argv[k]);
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
+	if (o->line_func) {
+		if (c->view != ANA_VIEW_LINES)
+			return usage_error(c, "--function goes with --lines");
+		c->func = o->line_func;
+	}
 	return 0;
 }
 

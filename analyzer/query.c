@@ -356,6 +356,31 @@ static struct ana_row func_row(const struct ana_set *s, uint32_t f)
 				 .flags = fn->flags };
 }
 
+static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
+{
+	size_t n = 0;
+	if (!q->func) {
+		if (q->node >= s->n_func)
+			return 0;
+		is[q->node] = 1;
+		return 1;
+	}
+	const char *colon = strrchr(q->func, ':');
+	for (size_t f = 0; f < s->n_func; f++) {
+		const struct func *fn = &s->func[f];
+		bool m = !strcmp(fn->name, q->func);
+		if (!m && colon && colon > q->func && colon[-1] != ':')
+			m = !strcmp(fn->name, colon + 1) &&
+			    strlen(fn->base) == (size_t)(colon - q->func) &&
+			    !strncmp(fn->base, q->func, (size_t)(colon - q->func));
+		if (m) {
+			is[f] = 1;
+			n++;
+		}
+	}
+	return (int)n;
+}
+
 static int flat(struct ana_rows *r)
 {
 	struct ana_set *s = r->s;
@@ -367,17 +392,34 @@ static int flat(struct ana_rows *r)
 				return -ENOMEM;
 		}
 		break;
-	case ANA_VIEW_LINES:
+	case ANA_VIEW_LINES: {
+		/* query.func: one function's lines (the viewer's per-line
+		 * section; report --lines --function) */
+		uint8_t *is = NULL;
+		if (r->q.func) {
+			if (!(is = calloc(s->n_func ? s->n_func : 1, 1)))
+				return -ENOMEM;
+			if (!match_funcs(s, &r->q, is)) {
+				free(is);
+				return -ANA_ENOFUNC;
+			}
+		}
 		for (uint32_t l = 0; l < s->n_line; l++) {
 			const struct line *ln = &s->line[l];
+			if (is && !is[ln->func])
+				continue;
 			struct ana_row d = func_row(s, ln->func);
 			d.file = ln->file;
 			d.line = ln->line;
 			d.inlined_into = NULL;
-			if (rows_push(r, &d, &s->a_line, l))
+			if (rows_push(r, &d, &s->a_line, l)) {
+				free(is);
 				return -ENOMEM;
+			}
 		}
+		free(is);
 		break;
+	}
 	default:
 		for (uint32_t m = 0; m < s->n_modrow; m++) {
 			struct ana_row d = { .name = s->modrow[m].base, .module = s->modrow[m].path,
@@ -689,31 +731,6 @@ static unsigned bu_depth(const struct ana_set *s, uint32_t b)
 }
 
 /* ---- callers and callees of a function ---- */
-
-static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
-{
-	size_t n = 0;
-	if (!q->func) {
-		if (q->node >= s->n_func)
-			return 0;
-		is[q->node] = 1;
-		return 1;
-	}
-	const char *colon = strrchr(q->func, ':');
-	for (size_t f = 0; f < s->n_func; f++) {
-		const struct func *fn = &s->func[f];
-		bool m = !strcmp(fn->name, q->func);
-		if (!m && colon && colon > q->func && colon[-1] != ':')
-			m = !strcmp(fn->name, colon + 1) &&
-			    strlen(fn->base) == (size_t)(colon - q->func) &&
-			    !strncmp(fn->base, q->func, (size_t)(colon - q->func));
-		if (m) {
-			is[f] = 1;
-			n++;
-		}
-	}
-	return (int)n;
-}
 
 static int relatives(struct ana_rows *r)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/internal.h"
 
@@ -756,6 +757,69 @@ int ana_set_label(struct ana_set *s, unsigned run, const char *label)
 		s->n_in = run + 1;
 	}
 	return (s->in_label[run] = strpool_str(&s->pool, label)) ? 0 : -ENOMEM;
+}
+
+/* ---- source files ---- */
+
+/* buf = a + b (b may be NULL); false if it does not fit. */
+static bool join(char *buf, size_t len, const char *a, const char *b)
+{
+	int n = snprintf(buf, len, "%s%s%s", a, b && a[0] && a[strlen(a) - 1] != '/' && b[0] != '/' ? "/" : "",
+			 b ? b : "");
+	return n >= 0 && (size_t)n < len;
+}
+
+static bool readable_file(const char *path)
+{
+	struct stat sb;
+	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
+}
+
+int ana_set_source_path(const struct ana_set *s, const char *file, char *buf, size_t len)
+{
+	if (!file || !file[0] || !len)
+		return -EINVAL;
+	char remapped[4096] = "";
+	for (size_t i = 0; i < s->n_remap && !remapped[0]; i++) {
+		const char *eq = strchr(s->remap[i], '=');
+		size_t n = (size_t)(eq - s->remap[i]);
+		if (!strncmp(file, s->remap[i], n) &&
+		    (size_t)snprintf(remapped, sizeof(remapped), "%s%s", eq + 1, file + n) >= sizeof(remapped))
+			return -ENAMETOOLONG;
+	}
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	/* candidates in order; the first one is kept for the caller's message */
+	const char *names[2] = { remapped[0] ? remapped : file, remapped[0] ? file : NULL };
+	char first[4096] = "", cand[4096];
+	bool fit = true;
+	for (int k = 0; k < 2 && names[k]; k++) {
+		if (!join(cand, sizeof(cand), names[k], NULL)) {
+			fit = false;
+			continue;
+		}
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", cand);
+		if (readable_file(cand))
+			goto found;
+	}
+	if (s->debug_dirs) {
+		char dirs[4096];
+		snprintf(dirs, sizeof(dirs), "%s", s->debug_dirs);
+		for (char *save, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			const char *under[3] = { names[0], names[1], base };
+			for (int k = 0; k < 3; k++)
+				if (under[k] && join(cand, sizeof(cand), d, under[k]) && readable_file(cand))
+					goto found;
+		}
+	}
+	if (snprintf(buf, len, "%s", first[0] ? first : file) >= (int)len)
+		return -ENAMETOOLONG;
+	return fit ? -ENOENT : -ENAMETOOLONG;
+found:
+	if ((size_t)snprintf(buf, len, "%s", cand) >= len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 /* ---- finishing: order runs, facts, cross-run checks ---- */

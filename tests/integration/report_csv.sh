@@ -94,6 +94,21 @@ PY
 "$PMCPROF" report --tree=bottom-up bu.pmcp >bu.txt
 contains "bottom-up text: Self% first, work_a's own 80%" "^ *80.00  *80.00  *800  work_a" bu.txt
 
+# --lines --function F: F's rows of --lines, the same bytes
+"$PMCPROF" report --csv --lines bu.pmcp >lines.csv
+"$PMCPROF" report --csv --lines --function ana_work:work_a bu.pmcp >lines_a.csv
+check "--lines --function: exactly work_a's rows of --lines" python3 - lines.csv lines_a.csv <<'PY'
+import sys
+full = open(sys.argv[1], newline="").read().split("\r\n")
+one = open(sys.argv[2], newline="").read().split("\r\n")
+mine = [l for l in full[1:] if l.split(",")[1:2] == ["work_a"]]
+assert len(mine) >= 1 and one[0] == full[0] and one[1:] == mine + [""], (one, mine)
+PY
+"$PMCPROF" report --lines --function no_such bu.pmcp >/dev/null 2>err.txt
+check "--lines --function unknown: exit 1" test $? -eq 1
+"$PMCPROF" report --function work_a bu.pmcp >/dev/null 2>err.txt
+check "--function without --lines: usage error" test $? -eq 1
+
 # (a ',' in a diff argument separates repeats, so a plain name here)
 cp 'a,"b".pmcp' plain.pmcp
 "$PMCPROF" diff --csv plain.pmcp plain.pmcp >diff.csv

@@ -523,6 +523,114 @@ static void test_duration(void)
 	}
 }
 
+/* One function's lines (query.func in ANA_VIEW_LINES), and where a row's
+ * source file is read from (remap, debug roots). */
+static void test_lines_and_sources(void)
+{
+	const struct stk st[] = {
+		{ { F(t_main), F(t_a) }, { 10 } },
+		{ { F(t_main), F(t_b) }, { 20 } },
+	};
+	mk(&(struct spec){ "lines.pmcp", st, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
+	char d2[PATH_MAX], srcdir[PATH_MAX + 16], src[PATH_MAX + 32], deb[PATH_MAX + 16];
+	snprintf(d2, sizeof(d2), "%s/src", dir);
+	mkdir(d2, 0700);
+	snprintf(srcdir, sizeof(srcdir), "%s/moved", dir);
+	mkdir(srcdir, 0700);
+	snprintf(src, sizeof(src), "%s/moved/a.c", dir);
+	fclose(fopen(src, "w"));
+	snprintf(deb, sizeof(deb), "%s/deb/build/x", dir);	/* DIR + the recorded path */
+	char cmd[PATH_MAX * 4];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && touch '%s/b.c' '%s/deb/c.c' && mkfifo '%s/fifo.c'",
+		 deb, deb, dir, d2);
+	if (system(cmd))
+		T_SKIP("could not make the source tree");
+	char remap[PATH_MAX + 32], dbg[PATH_MAX + 16];
+	snprintf(remap, sizeof(remap), "/old/tree=%s/moved", dir);
+	snprintf(dbg, sizeof(dbg), "%s/nothing:%s/deb", dir, dir);
+	const char *remaps[] = { remap, NULL };
+	ANA_OPTS(o, .remap = remaps, .debug_dirs = dbg);
+	struct ana_set *s = ana_set_new(&o);
+	ana_set_add(s, 0, 0, path("lines.pmcp"));
+	T_OK(ana_set_finish(s) == 0, "finish");
+
+	ANA_QUERY(ql, .view = ANA_VIEW_LINES);
+	struct ana_rows *all = ana_set_query(s, &ql);
+	static const struct {
+		int line;
+		const char *func;	/* query.func */
+		const char *want;	/* the only function in the rows, or NULL: ENOFUNC */
+		uint64_t self;
+	} lq[] = {
+		{ __LINE__, "t_a", "t_a", 10 },
+		{ __LINE__, "t_b", "t_b", 20 },
+		{ __LINE__, "test-analyzer-set:t_b", "t_b", 20 },
+		{ __LINE__, "t_main", "t_main", 0 },
+		{ __LINE__, "no_such", NULL, 0 },
+		{ __LINE__, "other-module:t_a", NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(lq) / sizeof(*lq); i++) {
+		ANA_QUERY(q, .view = ANA_VIEW_LINES, .func = lq[i].func);
+		struct ana_rows *r = ana_set_query(s, &q);
+		bool ok;
+		if (!lq[i].want) {
+			ok = !r && errno == ANA_ENOFUNC;
+		} else {
+			uint64_t self = 0;
+			size_t n_all = 0;
+			ok = r && ana_rows_n(r) > 0;
+			for (size_t k = 0; ok && k < ana_rows_n(r); k++) {
+				ok = !strcmp(ana_rows_row(r, k)->name, lq[i].want);
+				self += ana_rows_samples(r, k, 0, 0, ANA_SELF);
+			}
+			for (size_t k = 0; all && k < ana_rows_n(all); k++)
+				n_all += !strcmp(ana_rows_row(all, k)->name, lq[i].want);
+			ok = ok && self == lq[i].self && ana_rows_n(r) == n_all;
+		}
+		T_OK(ok, "lines line %d: func %s -> %s rows", lq[i].line, lq[i].func,
+		     lq[i].want ? lq[i].want : "ENOFUNC");
+		ana_rows_free(r);
+	}
+	ana_rows_free(all);
+
+	/* expected paths, relative to the test directory ("" = the file as given) */
+	static const struct {
+		int line;
+		const char *file;	/* "@fifo": the FIFO */
+		int err;
+		const char *want;	/* buf afterwards, under dir; NULL: file itself */
+	} sp[] = {
+		{ __LINE__, "/old/tree/a.c", 0, "/moved/a.c" },		/* --remap */
+		{ __LINE__, "/build/x/b.c", 0, "/deb/build/x/b.c" },	/* DIR + recorded path */
+		{ __LINE__, "/elsewhere/c.c", 0, "/deb/c.c" },		/* DIR + basename */
+		{ __LINE__, "/old/tree/none.c", -ENOENT, "/moved/none.c" },	/* first candidate */
+		{ __LINE__, "/elsewhere/none.c", -ENOENT, NULL },
+		{ __LINE__, "@fifo", -ENOENT, NULL },			/* a FIFO is not read */
+		{ __LINE__, "", -EINVAL, NULL },
+	};
+	char fifo[PATH_MAX + 32];
+	snprintf(fifo, sizeof(fifo), "%s/fifo.c", d2);
+	for (size_t i = 0; i < sizeof(sp) / sizeof(*sp); i++) {
+		const char *file = strcmp(sp[i].file, "@fifo") ? sp[i].file : fifo;
+		char buf[PATH_MAX + 64] = "", want[PATH_MAX + 64];
+		int e = ana_set_source_path(s, file, buf, sizeof(buf));
+		if (sp[i].want)
+			snprintf(want, sizeof(want), "%s%s", dir, sp[i].want);
+		else
+			snprintf(want, sizeof(want), "%s", e == -EINVAL ? "" : file);
+		T_OK(e == sp[i].err && !strcmp(buf, want), "source line %d: %s -> %d '%s' (got %d '%s')",
+		     sp[i].line, file, sp[i].err, want, e, buf);
+	}
+	char tiny[8];
+	T_OK(ana_set_source_path(s, "/old/tree/a.c", tiny, sizeof(tiny)) == -ENAMETOOLONG,
+	     "source path: a buffer too small is -ENAMETOOLONG");
+	ana_set_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s/deb'", d2, srcdir, dir);
+	if (system(cmd))
+		T_SKIP("could not clean up");
+	unlink(path("lines.pmcp"));
+}
+
 static void test_bad_inputs(void)
 {
 	const struct stk st[] = { { { F(t_main), F(t_a) }, { 10 } } };
@@ -685,6 +793,7 @@ int main(void)
 	test_merge_and_views();
 	test_bottomup_chains();
 	test_duration();
+	test_lines_and_sources();
 	test_bad_inputs();
 	test_metrics_weights();
 	test_compare_and_csv();
