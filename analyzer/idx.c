@@ -55,7 +55,8 @@ uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 		len -= 8;
 	}
 	uint64_t w = 0;
-	memcpy(&w, s, len);
+	if (len)	/* s may be NULL for an empty key */
+		memcpy(&w, s, len);
 	return mix(h ^ w ^ 0xff);
 }
 

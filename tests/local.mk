@@ -1,5 +1,5 @@
 # tests/: test workloads (tests/progs) and the harness.
-EXTRA_DIST += tests/harness.h tests/lib.sh
+EXTRA_DIST += tests/harness.h tests/lib.sh tests/lsan.supp
 
 # The bundled example (README's main job profiles it).
 noinst_PROGRAMS += examples/hotspots
