@@ -347,7 +347,10 @@ static const char *remap(struct ana_set *s, const char *path)
 
 static int module_index(struct ana_set *s, const struct prof_module *pm, uint32_t *out)
 {
-	struct modkey k = { remap(s, pm->path), pm->build_id, pm->build_id ? pm->build_id_len : 0 };
+	/* Never a NULL build-id pointer: memcmp/memcpy of 0 bytes from NULL is UB. */
+	static const uint8_t no_bid[1];
+	struct modkey k = { remap(s, pm->path), pm->build_id ? pm->build_id : no_bid,
+			    pm->build_id ? pm->build_id_len : 0 };
 	if (!k.path)
 		return -ENOMEM;
 	if (k.bid_len > 64)
