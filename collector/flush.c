@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -529,6 +530,8 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
 	struct prof p;
+	struct prof_module *mods;
+	size_t mods_len;
 	const char *why;
 	int dirfd, ret;
 
@@ -619,7 +622,23 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	p.meta = meta;
 	p.n_events = coll.n_ev;
 	p.events = evs;
-	p.modules = loadmap_modules(&n_mods);
+	/* A stable copy (loadmap_modules_copy says why), in memory of its
+	 * own: this may run on a 64 KiB signal stack. */
+	loadmap_modules(&n_mods);
+	mods_len = (n_mods * sizeof(*mods) + 4095) & ~(size_t)4095;
+	mods = mods_len ? mmap(NULL, mods_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0)
+			: MAP_FAILED;
+	if (mods == MAP_FAILED) {
+		mods = NULL;
+		if (n_mods) {
+			report(NULL, "out of memory");
+			return -ENOMEM;
+		}
+	} else {
+		loadmap_modules_copy(mods, n_mods);
+	}
+	p.modules = mods;
 	p.n_modules = n_mods;
 	cct_view(&t->cct, &p.cct);
 	p.n_counters = nc;
@@ -628,6 +647,8 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0) {
 		report(NULL, why);
+		if (mods)
+			munmap(mods, mods_len);
 		return dirfd;
 	}
 	ret = -EEXIST;
@@ -650,6 +671,8 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 		t->written[0] = '\0';
 	}
 	close(dirfd);
+	if (mods)
+		munmap(mods, mods_len);
 	return ret;
 }
 

@@ -240,7 +240,7 @@ static int merge(const struct scan *sc)
 		if (dead < n) {
 			/* Reloaded at the same place: the same module again, so
 			 * a dlopen/dlclose loop does not grow the table. */
-			mods[dead].unload_seq = 0;
+			__atomic_store_n(&mods[dead].unload_seq, 0, __ATOMIC_RELAXED);
 			seen[dead] = 1;
 		} else if (add_module(o, next) < 0) {
 			continue;	/* table full: pcs there stay unresolved */
@@ -248,7 +248,7 @@ static int merge(const struct scan *sc)
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!seen[i] && !mods[i].unload_seq) {
-			mods[i].unload_seq = next;
+			__atomic_store_n(&mods[i].unload_seq, next, __ATOMIC_RELAXED);
 			changed = true;
 		}
 	}
@@ -359,6 +359,23 @@ const struct prof_module *loadmap_modules(size_t *n)
 {
 	*n = __atomic_load_n(&n_mods, __ATOMIC_ACQUIRE);
 	return mods;
+}
+
+void loadmap_modules_copy(struct prof_module *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* Everything but unload_seq is fixed once the entry is published. */
+		out[i] = (struct prof_module){
+			.path = mods[i].path,
+			.build_id = mods[i].build_id,
+			.build_id_len = mods[i].build_id_len,
+			.start = mods[i].start,
+			.end = mods[i].end,
+			.bias = mods[i].bias,
+			.load_seq = mods[i].load_seq,
+			.unload_seq = __atomic_load_n(&mods[i].unload_seq, __ATOMIC_RELAXED),
+		};
+	}
 }
 
 uint32_t loadmap_seq(void)

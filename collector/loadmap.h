@@ -56,6 +56,12 @@ bool loadmap_in_loader(uintptr_t pc);
  * appends (entries are never moved).  Async-signal-safe. */
 const struct prof_module *loadmap_modules(size_t *n);
 
+/* The first n modules (n from loadmap_modules) copied into out, each
+ * unload_seq read once: a dlopen/dlclose in another thread changes it in
+ * the table, and prof_write reads its input more than once (to size, then
+ * to fill), so it must be given a copy.  Async-signal-safe. */
+void loadmap_modules_copy(struct prof_module *out, size_t n);
+
 /* Change counter: how many load/unload events so far.  Async-signal-safe. */
 uint32_t loadmap_seq(void);
 
