@@ -153,7 +153,8 @@ static void altstack_off(struct thr *t)
 static void thr_release(struct thr *t)
 {
 	madvise(t->altstack, COLL_ALTSTACK + t->arena_len, MADV_DONTNEED);
-	t->hazard = NULL;
+	/* Writers scanning the registry read it concurrently. */
+	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->g = NULL;
 	status_set(t, THR_FREE);
 }
@@ -169,8 +170,8 @@ static int thr_reset(struct thr *t)
 	memset(t->timing_own, 0, sizeof(t->timing_own));
 #endif
 	memset(t->weight, 0, sizeof(t->weight));
-	t->in_handler = 0;
-	t->hazard = NULL;
+	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->tid = gettid();
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
