@@ -38,6 +38,7 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_MASK_STRIPPED] = "mask_stripped",
 	[CTR_SIGNAL_BLOCKED] = "signal_blocked",
 	[CTR_TIMER_OVERRUNS] = "timer_overruns",
+	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */

@@ -61,6 +61,13 @@ static bool is_fatal(int signo)
 	return false;
 }
 
+/* Signals whose default action the collector replaces while the program
+ * keeps it: the fatal ones, and SIGIO (see on_sigio). */
+static bool is_watched(int signo)
+{
+	return is_fatal(signo) || signo == SIGIO;
+}
+
 static void on_fatal(int signo, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
@@ -100,6 +107,32 @@ static void on_fatal(int signo, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
+/* When the user's queue of pending signals is full (RLIMIT_SIGPENDING,
+ * shared by all of the user's processes), the kernel replaces a counter's
+ * overflow signal by a plain SIGIO (si_code SI_KERNEL), whose default
+ * action would end the program.  Count the lost sample and re-arm the
+ * thread's counters instead.  A SIGIO sent by kill() or sigqueue() ends
+ * the program as it would have, profiles written.  (The program's own
+ * O_ASYNC descriptors also send SI_KERNEL: without a handler of its own
+ * that SIGIO would have killed it, so it cannot be relied on.) */
+static void on_sigio(int signo, siginfo_t *si, void *uc)
+{
+	int saved_errno = errno;
+	struct thr *t = coll_self;
+
+	if (si && si->si_code != SI_KERNEL) {
+		on_fatal(signo, si, uc);
+		return;
+	}
+	if (t && t->g && !__atomic_load_n(&t->in_handler, __ATOMIC_SEQ_CST) &&
+	    __atomic_load_n(&t->status, __ATOMIC_SEQ_CST) == THR_ACTIVE) {
+		t->ctr[CTR_DROPPED_QUEUE_FULL]++;
+		for (size_t i = 0; i < coll.n_ev; i++)
+			pmc_group_rearm(t->g, (int)i, 0);
+	}
+	errno = saved_errno;
+}
+
 static int install_fatal(int signo)
 {
 	struct sigaction sa;
@@ -107,6 +140,11 @@ static int install_fatal(int signo)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	/* SIGIO goes on: the program's system calls restart. */
+	if (signo == SIGIO) {
+		sa.sa_sigaction = on_sigio;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, coll.sigrt);
 	if (coll_real.sigaction(signo, &sa, NULL) < 0)
@@ -141,6 +179,8 @@ static void install_handlers(void)
 		if (coll_real.sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			install_fatal(s);
 	}
+	if (coll_real.sigaction(SIGIO, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+		install_fatal(SIGIO);
 }
 
 int coll_sigaction(int signo, const struct sigaction *act, struct sigaction *old)
@@ -169,7 +209,7 @@ int coll_sigaction(int signo, const struct sigaction *act, struct sigaction *old
 		}
 		return 0;
 	}
-	if (!is_fatal(signo))
+	if (!is_watched(signo))
 		return coll_real.sigaction(signo, act, old);
 	if (__atomic_load_n(&fatal[signo].ours, __ATOMIC_SEQ_CST)) {
 		if (old)

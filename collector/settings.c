@@ -42,6 +42,7 @@ static const struct {
 	{ SIGTERM, "is watched to write profiles on a crash" },
 	{ SIGINT, "is watched to write profiles on a crash" },
 	{ SIGXFSZ, "is blocked while profiles are written" },
+	{ SIGIO, "stands in for the sampling signal when the signal queue is full" },
 };
 
 /* A hostile value may be huge or hold a terminal's control sequences: a
