@@ -43,7 +43,7 @@ struct worker {
 static struct worker workers[MAX_WORKERS];
 static __thread struct worker *me;
 static int n_workers;
-static volatile sig_atomic_t prof_ticks;
+static int prof_ticks;		/* atomic */
 static int rt1_got, rt3_got;	/* atomic */
 static int rt_bad;		/* atomic */
 static unsigned char rt1_seen[MAX_K + 1];	/* atomic */
@@ -62,7 +62,7 @@ __attribute__((noinline)) static uint64_t sig_work(uint64_t x)
 static void on_prof(int s)
 {
 	(void)s;
-	prof_ticks++;
+	__atomic_add_fetch(&prof_ticks, 1, __ATOMIC_RELAXED);
 }
 
 /* Process-directed: two threads may run this at once, so values are
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	sigset_t rt3;
 	pthread_t wt;
 	long units, k;
-	int got = 0, pipes_ok = 1, order_ok;
+	int got = 0, pipes_ok = 1, order_ok, ticks;
 	uint64_t sum = 0;
 
 	if (argc != 4 || (n_workers = atoi(argv[1])) < 1 || n_workers > MAX_WORKERS ||
@@ -243,14 +243,15 @@ int main(int argc, char **argv)
 		pipes_ok &= workers[i].pipes_ok;
 		got += workers[i].rt2_got;
 		if (workers[i].rt2_bad)
-			rt_bad = 1;
+			__atomic_store_n(&rt_bad, 1, __ATOMIC_SEQ_CST);
 	}
 	pthread_join(wt, NULL);
 	setitimer(ITIMER_PROF, &off, NULL);
 	got += rt1_got + rt3_got;
-	order_ok = !rt_bad;
-	fprintf(stderr, "prof_ticks=%d\n", (int)prof_ticks);
+	order_ok = !__atomic_load_n(&rt_bad, __ATOMIC_SEQ_CST);
+	ticks = __atomic_load_n(&prof_ticks, __ATOMIC_RELAXED);
+	fprintf(stderr, "prof_ticks=%d\n", ticks);
 	printf("workers=%d checksum=%016llx rt_sent=%ld rt_got=%d order_ok=%d pipes_ok=%d prof=%d\n",
-	       n_workers, (unsigned long long)sum, 3 * k, got, order_ok, pipes_ok, prof_ticks > 0);
-	return got == 3 * k && order_ok && pipes_ok && prof_ticks > 0 ? 0 : 1;
+	       n_workers, (unsigned long long)sum, 3 * k, got, order_ok, pipes_ok, ticks > 0);
+	return got == 3 * k && order_ok && pipes_ok && ticks > 0 ? 0 : 1;
 }

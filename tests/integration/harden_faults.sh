@@ -1,0 +1,90 @@
+# Short versions of the fault scenarios (tests/stress/run-stress.sh): a
+# SIGKILL of one process of the run and of the run's only process, a full
+# disk and a read-only remount (as root: a small tmpfs), and the analyzer
+# given truncated files among good ones.  The program never notices; no
+# profile is corrupt or half-written.
+. "$PMCPROF_SRC/tests/lib.sh"
+EV=cpu-clock@1000000
+mnt=
+cleanup() { [ -n "$mnt" ] && umount "$mnt" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+no_temps() { [ -z "$(ls -A "$1" 2>/dev/null | grep '^\.')" ]; }
+
+# SIGKILL of one child of three (2 threads each).
+"$PMCPROF" record -e $EV -o kill -- "$PROGS/stress_procs" fan 3 2 1.5 pids >out.txt 2>err.txt &
+rp=$!
+for _ in $(seq 100); do grep -q ready pids 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+victim=$(head -1 pids)
+kill -KILL "$victim"
+wait $rp
+check "SIGKILL of a child: the run goes on (status $?)" [ $? -eq 0 ]
+contains "  ... the parent saw it killed" "children=3 exited=2 killed=1" out.txt
+check "  ... no profile of the killed process" [ -z "$(ls kill | grep -- "-$victim-")" ]
+n=$(ls kill | grep -c '\.pmcp$')
+check "  ... the others' profiles: $n (root + 2 x 3 = 7)" [ "$n" -eq 7 ]
+check "  ... no temporary file left" no_temps kill
+"$PMCPROF" report -q kill >/dev/null 2>&1
+check "  ... and they all read" [ $? -eq 0 ]
+
+# SIGKILL of the program itself (in a subshell: the shell would announce it).
+("$PMCPROF" record -e $EV -o killed -- "$PROGS/stress_threads" spin 2 20 >/dev/null 2>err.txt
+ echo $? >rc.txt) &
+sleep 0.5
+kill -KILL $(pgrep -f "^$PROGS/stress_threads spin 2 20") 2>/dev/null
+wait
+check "SIGKILL of the program: record dies the same way ($(cat rc.txt))" [ "$(cat rc.txt)" -eq 137 ]
+contains "  ... and says so" "killed by signal 9" err.txt
+check "  ... nothing written, no temporary file" [ -z "$(ls -A killed)" ]
+
+# Disk full, then read-only, on a small tmpfs.
+mkdir m
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=24k pmcprof-test m 2>/dev/null; then
+	mnt=$PWD/m
+	"$PROGS/stress_procs" fan 4 2 0.2 pids0 >plain.txt
+	"$PMCPROF" record -e $EV -o m/full -- "$PROGS/stress_procs" fan 4 2 0.2 pids >out.txt 2>err.txt
+	check "disk full: the program's status (0: $?)" [ $? -eq 0 ]
+	check "  ... and output" cmp -s plain.txt out.txt
+	contains "  ... the collector says why" "No space left on device" err.txt
+	n=$(ls m/full | grep -c '\.pmcp$')
+	check "  ... some were written ($n)" [ "$n" -gt 0 ]
+	check "  ... none half-written" no_temps m/full
+	"$PMCPROF" report -q m/full >/dev/null 2>&1
+	check "  ... and those read" [ $? -eq 0 ]
+	umount m && mount -t tmpfs -o size=16m pmcprof-test m
+	"$PROGS/stress_threads" churn 400 4 20 >plain.txt
+	(sleep 0.3; mount -o remount,ro m) &
+	"$PMCPROF" record -e cpu-clock@200000 -o m/ro -- "$PROGS/stress_threads" churn 400 4 20 \
+		>out.txt 2>err.txt
+	rc=$?
+	wait
+	check "read-only mid-run: the program's status ($rc)" [ $rc -eq 0 ]
+	check "  ... and output" cmp -s plain.txt out.txt
+	n=$(ls m/ro | grep -c '\.pmcp$')
+	contains "  ... the collector says why ($n written before)" "Read-only file system" err.txt
+	"$PMCPROF" report -q m/ro >/dev/null 2>&1
+	check "  ... what was written reads" [ $? -eq 0 ]
+	check "  ... none half-written" no_temps m/ro
+else
+	skip "disk full and read-only (needs root to mount a tmpfs)"
+fi
+
+# The analyzer: 500 files, 10 of them cut short in different places.
+"$PROGS/ana_mkprofile" -o many -b "$PROGS/ana_work" -F 500 -S 50:200 >/dev/null 2>&1
+mkdir good
+i=0
+for f in $(ls many | awk 'NR % 50 == 3'); do
+	sz=$(stat -c %s "many/$f")
+	case $((i % 5)) in 0) cut=0 ;; 1) cut=7 ;; 2) cut=40 ;; 3) cut=$((sz / 2)) ;; *) cut=$((sz - 1)) ;; esac
+	truncate -s $cut "many/$f"
+	i=$((i + 1))
+done
+for f in $(ls many | awk 'NR % 50 != 3'); do ln "many/$f" "good/$f"; done
+timeout 60 "$PMCPROF" report -q --top 3 many >all.txt 2>err.txt
+check "500 files, 10 truncated: status 2 ($?)" [ $? -eq 2 ]
+check "  ... each bad file named once ($(wc -l <err.txt))" [ "$(grep -c 'many/t[0-9]*\.pmcp: ' err.txt)" -eq 10 ]
+"$PMCPROF" report -q --top 3 good >good.txt 2>/dev/null
+a=$(sed -n 's/^# event: .*: \([0-9]*\) samples$/\1/p' all.txt)
+g=$(sed -n 's/^# event: .*: \([0-9]*\) samples$/\1/p' good.txt)
+check "  ... the other 490 are merged ($a samples, alone $g)" [ "${a:-none}" = "$g" ]
