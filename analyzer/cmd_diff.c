@@ -44,8 +44,8 @@ static const char usage[] =
 	"  -q, --quiet           no informational notes or progress\n"
 	"  --help                this text\n"
 	"\n"
-	"A '*' marks rows whose interval excludes no change; with a 95%% level about\n"
-	"5%% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
+	"A '*' marks rows whose interval excludes no change; with a 95% level about\n"
+	"5% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
 	"error, 2 a file could not be read.  docs/analyzer.md has the formulas.\n";
 
 struct opts {

@@ -30,7 +30,7 @@ static const char usage[] =
 	"  --sort self|incl|name sort order (default: self; top-down tree: incl;\n"
 	"                        bottom-up tree: self)\n"
 	"  --top N               show the first N rows (trees: N children per node)\n"
-	"  --min-pct P           hide rows under P%% of the total (trees: default 0.5)\n"
+	"  --min-pct P           hide rows under P% of the total (trees: default 0.5)\n"
 	"  --metric NAME=EXPR    derived column, e.g. 'CPI=cycles/instructions'\n"
 	"                        (+ - * / parentheses, event names, numbers)\n"
 	"  --by thread|process|rank|host  one report per thread, process, rank, host\n"

@@ -80,3 +80,12 @@ exits "report: unknown function" 1 "$PMCPROF" report --callers no_such_fn app.pm
 exits "report: bad metric" 1 "$PMCPROF" report --metric 'X=cycles/' app.pmcp
 exits "diff: one run only" 1 "$PMCPROF" diff app.pmcp
 exits "diff: bad --ratio" 1 "$PMCPROF" diff --ratio odd app.pmcp app.pmcp
+# --help texts are printed as they are (fputs), not through printf: a
+# percent sign is one '%', never "%%"
+for cmd in report diff view; do
+	"$PMCPROF" $cmd --help >help.txt 2>&1
+	if grep -q '%%' help.txt; then fail "$cmd --help: no doubled percent sign"; grep '%%' help.txt
+	else pass "$cmd --help: no doubled percent sign"; fi
+done
+"$PMCPROF" diff --help >help.txt 2>&1
+contains "diff --help: 'a 95% level about 5%'" "95% level about" help.txt
