@@ -33,6 +33,7 @@ enum ana_err {
 	ANA_EMETRIC,			/* bad --metric expression */
 	ANA_ENOFUNC,			/* no function of that name */
 	ANA_ENODATA,			/* no profile found under a path */
+	ANA_EEVENTS,			/* raw ratio between runs compared on different events */
 	ANA_ERR_END
 };
 /* Static message for any code returned here (negative or positive). */
@@ -128,6 +129,13 @@ ANA_API const char *ana_set_event(const struct ana_set *s, size_t i);
 /* Column index of an event as users type it ("cycles", "perf::CYCLES",
  * the requested "cycles@1000003" without the period, a metric's name), or -1. */
 ANA_API int ana_set_event_index(const struct ana_set *s, const char *name);
+/* The event column run `run` is compared on when a comparison selects
+ * column ev: ev itself if the run sampled it; else, ev being the k-th
+ * sampled event of the first run that sampled it, the run's own k-th
+ * sampled event.  So a run that fell back from cycles to cpu-clock, or a
+ * cputimer run (CPUTIME), is compared with the others' first event.
+ * -1 if the run has no such event or ev is not an event column. */
+ANA_API int ana_set_run_event(const struct ana_set *s, unsigned run, size_t ev);
 /* Add a derived column "NAME=EXPR" (+ - * / parentheses, event names,
  * numbers; a division by zero yields NAN).  Returns its column index, or
  * -ANA_EMETRIC with a one-line reason in msg.  Valid after finish. */
@@ -176,7 +184,9 @@ struct ana_query {
 					 * and node = a FUNCS row's node.  LINES: only that
 					 * function's lines (NULL: all) */
 	uint32_t node;			/* TOPDOWN/BOTTOMUP: expand this node */
-	size_t event;			/* column to sort, filter and compare on */
+	size_t event;			/* column to sort, filter and compare on; in
+					 * compare mode each run uses its corresponding
+					 * event (ana_set_run_event) */
 	enum ana_kind kind;		/* self or inclusive for sort/compare/filters (TOPDOWN:
 					 * always inclusive; BOTTOMUP: always self) */
 	enum ana_sort sort;		/* descending value, name, or |log ratio| vs base */
@@ -219,7 +229,8 @@ struct ana_row {
 struct ana_rows;
 /* Run q over the finished set; cost is proportional to the contexts
  * visited.  NULL + errno: EINVAL (bad query), ANA_ENOFUNC (unknown func),
- * ANA_ESTATE (not finished), ENOMEM. */
+ * ANA_ESTATE (not finished), ANA_EEVENTS (a raw ratio between runs
+ * compared on different events), ENOMEM. */
 ANA_API struct ana_rows *ana_set_query(struct ana_set *s, const struct ana_query *q);
 ANA_API void ana_rows_free(struct ana_rows *r);
 ANA_API size_t ana_rows_n(const struct ana_rows *r);
@@ -235,8 +246,10 @@ ANA_API double ana_rows_value(const struct ana_rows *r, size_t i, unsigned run, 
 ANA_API double ana_rows_pct(const struct ana_rows *r, size_t i, unsigned run, size_t ev,
 			    enum ana_kind k);
 
-/* Compare mode: row i of `run` against the query's base run, on query.event
- * and query.kind.  docs/analyzer.md gives the formulas. */
+/* Compare mode: row i of `run` against the query's base run, on query.kind
+ * and each run's event for query.event (ana_set_run_event): shares of
+ * different events compare, raw counts do not (ana_set_query refuses
+ * ANA_RATIO_RAW then, ANA_EEVENTS).  docs/analyzer.md gives the formulas. */
 enum ana_presence { ANA_IN_BOTH, ANA_ONLY_BASE, ANA_ONLY_RUN, ANA_IN_NEITHER };
 struct ana_cmp {
 	double ratio;			/* per query.ratio; NAN when undefined */

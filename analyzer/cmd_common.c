@@ -311,6 +311,11 @@ int common_columns(struct common *c, struct ana_set *s)
 	}
 	if (!c->event)
 		return 0;
+	/* a column number from 1, as the viewer's -e takes it */
+	char *end;
+	unsigned long n = strtoul(c->event, &end, 10);
+	if (c->event[0] >= '1' && c->event[0] <= '9' && !*end && n <= ana_set_n_events(s))
+		return (int)n - 1;
 	int k = ana_set_event_index(s, c->event);
 	if (k < 0) {
 		fprintf(stderr, "%s: no event '%s' in these profiles; they have:", c->prog, c->event);

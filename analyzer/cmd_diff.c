@@ -19,11 +19,14 @@ static const char usage[] =
 	"\n"
 	"Ratio (default --ratio share):\n"
 	"  --ratio share         (samples/total in RUN) / (samples/total in BASE)\n"
-	"  --ratio raw           samples in RUN / samples in BASE (periods must match)\n"
+	"  --ratio raw           samples in RUN / samples in BASE (periods must match;\n"
+	"                        refused between different events)\n"
 	"  --delta               share in RUN - share in BASE, in percentage points\n"
 	"  --conf C              confidence level of the intervals (default 0.95)\n"
 	"Selection:\n"
-	"  -e, --event NAME      compare this event (default: the first)\n"
+	"  -e, --event NAME|N    compare this event, or the N-th (default: the first);\n"
+	"                        a run without it is compared on its own event at\n"
+	"                        that place (a fallback's cpu-clock, a CPUTIME run)\n"
 	"  --incl                compare inclusive samples (default: self)\n"
 	"  --lines | --modules   compare per source line or per module\n"
 	"  --min-samples N       hide rows with fewer than N samples in every run\n"
@@ -141,6 +144,63 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 	return 0;
 }
 
+/* The event each run is compared on: q.event, or where a run did not
+ * sample it, its own event at that place (ana_set_run_event). */
+static size_t run_event(const struct opts *o, const struct ana_set *s, unsigned r)
+{
+	int e = ana_set_run_event(s, r, o->q.event);
+	return e >= 0 ? (size_t)e : o->q.event;
+}
+
+/* "1st", "2nd", ... */
+static const char *ordinal(size_t n, char *buf, size_t len)
+{
+	static const char *const sfx[] = { "th", "st", "nd", "rd" };
+	snprintf(buf, len, "%zu%s", n, n % 100 / 10 == 1 || n % 10 > 3 ? "th" : sfx[n % 10]);
+	return buf;
+}
+
+/* Runs compared on different events (another sample source): say which
+ * event of each run is compared to out, and refuse raw counts across them
+ * (out NULL: only that).  Returns EXIT_USAGE when refused. */
+static int check_events(const struct opts *o, const struct ana_set *s, FILE *out)
+{
+	unsigned nr = ana_set_n_runs(s), base = (unsigned)o->q.base;
+	bool differ = false;
+	for (unsigned r = 0; r < nr; r++) {
+		differ |= run_event(o, s, r) != run_event(o, s, base);
+		if (out && ana_set_run_event(s, r, o->q.event) < 0)
+			fprintf(out, "%swarning: %s has no event that corresponds to %s: its rows "
+				"show as gone\n", out == stderr ? "pmcprof diff: " : "# ",
+				ana_set_run(s, r)->label, ana_set_event(s, o->q.event));
+	}
+	if (!differ)
+		return 0;
+	/* the place: q.event among the sampled events of the first run with it */
+	size_t k = 0;
+	for (unsigned r = 0; r < nr; r++)
+		if (ana_set_run(s, r)->events[o->q.event].samples) {
+			for (size_t e = 0; e < o->q.event; e++)
+				k += ana_set_run(s, r)->events[e].samples != 0;
+			break;
+		}
+	char ord[16], line[2048];
+	size_t n = (size_t)snprintf(line, sizeof(line), "the runs are compared on different events "
+				    "(each run's %s sampled event):", ordinal(k + 1, ord, sizeof(ord)));
+	for (unsigned r = 0; r < nr && n < sizeof(line); r++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s %s in %s", r ? "," : "",
+				      ana_set_event(s, run_event(o, s, r)), ana_set_run(s, r)->label);
+	if (o->q.ratio == ANA_RATIO_RAW) {
+		fprintf(stderr, "%s: %s; raw counts of different events do not compare: use --ratio "
+			"share (the default) or --delta\n", o->c.prog, line);
+		return EXIT_USAGE;
+	}
+	if (out)
+		fprintf(out, "%swarning: %s; shares compare across sample sources, raw counts do not\n",
+		out == stderr ? "pmcprof diff: " : "# ", line);
+	return 0;
+}
+
 /* Periods that differ make raw counts incomparable: say so. */
 static void check_raw(const struct opts *o, const struct ana_set *s)
 {
@@ -148,8 +208,8 @@ static void check_raw(const struct opts *o, const struct ana_set *s)
 		return;
 	const struct ana_run *b = ana_set_run(s, (unsigned)o->q.base);
 	for (unsigned r = 1; r < ana_set_n_runs(s); r++) {
-		const struct ana_event_fact *x = &b->events[o->q.event];
-		const struct ana_event_fact *y = &ana_set_run(s, r)->events[o->q.event];
+		const struct ana_event_fact *x = &b->events[run_event(o, s, (unsigned)o->q.base)];
+		const struct ana_event_fact *y = &ana_set_run(s, r)->events[run_event(o, s, r)];
 		if (x->period != y->period || x->freq != y->freq || x->mixed || y->mixed)
 			fprintf(stderr, "%s: warning: --ratio raw with different sampling periods "
 				"(%s vs %s): raw counts are not comparable; use --ratio share or --weight\n",
@@ -231,7 +291,7 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 			fmt_source(buf[k++], 96, row);
 		else if (c->view != ANA_VIEW_MODULES)
 			snprintf(buf[k++], 96, "%s", base_name(row->module));
-		double bp = ana_rows_pct(rows, i, base, o->q.event, o->q.kind);
+		double bp = ana_rows_pct(rows, i, base, run_event(o, s, base), o->q.kind);
 		snprintf(buf[k++], 96, isnan(bp) ? "" : "%.2f", bp);
 		for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
 			if (r == base)
@@ -241,7 +301,7 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				table_free(t);
 				return -EINVAL;
 			}
-			double rp = ana_rows_pct(rows, i, r, o->q.event, o->q.kind);
+			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
 			snprintf(buf[k++], 96, isnan(rp) ? "" : "%.2f", rp);
 			fmt_ratio(buf[k++], 96, &cmp, o->q.ratio);
 			fmt_ci(buf[k++], 96, &cmp, o->q.ratio);
@@ -321,6 +381,10 @@ static int run(struct opts *op, int argc, char **argv)
 	}
 	op->q.event = (size_t)col;
 	op->q.view = c->view;
+	if (check_events(op, s, NULL)) {
+		ana_set_free(s);
+		return EXIT_USAGE;
+	}
 	check_raw(op, s);
 	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
@@ -332,9 +396,11 @@ static int run(struct opts *op, int argc, char **argv)
 	int rc = EXIT_OK;
 	if (c->out == OUT_CSV || c->out == OUT_JSON) {
 		print_notes(c, s, NULL);
+		check_events(op, s, stderr);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
 		print_notes(c, s, op->no_header ? NULL : out);
+		check_events(op, s, op->no_header ? stderr : out);
 		if (!op->no_header)
 			for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
 				char role[32];

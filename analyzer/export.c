@@ -14,7 +14,7 @@ enum col {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE,
 	C_SELF_SAMPLES, C_SELF_PCT, C_INCL_SAMPLES, C_INCL_PCT, C_SELF_VALUE, C_INCL_VALUE,
 	C_RUN, C_INLINED_INTO, C_DEPTH,
-	C_BASE, C_BASE_SAMPLES, C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO,
+	C_BASE, C_RUN_EVENT, C_BASE_SAMPLES, C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO,
 	C_CI_LOW, C_CI_HIGH, C_SIGNIFICANT, C_SPREAD, C_PRESENCE,
 };
 
@@ -24,6 +24,7 @@ static const char *const col_name[] = {
 	[C_INCL_SAMPLES] = "incl_samples", [C_INCL_PCT] = "incl_pct",
 	[C_SELF_VALUE] = "self_value", [C_INCL_VALUE] = "incl_value", [C_RUN] = "run",
 	[C_INLINED_INTO] = "inlined_into", [C_DEPTH] = "depth", [C_BASE] = "base",
+	[C_RUN_EVENT] = "run_event",
 	[C_BASE_SAMPLES] = "base_samples", [C_RUN_SAMPLES] = "run_samples",
 	[C_BASE_PCT] = "base_pct", [C_RUN_PCT] = "run_pct", [C_MODE] = "mode",
 	[C_RATIO] = "ratio", [C_CI_LOW] = "ci_low", [C_CI_HIGH] = "ci_high",
@@ -35,9 +36,11 @@ static const enum col report_cols[] = {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_SELF_SAMPLES, C_SELF_PCT,
 	C_INCL_SAMPLES, C_INCL_PCT, C_SELF_VALUE, C_INCL_VALUE, C_RUN, C_INLINED_INTO, C_DEPTH,
 };
-/* diff --csv: one line per row and non-base run, on the compared event */
+/* diff --csv: one line per row and non-base run, on the compared events
+ * (event: the base's, run_event: the run's; they differ across sample
+ * sources) */
 static const enum col diff_cols[] = {
-	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_RUN, C_BASE, C_BASE_SAMPLES,
+	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_RUN, C_BASE, C_RUN_EVENT, C_BASE_SAMPLES,
 	C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO, C_CI_LOW, C_CI_HIGH,
 	C_SIGNIFICANT, C_SPREAD, C_PRESENCE,
 };
@@ -95,7 +98,10 @@ static void cell(FILE *f, enum col c, const struct cell *x)
 	const struct ana_query *q = rows_query(r);
 	bool metric = x->ev >= x->s->n_ev;
 	switch (c) {
-	case C_EVENT: csv_str(f, ana_set_event(x->s, x->ev)); break;
+	case C_EVENT:
+		csv_str(f, ana_set_event(x->s, q->base >= 0 ? rows_event(r, (unsigned)q->base) : x->ev));
+		break;
+	case C_RUN_EVENT: csv_str(f, ana_set_event(x->s, x->ev)); break;
 	case C_FUNCTION: if (q->view != ANA_VIEW_MODULES) csv_str(f, row->name); break;
 	case C_MODULE: csv_str(f, row->module); break;
 	case C_FILE: csv_str(f, row->file); break;
@@ -120,13 +126,20 @@ static void cell(FILE *f, enum col c, const struct cell *x)
 	case C_DEPTH: if (row->depth) fprintf(f, "%u", row->depth); break;
 	case C_BASE_SAMPLES:
 	case C_RUN_SAMPLES:
-		fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i,
-			c == C_BASE_SAMPLES ? (unsigned)q->base : x->run, x->ev, q->kind));
+		if (c == C_BASE_SAMPLES)
+			fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i, (unsigned)q->base,
+						rows_event(r, (unsigned)q->base), q->kind));
+		else
+			fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i, x->run, x->ev,
+										q->kind));
 		break;
 	case C_BASE_PCT:
 	case C_RUN_PCT:
-		num(f, ana_rows_pct(r, x->i, c == C_BASE_PCT ? (unsigned)q->base : x->run, x->ev,
-				    q->kind), "%.4f");
+		if (c == C_BASE_PCT)
+			num(f, ana_rows_pct(r, x->i, (unsigned)q->base, rows_event(r, (unsigned)q->base),
+					    q->kind), "%.4f");
+		else
+			num(f, ana_rows_pct(r, x->i, x->run, x->ev, q->kind), "%.4f");
 		break;
 	case C_MODE: fputs(mode_name[q->ratio], f); break;
 	case C_RATIO: num(f, x->cmp->ratio, "%.6g"); break;
@@ -165,7 +178,7 @@ int ana_rows_write_csv(const struct ana_rows *r, FILE *f)
 				struct ana_cmp cmp;
 				if (run == (unsigned)q->base || ana_rows_compare(r, i, run, &cmp))
 					continue;
-				struct cell x = { r, s, i, q->event, run, &cmp };
+				struct cell x = { r, s, i, rows_event(r, run), run, &cmp };
 				line_out(f, diff_cols, n, &x);
 			}
 	} else {
@@ -272,8 +285,9 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 				struct ana_cmp c;
 				if (run == (unsigned)q->base || ana_rows_compare(r, i, run, &c))
 					continue;
-				fprintf(f, "%s{\"run\":%u,\"mode\":\"%s\",\"ratio\":", first ? "" : ",", run,
-					mode_name[q->ratio]);
+				fprintf(f, "%s{\"run\":%u,\"event\":%zu,\"base_event\":%zu,\"mode\":\"%s\","
+					"\"ratio\":", first ? "" : ",", run, rows_event(r, run),
+					rows_event(r, (unsigned)q->base), mode_name[q->ratio]);
 				first = false;
 				json_num(f, c.ratio);
 				fputs(",\"ci_low\":", f);

@@ -336,5 +336,7 @@ void part_free(struct part *p);
 /* query.c */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);
+/* The event column run is compared on (compare mode), else query.event. */
+size_t rows_event(const struct ana_rows *r, unsigned run);
 
 #endif

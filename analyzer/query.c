@@ -21,6 +21,8 @@ struct ana_rows {
 	uint64_t *psmp;			/* [row][part]: query event and kind, per repeat */
 	double *key;			/* sort keys of rows key_from.., while sorting */
 	size_t key_from;
+	size_t *cev;			/* [run]: the event it is compared and filtered
+					 * on (compare mode: ana_set_run_event) */
 };
 
 /* What a view sorts, filters and compares on.  A top-down tree splits
@@ -44,6 +46,14 @@ static struct ana_rows *rows_new(struct ana_set *s, const struct ana_query *q)
 	r->ne = s->n_ev;
 	r->nc = s->n_ev + s->n_metric;
 	r->np = s->n_part;
+	if (!(r->cev = malloc((r->nr ? r->nr : 1) * sizeof(*r->cev)))) {
+		free(r);
+		return NULL;
+	}
+	for (size_t run = 0; run < r->nr; run++) {
+		int e = q->base >= 0 ? ana_set_run_event(s, (unsigned)run, q->event) : -1;
+		r->cev[run] = e >= 0 ? (size_t)e : q->event;
+	}
 	return r;
 }
 
@@ -56,6 +66,7 @@ void ana_rows_free(struct ana_rows *r)
 	free(r->val);
 	free(r->psmp);
 	free(r->key);
+	free(r->cev);
 	free(r);
 }
 
@@ -116,7 +127,7 @@ static int rows_push(struct ana_rows *r, const struct ana_row *desc, const struc
 				VAL(r, i, run, ev, k) += w ? w[ev * 2 + k] : (double)c[ev * 2 + k];
 			}
 		if (r->q.event < r->ne)
-			r->psmp[i * r->np + p] = c[r->q.event * 2 + qk];
+			r->psmp[i * r->np + p] = c[r->cev[run] * 2 + qk];
 	}
 	/* metrics see every column before them, events and earlier metrics */
 	for (size_t run = 0; run < r->nr; run++)
@@ -181,6 +192,11 @@ struct ana_set *rows_set(const struct ana_rows *r)
 	return r->s;
 }
 
+size_t rows_event(const struct ana_rows *r, unsigned run)
+{
+	return run < r->nr ? r->cev[run] : r->q.event;
+}
+
 int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out)
 {
 	const struct ana_query *q = &r->q;
@@ -190,13 +206,14 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		return -EINVAL;
 	const struct ana_set *s = r->s;
 	int k = qkind(q) != ANA_SELF;
-	size_t b = (size_t)q->base, ev = q->event;
+	/* each run on its own event: a fallback or another backend */
+	size_t b = (size_t)q->base, ev = r->cev[run], bev = r->cev[b];
 	struct ratio_in in = {
 		.mode = q->ratio,
 		.a = (double)SMP(r, i, run, ev, k), .A = (double)s->rtot[run * r->ne + ev],
-		.b = (double)SMP(r, i, b, ev, k), .B = (double)s->rtot[b * r->ne + ev],
+		.b = (double)SMP(r, i, b, bev, k), .B = (double)s->rtot[b * r->ne + bev],
 		.va = VAL(r, i, run, ev, k), .vA = s->rtot_val[run * r->ne + ev],
-		.vb = VAL(r, i, b, ev, k), .vB = s->rtot_val[b * r->ne + ev],
+		.vb = VAL(r, i, b, bev, k), .vB = s->rtot_val[b * r->ne + bev],
 		.conf = q->conf,
 	};
 	ratio_compute(&in, out);
@@ -227,7 +244,7 @@ static double pct_of(const struct ana_rows *r, size_t i, size_t run)
 	size_t ev = r->q.event;
 	if (ev >= r->ne)
 		return VAL(r, i, run, ev, qkind(&r->q) != ANA_SELF);
-	return ana_rows_pct(r, i, (unsigned)run, ev, qkind(&r->q));
+	return ana_rows_pct(r, i, (unsigned)run, r->cev[run], qkind(&r->q));
 }
 
 static bool keep(const struct ana_rows *r, size_t i)
@@ -238,11 +255,11 @@ static bool keep(const struct ana_rows *r, size_t i)
 	for (size_t run = 0; run < r->nr; run++) {
 		/* a comparison needs samples of the compared kind somewhere */
 		if (q->base >= 0)
-			any |= SMP(r, i, run, q->event, k) != 0;
+			any |= SMP(r, i, run, r->cev[run], k) != 0;
 		else
 			for (size_t ev = 0; ev < r->ne; ev++)
 				any |= SMP(r, i, run, ev, 0) || SMP(r, i, run, ev, 1);
-		if (q->event < r->ne && SMP(r, i, run, q->event, qkind(q) != ANA_SELF) >= q->min_samples)
+		if (q->event < r->ne && SMP(r, i, run, r->cev[run], k) >= q->min_samples)
 			enough = true;
 		if (!big && q->event < r->ne && pct_of(r, i, run) >= q->min_pct)
 			big = true;
@@ -822,6 +839,14 @@ struct ana_rows *ana_set_query(struct ana_set *s, const struct ana_query *qin)
 	if (!r)
 		return NULL;
 	int e;
+	/* raw counts of two different events (cpu-clock and CPUTIME, cycles
+	 * and a fallback's cpu-clock) are not comparable; their shares are */
+	for (size_t run = 0; q.base >= 0 && q.ratio == ANA_RATIO_RAW && run < r->nr; run++)
+		if (r->cev[run] != r->cev[q.base]) {
+			ana_rows_free(r);
+			errno = ANA_EEVENTS;
+			return NULL;
+		}
 	unsigned levels = q.max_depth ? q.max_depth : 1;
 	switch (q.view) {
 	case ANA_VIEW_TOPDOWN:

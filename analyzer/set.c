@@ -21,6 +21,8 @@ static const char *const errs[] = {
 	[ANA_EMETRIC - ANA_ERR_BASE] = "bad metric expression",
 	[ANA_ENOFUNC - ANA_ERR_BASE] = "no function of that name in the profile",
 	[ANA_ENODATA - ANA_ERR_BASE] = "no samples found",
+	[ANA_EEVENTS - ANA_ERR_BASE] = "the runs are compared on different events: raw counts "
+				       "do not compare (shares do)",
 };
 
 const char *ana_strerror(int err)
@@ -1130,6 +1132,26 @@ static int lookup_event(void *ctx, const char *name)
 int ana_set_event_index(const struct ana_set *s, const char *name)
 {
 	return lookup_event((void *)s, name);
+}
+
+int ana_set_run_event(const struct ana_set *s, unsigned run, size_t ev)
+{
+	if (!s->finished || run >= s->n_orun || ev >= s->n_ev)
+		return -1;
+	if (s->orun[run].ev[ev].samples)
+		return (int)ev;
+	/* by position: ev is the k-th sampled event of the first run that has it */
+	size_t first = 0, k = 0;
+	while (first < s->n_orun && !s->orun[first].ev[ev].samples)
+		first++;
+	if (first == s->n_orun)
+		return -1;
+	for (size_t e = 0; e < ev; e++)
+		k += s->orun[first].ev[e].samples != 0;
+	for (size_t e = 0; e < s->n_ev; e++)
+		if (s->orun[run].ev[e].samples && k-- == 0)
+			return (int)e;
+	return -1;
 }
 
 int ana_set_add_metric(struct ana_set *s, const char *spec, char *msg, size_t len)

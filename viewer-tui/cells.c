@@ -22,6 +22,20 @@ void view_query(const struct view_state *st, enum ana_view v, struct ana_query *
 	q->conf = st->conf;
 }
 
+size_t view_run_event(const struct view_state *st, const struct ana_set *s, unsigned run)
+{
+	int e = st->compare ? ana_set_run_event(s, run, st->event) : -1;
+	return e >= 0 ? (size_t)e : st->event;
+}
+
+bool view_events_differ(const struct view_state *st, const struct ana_set *s)
+{
+	for (unsigned r = 0; st->compare && r < ana_set_n_runs(s); r++)
+		if (view_run_event(st, s, r) != view_run_event(st, s, st->base))
+			return true;
+	return false;
+}
+
 /* Column shapes, by kind: the table, not code, says what survives a narrow
  * terminal (prio) and what grows (pref). */
 static const struct {
@@ -88,8 +102,9 @@ void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana
 	if (st->compare) {
 		bool raw = st->ratio == ANA_RATIO_RAW;
 		const char *k = st->kind == ANA_INCL ? "Incl" : "Self";
+		size_t bev = view_run_event(st, s, st->base);
 		snprintf(title, sizeof(title), raw ? "Base" : "Base%%");
-		add(vc, VC_BASE, st->base, st->event, title);
+		add(vc, VC_BASE, st->base, bev, title);
 		if (st->sort == ANA_SORT_VALUE)
 			vc->sort_col = 0;
 		for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
@@ -100,9 +115,9 @@ void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana
 				 run && run->label ? text_basename(run->label) : "run");
 			if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
 				vc->sort_col = (int)vc->n;
-			add(vc, VC_RATIO, r, st->event, title);
+			add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
 		}
-		add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, st->event, k);
+		add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev, k);
 	} else {
 		add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
 		if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))

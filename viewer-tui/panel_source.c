@@ -36,7 +36,8 @@ static size_t src_n(void *ctx)
 static double line_value(const struct src *s, size_t row)
 {
 	return s->at[row] == SIZE_MAX ? 0
-	       : ana_rows_value(s->rows, s->at[row], s->ui->st.base, s->ui->st.event, ANA_SELF);
+	       : ana_rows_value(s->rows, s->at[row], s->ui->st.base,
+				view_run_event(&s->ui->st, s->ui->set, s->ui->st.base), ANA_SELF);
 }
 
 static bool hot(const struct src *s, size_t row)

@@ -178,6 +178,17 @@ static enum react key_sort(struct ui *ui)
 	return REACT_REQUERY;
 }
 
+/* Raw counts of different events do not compare (the analyzer refuses
+ * them): after the event or the runs changed, back to shares. */
+static void keep_ratio_valid(struct ui *ui)
+{
+	if (ui->st.ratio != ANA_RATIO_RAW || !view_events_differ(&ui->st, ui->set))
+		return;
+	ui->st.ratio = ANA_RATIO_SHARE;
+	ui_message(ui, ROLE_WARN, "ratio: shares (the runs sampled different events: raw "
+		   "counts do not compare)");
+}
+
 static enum react key_event(struct ui *ui)
 {
 	size_t n = ana_set_n_events(ui->set);
@@ -189,6 +200,7 @@ static enum react key_event(struct ui *ui)
 	ui->st.event = (ui->st.event + 1) % n;
 	ui_message(ui, ROLE_NORMAL, "event %zu of %zu: %s", ui->st.event + 1, n,
 		   ana_set_event(ui->set, ui->st.event));
+	keep_ratio_valid(ui);
 	return REACT_REQUERY;
 }
 
@@ -202,6 +214,7 @@ static enum react key_compare(struct ui *ui)
 	ui->st.compare = !ui->st.compare;
 	if (!ui->st.compare && ui->st.sort == ANA_SORT_RATIO)
 		ui->st.sort = ANA_SORT_VALUE;
+	keep_ratio_valid(ui);
 	ui_message(ui, ROLE_NORMAL, "compare mode %s", ui->st.compare ? "on" : "off");
 	return REACT_REQUERY;
 }
@@ -220,6 +233,13 @@ static enum react key_ratio(struct ui *ui)
 	}
 	ui->st.ratio = ui->st.ratio == ANA_RATIO_SHARE ? ANA_RATIO_RAW
 		       : ui->st.ratio == ANA_RATIO_RAW ? ANA_RATIO_DELTA : ANA_RATIO_SHARE;
+	if (ui->st.ratio == ANA_RATIO_RAW && view_events_differ(&ui->st, ui->set)) {
+		/* shares and deltas compare across sample sources; counts do not */
+		ui->st.ratio = ANA_RATIO_DELTA;
+		ui_message(ui, ROLE_NORMAL, "ratio: %s (no raw counts: the runs sampled "
+			   "different events)", what[ui->st.ratio]);
+		return REACT_REQUERY;
+	}
 	ui_message(ui, ROLE_NORMAL, "ratio: %s", what[ui->st.ratio]);
 	return REACT_REQUERY;
 }
@@ -366,9 +386,12 @@ static void add_run(struct ui *ui, const char *path)
 		ui->st.event = 0;
 	ui->st.compare = true;
 	ui->st.gen++;
+	bool was_raw = ui->st.ratio == ANA_RATIO_RAW;
+	keep_ratio_valid(ui);
 	if (ui_push(ui, panel_flat_new(ui, FLAT_FUNCS)) == 0)
-		ui_message(ui, ROLE_NORMAL, "added run %zu (%s): compare mode on", ui->n_runs - 1,
-			   path);
+		ui_message(ui, ROLE_NORMAL, "added run %zu (%s): compare mode on%s", ui->n_runs - 1,
+			   path, was_raw && ui->st.ratio != ANA_RATIO_RAW ? ", by share (other "
+			   "events: no raw counts)" : "");
 }
 
 /* ---- export ---- */
@@ -604,12 +627,26 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 	h[n].role = ROLE_TITLE;
 	h[n].prio = 100;
 	if (ui->st.compare) {
-		append(h[n].text, sizeof(h[n].text), "", "compare: base %s vs",
+		/* runs on different events (a fallback, another backend): which
+		 * event of each is compared */
+		bool differ = view_events_differ(&ui->st, s);
+		append(h[n].text, sizeof(h[n].text), "", "compare: base %s",
 		       text_basename(base->label));
-		for (unsigned r = 0; r < n_runs; r++)
-			if (r != ui->st.base)
-				append(h[n].text, sizeof(h[n].text), " ", "%s",
-				       text_basename(ana_set_run(s, r)->label));
+		if (differ)
+			append(h[n].text, sizeof(h[n].text), " ", "(%s)",
+			       ana_set_event(s, view_run_event(&ui->st, s, ui->st.base)));
+		append(h[n].text, sizeof(h[n].text), " ", "vs");
+		for (unsigned r = 0; r < n_runs; r++) {
+			if (r == ui->st.base)
+				continue;
+			append(h[n].text, sizeof(h[n].text), " ", "%s",
+			       text_basename(ana_set_run(s, r)->label));
+			if (differ)
+				append(h[n].text, sizeof(h[n].text), " ", "(%s)",
+				       ana_set_event(s, view_run_event(&ui->st, s, r)));
+		}
+		if (differ)
+			append(h[n].text, sizeof(h[n].text), sep, "different events: by share");
 	} else {
 		const char *cmd = meta_get(base, k_command);
 		append(h[n].text, sizeof(h[n].text), "", "%s", cmd ? cmd : base->label);
@@ -638,6 +675,9 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 	for (size_t i = 0; i < base->n_events; i++) {
 		const struct ana_event_fact *e = &base->events[i];
 		char per[48];
+		/* another run's event (compare mode): not the base's to show */
+		if (!e->samples && !(e->requested && *e->requested) && i != ui->st.event)
+			continue;
 		if (e->freq)
 			snprintf(per, sizeof(per), "@f%llu", (unsigned long long)e->freq);
 		else

@@ -181,6 +181,13 @@ struct view_state {
 };
 /* The analyzer query for view v in state st. */
 void view_query(const struct view_state *st, enum ana_view v, struct ana_query *q);
+/* The event column run shows and is compared on: in compare mode, the
+ * run's own event for st->event where it did not sample that one (a
+ * fallback, another backend: ana_set_run_event); else st->event. */
+size_t view_run_event(const struct view_state *st, const struct ana_set *s, unsigned run);
+/* Compare mode with runs on different events: shares compare, raw counts
+ * do not. */
+bool view_events_differ(const struct view_state *st, const struct ana_set *s);
 
 /* ---- cells (cells.c): analyzer rows -> columns ---- */
 

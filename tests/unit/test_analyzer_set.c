@@ -62,6 +62,7 @@ struct spec {
 	uint64_t period, weight;
 	const char *modpath;	/* default: this executable */
 	const char *t0, *t1;	/* start_time, end_time, or NULL */
+	const char *ev[2];	/* event names (default perf::CYCLES, perf::INSTRUCTIONS) */
 };
 
 /* Write a profile from stacks of this executable's functions. */
@@ -92,8 +93,9 @@ static int mk(const struct spec *sp)
 			counts[cur * sp->n_ev + e] += sp->st[i].c[e];
 	}
 	struct prof_event ev[2] = {
-		{ "perf::CYCLES", "cycles@1000", "events", sp->period ? sp->period : 1000, 0, 0, sp->weight },
-		{ "perf::INSTRUCTIONS", "instructions@1000", "events", 1000, 0, 0, 0 },
+		{ sp->ev[0] ? sp->ev[0] : "perf::CYCLES", "cycles@1000", "events",
+		  sp->period ? sp->period : 1000, 0, 0, sp->weight },
+		{ sp->ev[1] ? sp->ev[1] : "perf::INSTRUCTIONS", "instructions@1000", "events", 1000, 0, 0, 0 },
 	};
 	struct prof_kv meta[] = {
 		{ "command", "test" }, { "tid", sp->tid ? sp->tid : "1" }, { "rank", sp->rank ? sp->rank : "0" },
@@ -193,8 +195,8 @@ static void test_merge_and_views(void)
 		{ { F(t_main), F(t_a) }, { 20 } },
 		{ { F(t_main), F(t_rec), F(t_rec) + 1, F(t_rec) + 2 }, { 30 } },
 	};
-	T_OK(!mk(&(struct spec){ "t1.pmcp", t1, 2, 1, "1000", "0", NULL, 0, 0, NULL, NULL, NULL }) &&
-	     !mk(&(struct spec){ "t2.pmcp", t2, 2, 1, "1001", "1", NULL, 0, 0, NULL, NULL, NULL }), "write thread profiles");
+	T_OK(!mk(&(struct spec){ "t1.pmcp", t1, 2, 1, "1000", "0", NULL, 0, 0, NULL, NULL, NULL, { NULL } }) &&
+	     !mk(&(struct spec){ "t2.pmcp", t2, 2, 1, "1001", "1", NULL, 0, 0, NULL, NULL, NULL, { NULL } }), "write thread profiles");
 	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
 	struct ana_set *s = open_set(NULL, files, 0);
 	T_OK(ana_set_finish(s) == 0 && ana_set_n_runs(s) == 1, "finish: one run");
@@ -390,7 +392,7 @@ static void test_bottomup_chains(void)
 					stk[i].f[d] = F(fns[k].fn) + (uint64_t)d;	/* distinct call sites */
 		stk[i].c[0] = st[i].c;
 	}
-	T_OK(!mk(&(struct spec){ "chains.pmcp", stk, ns, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL }),
+	T_OK(!mk(&(struct spec){ "chains.pmcp", stk, ns, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, { NULL } }),
 	     "write the mutual-recursion profile");
 	const char *files[] = { "chains.pmcp", NULL };
 	struct ana_set *s = open_set(NULL, files, 0);
@@ -531,7 +533,7 @@ static void test_lines_and_sources(void)
 		{ { F(t_main), F(t_a) }, { 10 } },
 		{ { F(t_main), F(t_b) }, { 20 } },
 	};
-	mk(&(struct spec){ "lines.pmcp", st, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
+	mk(&(struct spec){ "lines.pmcp", st, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, { NULL } });
 	char d2[PATH_MAX], srcdir[PATH_MAX + 16], src[PATH_MAX + 32], deb[PATH_MAX + 16];
 	snprintf(d2, sizeof(d2), "%s/src", dir);
 	mkdir(d2, 0700);
@@ -634,7 +636,7 @@ static void test_lines_and_sources(void)
 static void test_bad_inputs(void)
 {
 	const struct stk st[] = { { { F(t_main), F(t_a) }, { 10 } } };
-	mk(&(struct spec){ "good.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
+	mk(&(struct spec){ "good.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, { NULL } });
 	FILE *f = fopen(path("bad.pmcp"), "w");
 	fputs("not a profile at all", f);
 	fclose(f);
@@ -665,7 +667,7 @@ static void test_bad_inputs(void)
 
 	/* recorded build-id differs from the file's: warned, not mis-symbolized */
 	static const uint8_t wrong[20] = { 0xab, 0xab, 0xab };
-	mk(&(struct spec){ "bid.pmcp", st, 1, 1, NULL, NULL, wrong, 0, 0, NULL, NULL, NULL });
+	mk(&(struct spec){ "bid.pmcp", st, 1, 1, NULL, NULL, wrong, 0, 0, NULL, NULL, NULL, { NULL } });
 	s = ana_set_new(NULL);
 	ana_set_add(s, 0, 0, path("bid.pmcp"));
 	ana_set_finish(s);
@@ -685,7 +687,7 @@ static void test_bad_inputs(void)
 	/* --remap: the recorded path does not exist, the remapped one does */
 	char moved[PATH_MAX + 32];
 	snprintf(moved, sizeof(moved), "/nonexistent-dir%s", exe);
-	mk(&(struct spec){ "moved.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, moved, NULL, NULL });
+	mk(&(struct spec){ "moved.pmcp", st, 1, 1, NULL, NULL, NULL, 0, 0, moved, NULL, NULL, { NULL } });
 	const char *remap[] = { "/nonexistent-dir/=/", NULL };
 	ANA_OPTS(o, .remap = remap);
 	s = ana_set_new(&o);
@@ -704,7 +706,7 @@ static void test_metrics_weights(void)
 		{ { F(t_main), F(t_b) }, { 10, 0 } },
 	};
 	/* 110 samples; a recorded weight of 220000 means a mean period of 2000 */
-	mk(&(struct spec){ "two.pmcp", st, 2, 2, NULL, NULL, NULL, 1000, 220000, NULL, NULL, NULL });
+	mk(&(struct spec){ "two.pmcp", st, 2, 2, NULL, NULL, NULL, 1000, 220000, NULL, NULL, NULL, { NULL } });
 	ANA_OPTS(o, .weighted = true);
 	struct ana_set *s = ana_set_new(&o);
 	ana_set_add(s, 0, 0, path("two.pmcp"));
@@ -741,8 +743,8 @@ static void test_compare_and_csv(void)
 		{ { F(t_main), F(t_b) }, { 100 } },
 		{ { F(t_main), F(t_c) }, { 50 } },
 	};
-	mk(&(struct spec){ "base.pmcp", base, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
-	mk(&(struct spec){ "run.pmcp", run, 3, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL });
+	mk(&(struct spec){ "base.pmcp", base, 2, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, { NULL } });
+	mk(&(struct spec){ "run.pmcp", run, 3, 1, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, { NULL } });
 	struct ana_set *s = ana_set_new(NULL);
 	ana_set_add(s, 0, 0, path("base.pmcp"));
 	ana_set_add(s, 1, 0, path("run.pmcp"));
@@ -782,6 +784,88 @@ static void test_compare_and_csv(void)
 	ana_set_free(s);
 }
 
+/* Runs that sampled different events (a fallback, another backend): each
+ * run is compared on its event at the selected event's place. */
+static const struct {
+	int line;
+	const char *base[2], *run[2];	/* events of the base and of the run */
+	const char *sel;		/* the selected event */
+	const char *want_base, *want_run;	/* compared on; NULL: none */
+} cross_cases[] = {
+	{ __LINE__, { "perf::CPU-CLOCK" }, { "CPUTIME" }, "perf::CPU-CLOCK", "perf::CPU-CLOCK", "CPUTIME" },
+	{ __LINE__, { "perf::CPU-CLOCK" }, { "CPUTIME" }, "CPUTIME", "perf::CPU-CLOCK", "CPUTIME" },
+	{ __LINE__, { "perf::CPU-CLOCK" }, { "perf::CPU-CLOCK" }, "perf::CPU-CLOCK", "perf::CPU-CLOCK",
+	  "perf::CPU-CLOCK" },
+	{ __LINE__, { "perf::CYCLES", "perf::INSTRUCTIONS" }, { "perf::CPU-CLOCK" }, "perf::CYCLES",
+	  "perf::CYCLES", "perf::CPU-CLOCK" },
+	{ __LINE__, { "perf::CYCLES", "perf::INSTRUCTIONS" }, { "perf::CPU-CLOCK" }, "perf::INSTRUCTIONS",
+	  "perf::INSTRUCTIONS", NULL },
+	{ __LINE__, { "perf::CYCLES", "perf::INSTRUCTIONS" }, { "perf::CPU-CLOCK", "perf::PAGE-FAULTS" },
+	  "perf::INSTRUCTIONS", "perf::INSTRUCTIONS", "perf::PAGE-FAULTS" },
+	/* a name both have wins over the place */
+	{ __LINE__, { "perf::CYCLES", "perf::CPU-CLOCK" }, { "perf::CPU-CLOCK" }, "perf::CPU-CLOCK",
+	  "perf::CPU-CLOCK", "perf::CPU-CLOCK" },
+	{ __LINE__, { "perf::CYCLES", "perf::CPU-CLOCK" }, { "perf::CPU-CLOCK" }, "perf::CYCLES",
+	  "perf::CYCLES", "perf::CPU-CLOCK" },
+};
+
+static void test_cross_events(void)
+{
+	/* the run has twice the samples, in the same shares */
+	const struct stk base[] = {
+		{ { F(t_main), F(t_a) }, { 600, 60 } },
+		{ { F(t_main), F(t_b) }, { 400, 40 } },
+	};
+	const struct stk run[] = {
+		{ { F(t_main), F(t_a) }, { 1200, 120 } },
+		{ { F(t_main), F(t_b) }, { 800, 80 } },
+	};
+	for (size_t i = 0; i < sizeof(cross_cases) / sizeof(*cross_cases); i++) {
+		const __typeof__(cross_cases[0]) *c = &cross_cases[i];
+		char fb[32], fr[32];	/* files are never overwritten: one pair per case */
+		snprintf(fb, sizeof(fb), "xb%zu.pmcp", i);
+		snprintf(fr, sizeof(fr), "xr%zu.pmcp", i);
+		struct spec sb = { .name = fb, .st = base, .n = 2, .n_ev = c->base[1] ? 2 : 1 };
+		struct spec sr = { .name = fr, .st = run, .n = 2, .n_ev = c->run[1] ? 2 : 1 };
+		memcpy(sb.ev, c->base, sizeof(sb.ev));
+		memcpy(sr.ev, c->run, sizeof(sr.ev));
+		mk(&sb);
+		mk(&sr);
+		struct ana_set *s = ana_set_new(NULL);
+		ana_set_add(s, 0, 0, path(fb));
+		ana_set_add(s, 1, 0, path(fr));
+		int sel = ana_set_finish(s) ? -1 : ana_set_event_index(s, c->sel);
+		int eb = sel < 0 ? -2 : ana_set_run_event(s, 0, (size_t)sel);
+		int er = sel < 0 ? -2 : ana_set_run_event(s, 1, (size_t)sel);
+		const char *nb = eb >= 0 ? ana_set_event(s, (size_t)eb) : NULL;
+		const char *nr = er >= 0 ? ana_set_event(s, (size_t)er) : NULL;
+		bool ok = sel >= 0 && nb && !strcmp(nb, c->want_base) &&
+			  (c->want_run ? nr && !strcmp(nr, c->want_run) : er == -1);
+		T_OK(ok, "cross-event line %d: %s compares %s with %s (got %s, %s)", c->line, c->sel,
+		     c->want_base, c->want_run ? c->want_run : "none", nb ? nb : "none", nr ? nr : "none");
+		if (ok && c->want_run) {
+			/* shares of the two events: alike; raw counts: refused */
+			ANA_QUERY(q, .view = ANA_VIEW_FUNCS, .event = (size_t)sel);
+			q.base = 0;
+			struct ana_rows *r = ana_set_query(s, &q);
+			long a = r ? find(r, "t_a") : -1;
+			struct ana_cmp cmp;
+			T_OK(a >= 0 && !ana_rows_compare(r, (size_t)a, 1, &cmp) &&
+			     fabs(cmp.ratio - 1.0) < 1e-12 && cmp.presence == ANA_IN_BOTH && !cmp.significant,
+			     "cross-event line %d: share ratio of t_a is 1", c->line);
+			ana_rows_free(r);
+			q.ratio = ANA_RATIO_RAW;
+			errno = 0;
+			r = ana_set_query(s, &q);
+			bool same = !strcmp(c->want_base, c->want_run);
+			T_OK(same ? r != NULL : !r && errno == ANA_EEVENTS,
+			     "cross-event line %d: raw ratio %s", c->line, same ? "allowed" : "refused");
+			ana_rows_free(r);
+		}
+		ana_set_free(s);
+	}
+}
+
 int main(void)
 {
 	dl_iterate_phdr(first_phdr, NULL);
@@ -797,6 +881,7 @@ int main(void)
 	test_bad_inputs();
 	test_metrics_weights();
 	test_compare_and_csv();
+	test_cross_events();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

@@ -425,6 +425,38 @@ static void test_compare(void)
 	ui_free(ui);
 }
 
+/* A cpu-clock run against a CPUTIME run (no PMU in a VM: the fallback and
+ * the cputimer backend): compared event to event by share. */
+static void test_compare_sources(void)
+{
+	struct ui *ui = open_ui("clock.pmcp", "cputime.pmcp");
+	int y;
+
+	T_OK(ui != NULL, "runs on different events open");
+	if (!ui)
+		return;
+	draw(ui, 160, 40);
+	T_OK(row_with("compare: base clock.pmcp (perf::CPU-CLOCK) vs cputime.pmcp (CPUTIME)") == 0,
+	     "the title names each run's compared event: '%s'", line(0));
+	static const struct {
+		int line;
+		const char *func;
+	} alike[] = { { __LINE__, "work_a" }, { __LINE__, "work_b" }, { __LINE__, "work_c" } };
+	for (size_t i = 0; i < ARRAY_SIZE(alike); i++) {
+		y = row_with(alike[i].func);
+		T_OK(y > 0 && strstr(line(y), "1.00 [") && !strstr(line(y), "only"),
+		     "line %d: %s compares at 1.00: '%s'", alike[i].line, alike[i].func,
+		     y > 0 ? line(y) : "");
+	}
+	T_OK(row_with("was sampled in") > 0 || row_with("backend differs") > 0,
+	     "the different sources are warned about");
+	keys(ui, "r");
+	draw(ui, 160, 40);
+	T_OK(row_with("pp cputime.pmcp") > 0 && row_with("no raw counts") > 0,
+	     "r skips raw counts of different events: '%s'", line(38));
+	ui_free(ui);
+}
+
 static void test_bad(void)
 {
 	char path[512], err[512], *runs[1] = { path };
@@ -488,11 +520,18 @@ int main(void)
 	rc |= mkprofile("run.pmcp", "-e cycles@1000 -e instructions@2000 -m backend=cputimer",
 			"'main;work_a=4500,100' 'main;work_b=4500,200' 'main;work_c=900,300' "
 			"'main;inline_caller=100,5'");
+	/* the same program sampled by cpu-clock and by CPUTIME */
+	rc |= mkprofile("clock.pmcp", "-e perf::CPU-CLOCK@1000000=cpu-clock -m backend=perf_event",
+			"'main;work_a=6000' 'main;work_b=3000' 'main;work_c=1000'");
+	rc |= mkprofile("cputime.pmcp", "-e CPUTIME@1000 -m backend=cputimer",
+			"'main;work_a=3000' 'main;work_b=1500' 'main;work_c=500'");
 	T_OK(rc == 0, "test profiles written");
 	if (rc == 0) {
 		test_functions();
 		dump_if_failed();
 		test_compare();
+		dump_if_failed();
+		test_compare_sources();
 		dump_if_failed();
 		test_bad();
 	}
