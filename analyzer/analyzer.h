@@ -119,6 +119,9 @@ struct ana_run {
 	double steal;			/* s, host steal time during the run (largest
 					 * steal_end - steal_start of its files; with repeats,
 					 * the mean over repeats); NAN if unknown */
+	double steal_share;		/* steal / (duration x the guest's cpus): the share
+					 * of the run's CPU time the host gave to others,
+					 * 0..1; NAN if unknown */
 };
 ANA_API const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run);
 

@@ -411,8 +411,10 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 		packed(out, width, "duration", v, &col);
 	}
 	if (!isnan(r->steal)) {
-		if (!isnan(r->duration) && r->duration > 0)
-			snprintf(v, sizeof(v), "%.3f s (%.1f%%)", r->steal, 100 * r->steal / r->duration);
+		/* the share of the CPU time the run's span offered (all CPUs) */
+		if (!isnan(r->steal_share))
+			snprintf(v, sizeof(v), "%.3f s (%.1f%% of the CPU time)", r->steal,
+				 100 * r->steal_share);
 		else
 			snprintf(v, sizeof(v), "%.3f s", r->steal);
 		packed(out, width, "steal", v, &col);

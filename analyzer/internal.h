@@ -53,6 +53,17 @@ struct ratio_in {
 void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
 double z_for_conf(double conf);
 
+/* ---- trust (set.c) ---- */
+struct calib_verdict {
+	char event[128];	/* "" for "not needed (...)" */
+	char verdict[32];	/* valid, unverified, zero, implausible, unsupported, not needed */
+	char why[256];
+};
+/* The next "EVENT=VERDICT (why)" of a `calibration` metadata value from *p
+ * on, advancing *p; the why may hold ';' inside its parentheses.  false at
+ * the end. */
+bool calib_next(const char **p, struct calib_verdict *v);
+
 /* ---- metrics (metric.c) ---- */
 struct metric;
 /* Parse "NAME=EXPR"; event names resolve through lookup (column index or

@@ -976,7 +976,16 @@ static int run_facts(struct ana_set *s, unsigned r)
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
 		.duration = n_dur ? dur / n_dur : NAN, .steal = n_steal ? steal / n_steal : NAN,
+		.steal_share = NAN,
 	};
+	/* /proc/stat's steal is summed over the guest's CPUs: a share of the
+	 * CPU time the run's span offered */
+	unsigned long cpus = 0;
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (!strcmp(o->meta[i].key, "cpus"))
+			cpus = strtoul(o->meta[i].val[0], NULL, 10);
+	if (!isnan(o->pub.steal) && !isnan(o->pub.duration) && o->pub.duration > 0)
+		o->pub.steal_share = o->pub.steal / (o->pub.duration * (double)(cpus ? cpus : 1));
 	return 0;
 }
 
@@ -986,6 +995,134 @@ static const char *meta_of(const struct orun *o, const char *key)
 		if (!strcmp(o->meta[i].key, key))
 			return o->kv[i].value;
 	return NULL;
+}
+
+/* ---- trust: what the profiles say about their own measurement ---- */
+
+/* Host steal time above this share of the run's CPU time: a noisy
+ * neighbour took the CPUs often enough to skew timings and time-based
+ * samples. */
+#define STEAL_WARN 0.05
+
+/* Calibration verdicts that mean "do not trust it" (docs/profile-format.md);
+ * valid, unverified and "not needed" are fine. */
+static const char *const bad_verdicts[] = { "zero", "implausible", "unsupported" };
+
+bool calib_next(const char **p, struct calib_verdict *v)
+{
+	const char *c = *p;
+	while (*c == ' ' || *c == ';')
+		c++;
+	if (!*c)
+		return false;
+	size_t n = strcspn(c, "=;(");
+	const char *w = c;
+	v->event[0] = 0;
+	if (c[n] == '=') {
+		snprintf(v->event, sizeof(v->event), "%.*s", (int)n, c);
+		w = c + n + 1;
+	}
+	n = strcspn(w, w == c ? ";(" : " ;(");
+	while (n && w[n - 1] == ' ')
+		n--;
+	snprintf(v->verdict, sizeof(v->verdict), "%.*s", (int)n, w);
+	c = w + n;
+	while (*c == ' ')
+		c++;
+	v->why[0] = 0;
+	if (*c == '(') {
+		const char *start = ++c;
+		for (int depth = 1; *c && depth; c++)
+			depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+		n = (size_t)(c - start) - (c[-1] == ')');
+		snprintf(v->why, sizeof(v->why), "%.*s", (int)n, start);
+	}
+	c += strcspn(c, ";");
+	*p = c;
+	return true;
+}
+
+static bool is_bad_verdict(const char *v)
+{
+	for (size_t i = 0; i < sizeof(bad_verdicts) / sizeof(*bad_verdicts); i++)
+		if (!strcmp(v, bad_verdicts[i]))
+			return true;
+	return false;
+}
+
+static const struct meta_acc *meta_acc_of(const struct orun *o, const char *key)
+{
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (!strcmp(o->meta[i].key, key))
+			return &o->meta[i];
+	return NULL;
+}
+
+/* A note, unless the same one is already there (--by groups of one run
+ * share their metadata). */
+static void note_once(struct ana_set *s, int run, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_once(struct ana_set *s, int run, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < s->n_notes; i++)
+		if (!strcmp(s->notes[i].msg, buf))
+			return;
+	set_note(s, ANA_NOTE_WARN, run, "%s", buf);
+}
+
+/* Each run on its own: counters that failed calibration (recorded with
+ * --force), host steal time.  With --by, once per input run. */
+static void trust_checks(struct ana_set *s)
+{
+	bool split = s->o.split != ANA_SPLIT_NONE;
+	for (size_t r = 0; r < s->n_orun; r++) {
+		const struct orun *o = &s->orun[r];
+		const char *who = split && s->in_label[o->in_run] ? s->in_label[o->in_run] : o->label;
+		int nr = split ? -1 : (int)r;
+		const struct meta_acc *m = meta_acc_of(o, "calibration");
+		for (size_t k = 0; m && k < m->n; k++) {
+			struct calib_verdict v;
+			for (const char *p = m->val[k]; calib_next(&p, &v);)
+				if (is_bad_verdict(v.verdict))
+					note_once(s, nr, "%s: counter %s was %s at calibration%s%s%s: "
+						  "recorded with --force, its samples may be meaningless",
+						  who, v.event[0] ? v.event : "?", v.verdict,
+						  v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
+		}
+		/* --by: the largest share among the run's groups, once */
+		if (split && r && s->orun[r - 1].in_run == o->in_run)
+			continue;
+		double share = o->pub.steal_share, steal = o->pub.steal, dur = o->pub.duration;
+		for (size_t g = r + 1; split && g < s->n_orun && s->orun[g].in_run == o->in_run; g++)
+			if (s->orun[g].pub.steal_share > share) {
+				share = s->orun[g].pub.steal_share;
+				steal = s->orun[g].pub.steal;
+				dur = s->orun[g].pub.duration;
+			}
+		if (share > STEAL_WARN)
+			note_once(s, nr, "%s: the host stole %.1f%% of the CPU time during the run "
+				  "(steal %.3f s in %.3f s): a noisy neighbour; timings and "
+				  "time-based samples are skewed", who, 100 * share, steal, dur);
+	}
+}
+
+/* A run's calibration verdicts without their reasons (which hold measured
+ * counts that differ between any two runs): "perf::CYCLES=valid", "not needed". */
+static void verdict_summary(const struct orun *o, char *buf, size_t len)
+{
+	const struct meta_acc *m = meta_acc_of(o, "calibration");
+	size_t n = 0;
+	buf[0] = 0;
+	struct calib_verdict v;
+	for (const char *p = m && m->n ? m->val[0] : ""; calib_next(&p, &v) && n < len;) {
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s", n ? "; " : "", v.event,
+				      v.event[0] ? "=" : "", v.verdict);
+	}
 }
 
 /* Comparisons are only fair between like runs: say what differs. */
@@ -1009,13 +1146,31 @@ static void cross_checks(struct ana_set *s)
 					 (unsigned long long)(y->period ? y->period : y->freq),
 					 y->period ? "" : " Hz", b->label);
 		}
-		static const char *const facts[] = { "backend", "command", "hypervisor" };
+		/* other sample sources, other machines: what was measured differs */
+		static const char *const facts[] = { "backend", "command", "hypervisor", "vpmu",
+						      "fallback" };
 		for (size_t k = 0; k < sizeof(facts) / sizeof(*facts); k++) {
 			const char *x = meta_of(a, facts[k]), *y = meta_of(b, facts[k]);
-			if (x && y && strcmp(x, y))
-				set_note(s, ANA_NOTE_WARN, (int)r, "%s differs: '%s' in %s, '%s' in %s",
-					 facts[k], x, a->label, y, b->label);
+			if (!x || !y || !strcmp(x, y))
+				continue;
+			/* a fallback's "REQUESTED -> USED: reason": the reason is in
+			 * each run's header */
+			int nx = (int)strlen(x), ny = (int)strlen(y);
+			if (!strcmp(facts[k], "fallback")) {
+				const char *cx = strstr(x, ": "), *cy = strstr(y, ": ");
+				nx = cx ? (int)(cx - x) : nx;
+				ny = cy ? (int)(cy - y) : ny;
+			}
+			set_note(s, ANA_NOTE_WARN, (int)r, "%s differs: '%.*s' in %s, '%.*s' in %s",
+				 facts[k], x[0] ? nx : 4, x[0] ? x : "none", a->label,
+				 y[0] ? ny : 4, y[0] ? y : "none", b->label);
 		}
+		char va[512], vb[512];
+		verdict_summary(a, va, sizeof(va));
+		verdict_summary(b, vb, sizeof(vb));
+		if (va[0] && vb[0] && strcmp(va, vb))
+			set_note(s, ANA_NOTE_WARN, (int)r, "calibration differs: '%s' in %s, '%s' in %s",
+				 va, a->label, vb, b->label);
 		/* same module name, other build: the binary was rebuilt between runs */
 		for (size_t i = 0; i < s->n_mod; i++) {
 			if (!(i / 64 < a->cap_mods && (a->mods[i / 64] >> (i % 64) & 1)))
@@ -1048,6 +1203,7 @@ int ana_set_finish(struct ana_set *s)
 	for (unsigned r = 0; r < s->n_orun; r++)
 		if ((e = run_facts(s, r)))
 			return e;
+	trust_checks(s);
 	cross_checks(s);
 	if ((e = set_symbolize(s)) || (e = set_aggregate(s)))
 		return e;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyzer/internal.h"
@@ -120,9 +121,43 @@ static void test_metrics(void)
 	metric_free(m);
 }
 
+/* The `calibration` metadata as record writes it (collector/cmd_record.c):
+ * "EVENT=VERDICT (why)" joined by "; ", or "not needed (why)". */
+static const struct {
+	int line;
+	const char *value;
+	const char *want;	/* entries as "event|verdict|why" joined by "/" */
+} calib_cases[] = {
+	{ __LINE__, "not needed (no hardware events)", "|not needed|no hardware events" },
+	{ __LINE__, "perf::CYCLES=valid (counted 40000000, expected 10000000..2020000000)",
+	  "perf::CYCLES|valid|counted 40000000, expected 10000000..2020000000" },
+	{ __LINE__, "perf::INSTRUCTIONS=zero (counted 0); perf::CYCLES=implausible (counted 9)",
+	  "perf::INSTRUCTIONS|zero|counted 0/perf::CYCLES|implausible|counted 9" },
+	/* a reason with ';' and parentheses of its own */
+	{ __LINE__, "perf::CYCLES=unsupported (cannot be opened: no PMU (KVM); ask for one); perf::BRANCHES=valid (ok)",
+	  "perf::CYCLES|unsupported|cannot be opened: no PMU (KVM); ask for one/perf::BRANCHES|valid|ok" },
+	{ __LINE__, "perf::CYCLES=unverified", "perf::CYCLES|unverified|" },
+	{ __LINE__, "", "" },
+};
+
+static void test_calibration(void)
+{
+	for (size_t i = 0; i < sizeof(calib_cases) / sizeof(*calib_cases); i++) {
+		char got[1024] = "";
+		size_t n = 0;
+		struct calib_verdict v;
+		for (const char *p = calib_cases[i].value; calib_next(&p, &v) && n < sizeof(got);)
+			n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%s|%s|%s", n ? "/" : "",
+					      v.event, v.verdict, v.why);
+		T_OK(!strcmp(got, calib_cases[i].want), "calibration line %d: '%s' (got '%s')",
+		     calib_cases[i].line, calib_cases[i].want, got);
+	}
+}
+
 int main(void)
 {
 	test_ratios();
 	test_metrics();
+	test_calibration();
 	return T_DONE();
 }
