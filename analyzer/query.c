@@ -382,11 +382,15 @@ static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8
 		is[q->node] = 1;
 		return 1;
 	}
-	const char *colon = strrchr(q->func, ':');
+	/* "module:name": the first ':' that is not half of a C++ "::"
+	 * ("libx.so:ns::f") */
+	const char *colon = q->func;
+	while ((colon = strchr(colon, ':')) && colon[1] == ':')
+		colon += 2;
 	for (size_t f = 0; f < s->n_func; f++) {
 		const struct func *fn = &s->func[f];
 		bool m = !strcmp(fn->name, q->func);
-		if (!m && colon && colon > q->func && colon[-1] != ':')
+		if (!m && colon && colon > q->func)
 			m = !strcmp(fn->name, colon + 1) &&
 			    strlen(fn->base) == (size_t)(colon - q->func) &&
 			    !strncmp(fn->base, q->func, (size_t)(colon - q->func));

@@ -32,7 +32,8 @@ static void usage(FILE *f)
 		"  -T, --threshold=R      colour ratios >= R or <= 1/R (default 1.2)\n"
 		"      --min-samples=N    compare: hide functions with fewer samples in every run\n"
 		"      --no-compare       open several runs without compare mode\n"
-		"      --debug-dir=DIRS   extra debug-info roots, colon-separated\n"
+		"      --debug-dir=DIRS   extra debug-info and source roots, colon-separated\n"
+		"      --remap=OLD=NEW    read modules and sources under OLD from NEW (repeatable)\n"
 		"      --no-mouse         leave the mouse to the terminal\n"
 		"      --snapshot=WxH     print the first screen at W columns by H rows as text\n"
 		"                         and exit (needs no terminal; for scripts and tests)\n"
@@ -78,7 +79,7 @@ static int snapshot(struct ui *ui, int w, int h)
 
 int main(int argc, char **argv)
 {
-	enum { O_MIN = 256, O_NOCMP, O_DEBUG, O_NOMOUSE, O_SNAP };
+	enum { O_MIN = 256, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weighted", no_argument, NULL, 'w' },
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 		{ "min-samples", required_argument, NULL, O_MIN },
 		{ "no-compare", no_argument, NULL, O_NOCMP },
 		{ "debug-dir", required_argument, NULL, O_DEBUG },
+		{ "remap", required_argument, NULL, O_REMAP },
 		{ "no-mouse", no_argument, NULL, O_NOMOUSE },
 		{ "snapshot", required_argument, NULL, O_SNAP },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,6 +101,10 @@ int main(int argc, char **argv)
 	char err[1024], *end;
 	struct ana_set *set;
 	struct ui *ui;
+	static const char *remap[65];	/* --remap values, NULL-terminated */
+	size_t n_remap = 0;
+
+	lo.remap = remap;
 
 	setlocale(LC_ALL, "");
 	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -131,6 +137,18 @@ int main(int argc, char **argv)
 			break;
 		case O_DEBUG:
 			lo.debug_dirs = optarg;
+			break;
+		case O_REMAP:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "pmcprof view: --remap wants OLD=NEW, not '%s'\n", optarg);
+				return 1;
+			}
+			if (n_remap == ARRAY_SIZE(remap) - 1) {
+				fprintf(stderr, "pmcprof view: more than %zu --remap options\n",
+					ARRAY_SIZE(remap) - 1);
+				return 1;
+			}
+			remap[n_remap++] = optarg;
 			break;
 		case O_NOMOUSE:
 			mouse = false;

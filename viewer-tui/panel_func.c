@@ -147,11 +147,18 @@ static int func_refresh(struct panel *p, struct ui *ui)
 	 * function: their rows are the cost on paths through it, inclusive. */
 	f->st = ui->st;
 	f->st.kind = ANA_INCL;
+	/* the lines: the analyzer's own per-function query (what report
+	 * --lines --function MODULE:f prints) */
+	char qf[1024];
+	snprintf(qf, sizeof(qf), "%s%s%s", f->module ? text_basename(f->module) : "",
+		 f->module ? ":" : "", f->name);
 	for (int s = 0; s < S_N; s++) {
 		struct ana_query q;
 		view_query(s == S_LINES ? &ui->st : &f->st, view[s], &q);
 		if (s != S_LINES)
 			q.node = f->node;
+		else
+			q.func = qf;
 		rs[s] = ana_set_query(ui->set, &q);
 		if (!rs[s]) {
 			rc = -errno;
@@ -164,9 +171,6 @@ static int func_refresh(struct panel *p, struct ui *ui)
 			goto nomem;
 		for (size_t i = 0; i < ana_rows_n(rs[s]); i++) {
 			const struct ana_row *r = ana_rows_row(rs[s], i);
-			/* The analyzer has no per-function LINES query: filter here. */
-			if (s == S_LINES && !(same(r->name, f->name) && same(r->module, f->module)))
-				continue;
 			if (kr && (int)keep.sect == s && same(r->name, kr->name) &&
 			    same(r->module, kr->module) && r->line == kr->line)
 				sel = n;
@@ -262,32 +266,36 @@ static void func_title(struct panel *p, struct ui *ui, char *buf, size_t len)
 	snprintf(buf, len, "%s  [%s%s]", f->name, text_basename(f->module), loc);
 }
 
+/* The row set of the section with the selection: what `x` exports. */
 static const struct ana_rows *func_rows(struct panel *p)
 {
 	struct func *f = (struct func *)p;
 	const struct entry *e = f->n ? &f->e[p->t.sel] : NULL;
 
-	/* Lines are filtered here, so their row set is not what is shown. */
-	return e && e->sect != S_LINES ? f->rs[e->sect] : NULL;
+	return e ? f->rs[e->sect] : NULL;
 }
 
 static const char *func_slug(struct panel *p)
 {
 	struct func *f = (struct func *)p;
 	const struct entry *e = f->n ? &f->e[p->t.sel] : NULL;
-	return e && e->sect == S_CALLEES ? "callees" : "callers";
+	return !e ? "callers" : e->sect == S_CALLEES ? "callees" : e->sect == S_LINES ? "lines"
+									      : "callers";
 }
 
 static bool func_command(struct panel *p, struct ui *ui, char *buf, size_t len)
 {
 	struct func *f = (struct func *)p;
+	const struct entry *e = f->n ? &f->e[p->t.sel] : NULL;
 	char sort[128];
 
 	if (ui->st.compare || !func_rows(p))
 		return false;	/* diff compares flat views only */
-	cmd_sort_args(&f->st, sort, sizeof(sort));
-	snprintf(buf, len, " --%s %s%s%s%s", func_slug(p), f->module ? text_basename(f->module) : "",
-		 f->module ? ":" : "", f->name, sort);
+	/* callers and callees go by inclusive cost, lines as the flat lines */
+	bool lines = e->sect == S_LINES;
+	cmd_sort_args(lines ? &ui->st : &f->st, sort, sizeof(sort));
+	snprintf(buf, len, " --%s %s%s%s%s", lines ? "lines --function" : func_slug(p),
+		 f->module ? text_basename(f->module) : "", f->module ? ":" : "", f->name, sort);
 	return true;
 }
 

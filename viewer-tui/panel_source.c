@@ -15,7 +15,8 @@
 struct src {
 	struct panel p;
 	struct ui *ui;
-	char *file;
+	char *file;		/* as recorded: what the rows name */
+	char *path;		/* where its text was read (--remap, --debug-dir), or NULL */
 	unsigned want_line;
 	struct source *text;	/* NULL: not readable */
 	int text_err;
@@ -227,9 +228,15 @@ static void src_title(struct panel *p, struct ui *ui, char *buf, size_t len)
 
 	(void)ui;
 	fmt_count(total, sizeof(total), s->total, 12);
-	if (s->text)
+	if (s->text && s->path)
+		snprintf(buf, len, "%s (from %s): %zu lines, %s samples; hot lines > ([ ] jump)",
+			 s->file, s->path, s->n, total);
+	else if (s->text)
 		snprintf(buf, len, "%s: %zu lines, %s samples; hot lines > ([ ] jump)", s->file,
 			 s->n, total);
+	else if (s->text_err == ENOENT)
+		snprintf(buf, len, "%s (not found here; --remap OLD=NEW or --debug-dir DIR): "
+			 "the %zu lines with samples", s->file, s->n);
 	else
 		snprintf(buf, len, "%s (text not readable: %s): the %zu lines with samples",
 			 s->file, strerror(s->text_err), s->n);
@@ -255,6 +262,7 @@ static void src_free(struct panel *p)
 	free(s->at);
 	free(s->lineno);
 	free(s->file);
+	free(s->path);
 	free(s);
 }
 
@@ -277,8 +285,16 @@ struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line)
 		free(s);
 		return NULL;
 	}
-	s->text = source_read(file);
-	s->text_err = s->text ? 0 : errno;
+	/* the analyzer knows where a recorded file is on this machine: the
+	 * path with --remap applied, as recorded, or under a --debug-dir */
+	char where[4096];
+	int rc = ana_set_source_path(ui->set, file, where, sizeof(where));
+	s->text = rc == 0 ? source_read(where) : NULL;
+	s->text_err = rc < 0 ? -rc : s->text ? 0 : errno;
+	if (s->text && strcmp(where, file) != 0 && !(s->path = strdup(where))) {
+		src_free(&s->p);
+		return NULL;
+	}
 	table_init(&s->p.t, &src_table, s);
 	return &s->p;
 }

@@ -31,7 +31,7 @@ struct tree {
 	struct ana_rows **owned;	/* every row set queried since the last refresh */
 	size_t n_owned, cap_owned;
 	struct vcols vc;
-	struct view_state st;	/* ui->st, on inclusive cost as trees are */
+	struct view_state st;	/* ui->st, on the cost the tree sorts by */
 	struct ana_rows *full;	/* the whole tree, for export */
 };
 
@@ -180,8 +180,11 @@ static int tree_refresh(struct panel *p, struct ui *ui)
 	size_t n_open = 0, sel = 0;
 	int rc;
 
+	/* top-down rows sort (and compare) by inclusive cost, bottom-up rows
+	 * by self cost (the cost a function spreads over its callers): the
+	 * sort mark sits on that column */
 	t->st = ui->st;
-	t->st.kind = ANA_INCL;
+	t->st.kind = t->bottomup ? ANA_SELF : ANA_INCL;
 	/* Re-open what was open, now in the new order. */
 	if (t->n && !(open = malloc(t->n * sizeof(*open))))
 		return -ENOMEM;

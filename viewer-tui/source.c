@@ -1,6 +1,7 @@
 /* Source text for the annotated source panel.  The analyzer names files
- * and lines but has no call returning their text, so the viewer reads the
- * file itself (plain text only; nothing here parses profiles or symbols). */
+ * and lines and says where a file is on this machine (ana_set_source_path)
+ * but has no call returning its text, so the viewer reads it (plain text
+ * only; nothing here parses profiles or symbols). */
 #include "config.h"
 
 #include <errno.h>

@@ -13,7 +13,8 @@
  * tests against a memory canvas.  Key handlers return what to redraw
  * (htop's HandlerResult); the viewer asks the analyzer for rows and never
  * reads profiles or symbols itself (source text is the one exception: the
- * analyzer has no call for it; see source.c).
+ * analyzer says where a file is, ana_set_source_path, and has no call for
+ * its text; see source.c).
  */
 #ifndef VIEWER_TUI_VIEW_H
 #define VIEWER_TUI_VIEW_H
@@ -231,6 +232,7 @@ enum role cmp_role(const struct view_state *st, const struct ana_cmp *c);
 struct load_opts {
 	bool weighted;
 	const char *debug_dirs;
+	const char *const *remap;	/* "OLD=NEW" path rewrites, NULL-terminated, or NULL */
 	bool progress;		/* a progress line on stderr */
 	ana_progress_fn progress_fn;	/* or this instead (the UI's message line) */
 	void *progress_arg;

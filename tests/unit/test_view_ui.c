@@ -102,11 +102,11 @@ static int mkprofile(const char *name, const char *opts, const char *stacks)
 	return system(cmd);
 }
 
-static struct ui *open_ui(const char *a, const char *b)
+static struct ui *open_ui_remap(const char *a, const char *b, const char *const *remap)
 {
 	char pa[256], pb[256], err[512];
 	char *runs[2] = { pa, pb };
-	struct load_opts lo = { 0 };
+	struct load_opts lo = { .remap = remap };
 	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
 	struct ana_set *s;
 
@@ -117,6 +117,11 @@ static struct ui *open_ui(const char *a, const char *b)
 		return NULL;
 	}
 	return ui_new(s, runs, b ? 2 : 1, &uo);
+}
+
+static struct ui *open_ui(const char *a, const char *b)
+{
+	return open_ui_remap(a, b, NULL);
 }
 
 /* Every line of the screen fits its width; the bar ends in "q Quit". */
@@ -226,10 +231,14 @@ static void test_functions(void)
 	ui_on_key(ui, VK_ENTER);
 	draw(ui, 120, 40);
 	T_OK(row_with("\u25b8 main") > 0 && row_with("work_a") < 0, "Enter closes a node");
+	T_OK(row_with("Incl%\u25bc") > 0, "top-down rows sort by inclusive cost: the mark says so");
 	keys(ui, "t");
 	draw(ui, 120, 40);
 	T_OK(row_with("Bottom-up tree") > 0 && strstr(selected(), "\u25b8 work_a"),
 	     "t again: bottom-up, the hottest function first: '%s'", selected());
+	y = row_with(" Function");
+	T_OK(y > 0 && strstr(line(y), "Self%\u25bc") && !strstr(line(y), "Incl%\u25bc"),
+	     "bottom-up rows sort by self cost: the mark is on Self%%: '%s'", y > 0 ? line(y) : "");
 	ui_on_key(ui, VK_RIGHT);
 	draw(ui, 120, 40);
 	y = row_with("\u25be work_a");
@@ -425,6 +434,79 @@ static void test_compare(void)
 	ui_free(ui);
 }
 
+/* A function's lines come from the analyzer's per-function query and
+ * export as `report --csv --lines --function MODULE:f` does, byte for byte. */
+static void test_function_lines(void)
+{
+	struct ui *ui = open_ui("base.pmcp", NULL);
+	char path[512], want[1024], cmd[2048];
+	int y;
+
+	T_OK(ui != NULL, "a profile opens");
+	if (!ui)
+		return;
+	keys(ui, "/work_b");
+	ui_on_key(ui, VK_ENTER);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 120, 40);
+	y = row_with("Lines of work_b (1)");
+	snprintf(want, sizeof(want), "line %u", l_b);
+	T_OK(y > 0 && strstr(line(y + 1), want), "Lines of work_b: its one line: '%s'",
+	     y > 0 ? line(y + 1) : "");
+	T_OK(row_with("hot_lines") < 0 && row_with("Lines of work_b (1)") > 0,
+	     "only work_b's lines, no other function's");
+	ui_on_key(ui, VK_TAB);
+	ui_on_key(ui, VK_TAB);
+	ui_on_key(ui, VK_DOWN);
+	snprintf(path, sizeof(path), "%s/lines.csv", dir);
+	keys(ui, "x");
+	draw(ui, 120, 40);
+	T_OK(row_with("Export CSV to: pmcprof-lines.csv_") > 0, "x in the lines section: lines.csv");
+	keys(ui, "\x15");
+	keys(ui, path);
+	ui_on_key(ui, VK_ENTER);
+	draw(ui, 300, 40);
+	snprintf(want, sizeof(want), "wrote 1 rows to %s, as: pmcprof report --csv --lines --function "
+		 "ana_work:work_b %s/base.pmcp", path, dir);
+	T_OK(row_with(want) > 0, "the message names the report command: '%s'", line(38));
+	snprintf(cmd, sizeof(cmd), "%s/pmcprof report --csv --lines --function ana_work:work_b "
+		 "%s/base.pmcp 2>/dev/null | cmp -s - %s", getenv("PMCPROF_BUILD"), dir, path);
+	T_OK(system(cmd) == 0, "the export equals report --csv --lines --function");
+	ui_free(ui);
+}
+
+/* The annotated source is read where the analyzer finds it: --remap. */
+static void test_source_remap(void)
+{
+	char moved[sizeof(dir) + 8], real[4096], src[4096], remap[sizeof(real) + sizeof(moved) + 2];
+	char cmd[sizeof(real) + 2 * sizeof(moved) + 64], title[sizeof(moved) + 32];
+	const char *srcdir = getenv("PMCPROF_SRC") ? getenv("PMCPROF_SRC") : ".";
+
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	snprintf(src, sizeof(src), "%.4000s/tests/progs", srcdir);
+	if (!realpath(src, real)) {
+		T_SKIP("no %s", src);
+		return;
+	}
+	/* the recorded path is under real; the copy under moved */
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/ana_work.c %s/", moved, real, moved);
+	snprintf(remap, sizeof(remap), "%s=%s", real, moved);
+	const char *const rm[] = { remap, NULL };
+	struct ui *ui = system(cmd) == 0 ? open_ui_remap("base.pmcp", NULL, rm) : NULL;
+	T_OK(ui != NULL, "a profile opens with --remap");
+	if (!ui)
+		return;
+	keys(ui, "/work_a");
+	ui_on_key(ui, VK_ENTER);
+	ui_on_key(ui, VK_ENTER);
+	keys(ui, "l");
+	draw(ui, 200, 40);
+	snprintf(title, sizeof(title), "(from %s/ana_work.c)", moved);
+	T_OK(row_with(title) >= 0 && strstr(selected(), at_a),
+	     "the source is read from the remapped path: '%s'", line(1));
+	ui_free(ui);
+}
+
 /* A cpu-clock run against a CPUTIME run (no PMU in a VM: the fallback and
  * the cputimer backend): compared event to event by share. */
 static void test_compare_sources(void)
@@ -530,6 +612,10 @@ int main(void)
 		test_functions();
 		dump_if_failed();
 		test_compare();
+		dump_if_failed();
+		test_function_lines();
+		dump_if_failed();
+		test_source_remap();
 		dump_if_failed();
 		test_compare_sources();
 		dump_if_failed();
