@@ -121,7 +121,7 @@ static void rb_copy(void *dst, const unsigned char *data, uint64_t size, uint64_
 }
 
 uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
-		    struct pmc_sample_stats *st)
+		    struct pmc_sample_stats *st, uint64_t *samples)
 {
 	while (tail + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
@@ -131,6 +131,9 @@ uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uin
 		if (h.size < sizeof(h) || tail + h.size > head)
 			return head;	/* corrupt: give the whole buffer back */
 		switch (h.type) {
+		case PERF_RECORD_SAMPLE:
+			(*samples)++;
+			break;
 		case PERF_RECORD_THROTTLE:
 			st->throttled++;
 			break;

@@ -15,22 +15,52 @@
 
 /* Data pages of a sampled event's ring buffer: it only carries 8-byte
  * sample headers and the rare THROTTLE/LOST record, drained at each
- * rearm, so one page is plenty and keeps the perf_event_mlock_kb cost low. */
+ * rearm, so one page (511 records) is plenty and keeps the
+ * perf_event_mlock_kb cost low. */
 #define RB_DATA_PAGES 1
+
+/* Credits (IOC_REFRESH, the kernel's event_limit) of a sampled event with
+ * a ring buffer: the kernel stops the event after this many overflows and
+ * signals the last one with POLL_HUP; rearm of that one, when every
+ * overflow has been signalled and handled, grants the next batch.  One
+ * ioctl per CREDITS overflows, and at most CREDITS signals ever queue
+ * for the event: without a bound, a handler that falls behind or a blocked
+ * signo would queue an RT signal per overflow until the user's
+ * RLIMIT_SIGPENDING ran out and the kernel sent SIGIO (which kills).  A
+ * batch in which the handler fell behind (an overflow waiting at a rearm)
+ * is followed by a batch of 1, then 2, 4, ...: under overload the event runs
+ * stop-and-go (one ioctl per overflow) and the program still gets a period
+ * of CPU per sample.  Without a ring buffer the overflows cannot be
+ * counted, so each batch is 1. */
+#define CREDITS 128
 
 struct pe_ev {
 	int fd;
 	bool sampled;			/* opened with a period or freq */
-	int limit;			/* mirror of the kernel's event_limit */
+	uint64_t period;		/* current period (or freq) */
+	bool swevent;			/* counted by the kernel's perf_swevent_event() */
+	/* Credit accounting (sampled events; see CREDITS).  granted - done
+	 * is the kernel's event_limit, exact once the buffer is drained. */
+	uint64_t granted;		/* credits given by IOC_REFRESH */
+	uint64_t done;			/* overflows: sample records (+ lost), or signals */
+	uint64_t seen;			/* overflow signals handled */
+	uint32_t batch;			/* credits of the next refresh */
+	bool behind;			/* the handler fell behind in this batch */
+	bool hup;			/* the last signal was POLL_HUP */
 	struct perf_event_mmap_page *pg;/* user page (+ ring buffer), or NULL */
 	size_t map_len;
+	const unsigned char *data;	/* ring buffer data area, or NULL */
+	uint64_t data_size;		/* its size, a power of two */
 };
 
 struct pe_ctx {
 	size_t n;
 	pid_t pid;
-	bool armed, started;
-	volatile sig_atomic_t draining;	/* stats() vs a rearm in a handler */
+	bool armed;
+	volatile bool started;		/* overflow() refuses signals when false */
+	int signo;			/* from arm */
+	pid_t tid;			/* the thread that gets the signals */
+	int draining;			/* one drainer at a time (atomic exchange) */
 	struct pmc_sample_stats st;
 	struct pe_ev ev[PMC_MAX_EVENTS];
 };
@@ -68,6 +98,18 @@ static bool may_rdpmc(uint32_t type)
 	       type != PERF_TYPE_BREAKPOINT;
 }
 
+/* Events the kernel counts in perf_swevent_event(): software events other
+ * than the two hrtimer clocks, tracepoints, breakpoints.  IOC_PERIOD on
+ * such an event while it runs leaves period_left at 0, which makes the very
+ * next event overflow; only re-adding it (disable, enable) sets a full
+ * period.  Hardware events and the clocks restart with a full period. */
+static bool is_swevent(uint32_t type, uint64_t config)
+{
+	if (type == PERF_TYPE_SOFTWARE)
+		return config != PERF_COUNT_SW_CPU_CLOCK && config != PERF_COUNT_SW_TASK_CLOCK;
+	return type == PERF_TYPE_TRACEPOINT || type == PERF_TYPE_BREAKPOINT;
+}
+
 static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 		      const struct pmc_group_opts *opts, bool sampled)
 {
@@ -92,7 +134,12 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	} else {
 		a->sample_period = ev->period;
 	}
-	/* Records carry nothing: the ring buffer exists for THROTTLE/LOST. */
+	/* Records carry nothing: the ring buffer counts the overflows and
+	 * carries THROTTLE/LOST records.  wakeup_events stays 0: the signal
+	 * does not come from buffer wakeups but from the overflow itself
+	 * (the kernel queues the fasync wakeup on every overflow of an
+	 * O_ASYNC event), and at most CREDITS sample records (of 511) are
+	 * written between two drains. */
 	a->sample_type = 0;
 }
 
@@ -114,6 +161,11 @@ static void map_page(struct pe_ev *e)
 		return;
 	e->pg = p;
 	e->map_len = len;
+	if (len > (size_t)ps && e->pg->data_size) {
+		uint64_t off = e->pg->data_offset ? e->pg->data_offset : (uint64_t)ps;
+		e->data = (const unsigned char *)p + off;
+		e->data_size = e->pg->data_size;
+	}
 }
 
 int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
@@ -131,8 +183,8 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	for (size_t i = 0; i < n; i++)
 		if (evs[i].kind != PMC_KIND_PERF)
 			return -PMC_EBACKEND;
-	/* IOC_REFRESH, our one-signal-per-overflow mechanism, refuses
-	 * inherited events. */
+	/* An inherited event's overflows in a child would signal the
+	 * counted thread, whose handler cannot sample the child. */
 	if (opts->sample && opts->inherit)
 		return -PMC_ENOTSUP;
 
@@ -140,6 +192,8 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	if (!c)
 		return -ENOMEM;
 	c->pid = opts->pid;
+	/* enable_on_exec counters run without a start(). */
+	c->started = opts->enable_on_exec;
 	self = opts->pid == 0 && !opts->inherit;
 	for (size_t i = 0; i < n; i++)
 		c->ev[i].fd = -1;
@@ -148,6 +202,9 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 		struct perf_event_attr a;
 
 		e->sampled = opts->sample && (evs[i].period || evs[i].freq);
+		e->period = evs[i].freq ? evs[i].freq : evs[i].period;
+		e->swevent = is_swevent(evs[i].type, evs[i].config);
+		e->batch = 1;
 		attr_fill(&a, &evs[i], opts, e->sampled);
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1,
 				     PERF_FLAG_FD_CLOEXEC);
@@ -160,44 +217,88 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 		c->n = i + 1;
 		if (e->sampled || (self && may_rdpmc(evs[i].type)))
 			map_page(e);
+		if (e->data)
+			e->batch = CREDITS;
 	}
 	*ctx = c;
 	return 0;
 }
 
+/* Block (how SIG_BLOCK) or restore the caller's signo around work that a
+ * rearm in its handler must not interleave with.  The raw syscall: a
+ * preloaded collector may filter pthread_sigmask's set. */
+static void mask_signo(const struct pe_ctx *c, int how, sigset_t *old)
+{
+	sigset_t set;
+
+	if (how == SIG_BLOCK) {
+		sigemptyset(&set);
+		sigaddset(&set, c->signo);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, old, _NSIG / 8);
+	} else {
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, _NSIG / 8);
+	}
+}
+
+/* Grant n more credits and enable the event.  The count moves before the
+ * ioctl: an overflow may follow at once. */
+static int refresh(struct pe_ev *e, uint32_t n)
+{
+	e->granted += n;
+	if (ioctl(e->fd, PERF_EVENT_IOC_REFRESH, n) < 0) {
+		e->granted -= n;
+		return -errno;
+	}
+	return 0;
+}
+
+/* Enable event e outside its handler (start, a re-add): a sampled armed
+ * event gets its credits topped up to its batch, and at least one, so the
+ * kernel's limit is never left at 0 (which would mean no limit at all). */
+static int enable(const struct pe_ctx *c, struct pe_ev *e)
+{
+	if (!c->armed || !e->sampled)
+		return ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) < 0 ? -errno : 0;
+	uint64_t left = e->done < e->granted ? e->granted - e->done : 0;
+	return refresh(e, left < e->batch ? e->batch - (uint32_t)left : 1);
+}
+
+static bool drain(struct pe_ctx *c, struct pe_ev *e);
+
 int pe_start(void *ctx)
 {
 	struct pe_ctx *c = ctx;
+	sigset_t old;
+	int ret = 0;
 
+	/* Before the enable, so the first overflow is not taken for stale. */
 	c->started = true;
-	for (size_t i = 0; i < c->n; i++) {
+	if (c->armed)
+		mask_signo(c, SIG_BLOCK, &old);
+	for (size_t i = 0; i < c->n && ret == 0; i++) {
 		struct pe_ev *e = &c->ev[i];
-		int rc;
 
-		/* A sampled event whose limit is spent is enabled by REFRESH,
-		 * which also gives it the one overflow it may signal. */
-		if (c->armed && e->sampled && e->limit == 0) {
-			rc = ioctl(e->fd, PERF_EVENT_IOC_REFRESH, 1);
-			if (rc == 0)
-				e->limit = 1;
-		} else {
-			rc = ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0);
-		}
-		if (rc < 0)
-			return -errno;
+		if (e->data)
+			drain(c, e);
+		ret = enable(c, e);
 	}
-	return 0;
+	if (c->armed)
+		mask_signo(c, SIG_SETMASK, &old);
+	return ret;
 }
 
 int pe_stop(void *ctx)
 {
 	struct pe_ctx *c = ctx;
+	int ret = 0;
 
-	c->started = false;
 	for (size_t i = 0; i < c->n; i++)
-		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
-			return -errno;
-	return 0;
+		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && ret == 0)
+			ret = -errno;
+	/* After the disables: an overflow signalled before them is delivered
+	 * at the latest on the ioctl's return, and still counts. */
+	c->started = false;
+	return ret;
 }
 
 int pe_read(void *ctx, struct pmc_count *vals, size_t n)
@@ -236,6 +337,8 @@ int pe_arm(void *ctx, int signo)
 
 	if (signo <= 0 || signo >= NSIG)
 		return -EINVAL;
+	c->signo = signo;
+	c->tid = owner.pid;
 	for (size_t i = 0; i < c->n; i++) {
 		int fd = c->ev[i].fd, fl;
 
@@ -257,46 +360,90 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 {
 	struct pe_ctx *c = ctx;
 
-	/* si_fd is only meaningful for SIGIO-style codes; a timer's siginfo
-	 * overlays it with its sigval. */
-	if (si->si_code != POLL_HUP && si->si_code != POLL_IN)
+	/* si_fd is only meaningful for SIGIO-style codes (POLL_IN..POLL_HUP);
+	 * a timer's or sigqueue's siginfo overlays it with other fields. */
+	if (si->si_code < POLL_IN || si->si_code > POLL_HUP)
 		return -1;
 	for (size_t i = 0; i < c->n; i++) {
 		struct pe_ev *e = &c->ev[i];
 
 		if (e->fd != si->si_fd)
 			continue;
-		if (!e->sampled || !c->armed) {
+		/* One signal per overflow: POLL_IN, or POLL_HUP for the one
+		 * that spent the last credit (the kernel stopped the event;
+		 * its rearm grants more). */
+		if (!e->sampled || !c->armed ||
+		    (si->si_code != POLL_IN && si->si_code != POLL_HUP)) {
 			c->st.spurious++;
 			return -1;
 		}
-		/* POLL_HUP: the limit is spent and the kernel disabled the
-		 * event; POLL_IN: it overflowed with limit left (or none set,
-		 * as with enable_on_exec before the first refresh). */
-		if (si->si_code == POLL_HUP)
-			e->limit = 0;
-		else if (e->limit > 0)
-			e->limit--;
+		e->seen++;
+		e->hup = si->si_code == POLL_HUP && c->started;
+		if (!e->data)
+			e->done++;	/* no buffer to count them: one credit at a time */
+		/* Queued before stop() and delivered after: stale. */
+		if (!c->started) {
+			c->st.spurious++;
+			return -1;
+		}
 		c->st.overflows++;
 		return (int)i;
 	}
 	return -1;
 }
 
-/* Count THROTTLE/UNTHROTTLE/LOST records and free the buffer.  No
- * syscalls, so it is async-signal-safe. */
+/* Count THROTTLE/UNTHROTTLE/LOST records into c->st and the overflows
+ * into e->done, and free the buffer.  No syscalls, so it is
+ * async-signal-safe; the caller holds c->draining. */
 static void rb_drain(struct pe_ctx *c, struct pe_ev *e)
 {
 	struct perf_event_mmap_page *pg = e->pg;
-	uint64_t head;
-	const unsigned char *data;
+	uint64_t head, tail, samples = 0, lost = c->st.lost;
 
-	if (e->map_len <= (size_t)page_size() || pg->data_size == 0)
-		return;
-	data = (const unsigned char *)pg + (pg->data_offset ? pg->data_offset : (uint64_t)page_size());
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	pe_rb_scan(data, pg->data_size, pg->data_tail, head, &c->st);
+	tail = pg->data_tail;
+	if (head == tail)
+		return;
+	pe_rb_scan(e->data, e->data_size, tail, head, &c->st, &samples);
+	/* What the kernel could not write were overflows too. */
+	e->done += samples + (c->st.lost - lost);
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/* Drain event e (or every event with a buffer when e is NULL), unless
+ * someone else is draining this ctx right now (a crash handler's stats()
+ * that interrupted a rearm).  Returns whether it drained. */
+static bool drain(struct pe_ctx *c, struct pe_ev *e)
+{
+	if (__atomic_exchange_n(&c->draining, 1, __ATOMIC_ACQUIRE))
+		return false;
+	if (e) {
+		rb_drain(c, e);
+	} else {
+		for (size_t i = 0; i < c->n; i++)
+			if (c->ev[i].data)
+				rb_drain(c, &c->ev[i]);
+	}
+	__atomic_store_n(&c->draining, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* IOC_PERIOD; a running software-path event is re-added around it (see
+ * is_swevent), so its next interval is the new period and not one event. */
+static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
+{
+	bool readd = e->swevent && c->started;
+	int ret = 0, ret2;
+
+	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
+		return -errno;
+	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
+		ret = -errno;
+	else
+		e->period = period;
+	if (readd && (ret2 = enable(c, e)) < 0 && ret == 0)
+		ret = ret2;
+	return ret;
 }
 
 int pe_rearm(void *ctx, int idx, uint64_t period)
@@ -309,34 +456,52 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 	e = &c->ev[idx];
 	if (!e->sampled)
 		return -EINVAL;
-	/* IOC_PERIOD also resets the remaining interval, so the new
-	 * period applies from the next enable. */
-	if (period && ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
-		return -errno;
-	if (e->pg && !c->draining) {
-		c->draining = 1;
-		rb_drain(c, e);
-		c->draining = 0;
+	if (e->data && !drain(c, e))
+		return 0;
+	/* The event stays enabled across overflows: the only syscalls are
+	 * for a new period, which restarts the interval, and one refresh
+	 * per batch of credits. */
+	if (period && period != e->period) {
+		int ret = set_period(c, e, period);
+		if (ret < 0)
+			return ret;
 	}
-	/* Re-enable only a started event whose limit is spent: a REFRESH
-	 * on top of a live limit would let two overflows through. */
-	if (c->started && e->limit == 0) {
-		if (ioctl(e->fd, PERF_EVENT_IOC_REFRESH, 1) < 0)
-			return -errno;
-		e->limit = 1;
+	if (!c->started || !c->armed)
+		return 0;
+	if (e->hup) {
+		/* The kernel stopped the event at its last credit, and
+		 * signals come in order: nothing is queued behind this one
+		 * (even if the kernel ever merged two overflows' signals). */
+		e->hup = false;
+		e->seen = e->done;
 	}
-	return 0;
+	if (e->done > e->seen)
+		e->behind = true;	/* another overflow is already waiting */
+	/* Refresh once every credit is spent and every overflow handled:
+	 * the signals queued for the event never exceed a batch. */
+	if (e->done < e->granted || e->seen < e->done)
+		return 0;
+	if (e->data)
+		e->batch = e->behind ? 1 : (e->batch >= CREDITS / 2 ? CREDITS : e->batch * 2);
+	e->behind = false;
+	return refresh(e, e->batch);
 }
 
 int pe_stats(void *ctx, struct pmc_sample_stats *st)
 {
 	struct pe_ctx *c = ctx;
+	sigset_t old;
 
-	c->draining = 1;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->ev[i].pg && c->ev[i].sampled)
-			rb_drain(c, &c->ev[i]);
-	c->draining = 0;
+	/* While sampling, only the counted thread drains (a rearm relies on
+	 * its counts), with signo blocked so its handler cannot find the
+	 * buffer busy; another thread copies what the last rearm counted. */
+	if (!c->started || !c->armed) {
+		drain(c, NULL);
+	} else if (gettid() == c->tid) {
+		mask_signo(c, SIG_BLOCK, &old);
+		drain(c, NULL);
+		mask_signo(c, SIG_SETMASK, &old);
+	}
 	*st = c->st;
 	return 0;
 }

@@ -6,11 +6,23 @@
  * probe and any checks before pe_open().  ctx is what pe_open() returned.
  *
  * Design: one fd per event (no group leader, so inherit works), read_format
- * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.  i-mode uses IOC_REFRESH(1): each
- * overflow disables its event and raises exactly one signal (si_code
- * POLL_HUP, si_fd = the fd) until rearm re-enables it.  A two-page ring
- * buffer per sampled event carries THROTTLE/UNTHROTTLE/LOST records, drained
- * in rearm without syscalls.
+ * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.
+ *
+ * i-mode: a sampled event stays enabled across overflows and, being
+ * O_ASYNC, raises exactly one signal per overflow (si_fd = the fd); the
+ * kernel sends it from the overflow itself, so the handler's latency does
+ * not delay the next interval (no drift).  The steady state needs no
+ * syscall: rearm drains the event's ring buffer (one data page of 8-byte
+ * sample records, which count the overflows, plus THROTTLE/UNTHROTTLE/
+ * LOST records, counted in stats) and issues IOC_PERIOD only when the
+ * period changes.  The kernel's event limit bounds the signals queued for
+ * an event: IOC_REFRESH grants 128 overflows, the last of which signals
+ * POLL_HUP and stops the event, and its rearm grants the next 128 (one
+ * ioctl per 128 samples).  A batch in which the handler fell behind is
+ * followed by batches of 1, 2, 4, ...: an overloaded handler, or a blocked
+ * signo, pauses the event instead of queueing signals without end (which
+ * ends in SIGIO once RLIMIT_SIGPENDING is spent).  Without a ring buffer
+ * (mmap refused) every batch is 1: a refresh per sample.
  */
 #ifndef PE_H
 #define PE_H
@@ -24,11 +36,17 @@
 /* Open n PMC_KIND_PERF events (else -PMC_EBACKEND) for opts->pid, stopped
  * unless opts->enable_on_exec.  Self-monitoring counters (pid 0, no
  * inherit) get their user page mapped (MAP_POPULATE) for rdpmc reads.
- * Returns 0 or -errno from perf_event_open (EOPNOTSUPP/ENOENT: no such
- * PMU event here, EACCES: paranoid). */
+ * Sampling with inherit is -PMC_ENOTSUP.  Returns 0 or -errno from
+ * perf_event_open (EOPNOTSUPP/ENOENT: no such PMU event here, EACCES:
+ * paranoid). */
 int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
 	    void **ctx);
+/* Enable every event; on the counted thread (it blocks signo meanwhile).
+ * A sampled event's credits are topped up to its batch. */
 int pe_start(void *ctx);
+/* Disable every event: once it returns no overflow signal follows (the
+ * last ones are delivered by the ioctl's return at the latest), and
+ * overflow() refuses any that was queued while signo was blocked. */
 int pe_stop(void *ctx);
 /* Read min(n, opened) counters: rdpmc from the user page when the kernel
  * allows it, else one read() per fd.  Async-signal-safe. */
@@ -36,15 +54,27 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n);
 /* Route overflow signals of every event with a period/freq to signo on the
  * counted thread (pid 0: the caller; pid > 0: that tid).  Call before start. */
 int pe_arm(void *ctx, int signo);
-/* Index of the event whose overflow raised si (matched by si_fd), or -1.
+/* Index of the event whose overflow raised si (POLL_IN, or POLL_HUP for
+ * the last of a batch; matched by si_fd), or -1: another code or fd (not
+ * ours), or ours but not an overflow to sample (counted spurious: another
+ * POLL_ code, or queued before stop() and delivered after).  Call it for
+ * every signal of signo, and rearm after each overflow: a POLL_HUP left
+ * without rearm stops the event until the next start().
  * Async-signal-safe. */
 int pe_overflow(void *ctx, const siginfo_t *si);
-/* Re-enable event idx after its overflow; period != 0 sets the next
- * interval (IOC_PERIOD) first.  Drains the event's ring buffer into the
- * throttle/lost counts.  Async-signal-safe. */
+/* Call after each overflow of event idx (in its handler): drains the
+ * event's ring buffer, and at the end of a batch of credits grants the
+ * next (IOC_REFRESH).  period != 0 and different from the current one (a
+ * frequency for a freq event) is set with IOC_PERIOD, which restarts the
+ * interval (a software event other than the clocks is also disabled and
+ * re-enabled around it, or its next overflow would come at the next
+ * event).  Without rearm the event stops at the end of its batch.
+ * Async-signal-safe. */
 int pe_rearm(void *ctx, int idx, uint64_t period);
-/* Drains the ring buffers too: call it on the counted thread (its handler
- * skips draining meanwhile) or once sampling has stopped. */
+/* Copy the counts, after draining the ring buffers when sampling is
+ * stopped or on the counted thread (signo blocked meanwhile); another
+ * thread gets what the last rearm counted.  No lock, never waits:
+ * async-signal-safe, from any thread. */
 int pe_stats(void *ctx, struct pmc_sample_stats *st);
 /* Close fds, unmap, free.  ctx may be NULL. */
 int pe_close(void *ctx);
@@ -109,10 +139,10 @@ static inline void pe_count_scale(const struct pe_raw *raw, struct pmc_count *ou
 }
 
 /* Count the THROTTLE, UNTHROTTLE and LOST records in ring-buffer bytes
- * [tail, head) of a data area of size bytes (a power of two) into st.
- * Returns the tail to publish (head, or head on a corrupt record).
- * Async-signal-safe. */
+ * [tail, head) of a data area of size bytes (a power of two) into st, and
+ * the SAMPLE records into *samples.  Returns the tail to publish (head, or
+ * head on a corrupt record).  Async-signal-safe. */
 uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
-		    struct pmc_sample_stats *st);
+		    struct pmc_sample_stats *st, uint64_t *samples);
 
 #endif /* PE_H */

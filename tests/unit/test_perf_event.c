@@ -1,7 +1,8 @@
 /* The perf_event plugin for real, through its descriptor's ops: counting
  * software clocks against the thread CPU clock, sampling signals (count,
- * thread, index, one per overflow), period changes on rearm, pid/inherit
- * and enable_on_exec, and the probe's reasons. */
+ * thread, index, one per overflow, by period and by frequency), silence
+ * after stop, period changes on rearm, the bounded backlog, throttling,
+ * pid/inherit and enable_on_exec, and the probe's reasons. */
 #include "config.h"
 
 #include <errno.h>
@@ -137,8 +138,10 @@ static struct {
 	void *ctx;
 	pid_t tid;			/* the thread that should get the signals */
 	volatile uint64_t next_period[2];
+	volatile uint64_t alt_period[2];	/* if set: odd overflows rearm with it */
 	volatile int rearm;		/* rearm in the handler */
-	volatile int hits[2], other, wrong_tid;
+	volatile uint64_t delay;	/* ns of CPU the handler burns */
+	volatile int hits[2], other, wrong_tid, not_pollin;
 } S;
 
 static void on_overflow(int sig, siginfo_t *si, void *uc)
@@ -150,12 +153,18 @@ static void on_overflow(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (gettid() != S.tid)
 		S.wrong_tid++;
+	if (si->si_code != POLL_IN)
+		S.not_pollin++;
 	if (idx < 0 || idx > 1) {
 		S.other++;
 	} else {
 		S.hits[idx]++;
+		if (S.delay)
+			spin_cpu(S.delay);
 		if (S.rearm)
-			ops->rearm(S.ctx, idx, S.next_period[idx]);
+			ops->rearm(S.ctx, idx,
+				   S.alt_period[idx] && (S.hits[idx] & 1) ? S.alt_period[idx]
+									    : S.next_period[idx]);
 	}
 	errno = saved;
 }
@@ -176,6 +185,43 @@ static void install_handler(void)
 	sigaction(signo(), &sa, NULL);
 }
 
+/* Open and arm evs on the calling thread for the handler above; S reset. */
+static bool sample_open(const struct pmc_event *evs, size_t n, int rearm, const char *what)
+{
+	PMC_GROUP_OPTS(opts, .pid = 0, .sample = true, .signo = signo());
+
+	memset((void *)&S, 0, sizeof(S));
+	S.tid = gettid();
+	S.rearm = rearm;
+	if (ops->open(evs, n, &opts, &S.ctx) != 0 || ops->arm(S.ctx, signo()) != 0) {
+		T_OK(0, "%s: open and arm", what);
+		return false;
+	}
+	return true;
+}
+
+static void sample_close(void)
+{
+	ops->close(S.ctx);
+	S.ctx = NULL;
+}
+
+/* Sampling an hrtimer clock: signals over the span match its time on a
+ * CPU at 1/period, and, exactly, the periods the event itself counted (one
+ * signal per overflow).  A few may be missing: an hrtimer that fires late
+ * (a vCPU the host preempted) skips the periods it missed. */
+static void check_rate(const char *what, int hits, uint64_t period, struct band on,
+		       uint64_t counted)
+{
+	double k = 1.0 / (double)period;
+	double periods = (double)counted / (double)period;
+
+	T_OK(in_band(hits, on, k, 0.15), "%s: %d signals, %.0f-%.0f expected from time on CPU", what,
+	     hits, on.lo * k, on.hi * k);
+	T_OK(hits >= periods * 0.9 - 2 && hits <= periods + 1,
+	     "%s: one signal per overflow (%d signals, %.1f periods counted)", what, hits, periods);
+}
+
 static volatile int main_spinning;
 
 /* Runs in a worker thread while the main thread spins too, so a signal
@@ -183,19 +229,13 @@ static volatile int main_spinning;
 static void *sample_worker(void *arg)
 {
 	struct pmc_event evs[2] = { sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS),
-				    sw_event(PERF_COUNT_SW_TASK_CLOCK, 2 * MS) };
-	PMC_GROUP_OPTS(opts, .pid = 0, .sample = true, .signo = signo());
+				    sw_event(PERF_COUNT_SW_TASK_CLOCK, 4 * MS) };
 	struct pmc_count c[2];
 	struct pmc_sample_stats st;
 
 	(void)arg;
-	memset((void *)&S, 0, sizeof(S));
-	S.tid = gettid();
-	S.rearm = 1;
-	if (ops->open(evs, 2, &opts, &S.ctx) != 0 || ops->arm(S.ctx, signo()) != 0) {
-		T_OK(0, "sample: open and arm cpu-clock@1ms + task-clock@2ms");
+	if (!sample_open(evs, 2, 1, "sample cpu-clock@1ms + task-clock@4ms"))
 		return NULL;
-	}
 	struct oncpu t0 = oncpu_now();
 	ops->start(S.ctx);
 	spin_cpu(300 * MS);
@@ -204,35 +244,29 @@ static void *sample_worker(void *arg)
 	ops->read(S.ctx, c, 2);
 	ops->stats(S.ctx, &st);
 
-	for (int i = 0; i < 2; i++) {
-		double k = 1.0 / (double)evs[i].period;
-		T_OK(in_band(S.hits[i], on, k, 0.15),
-		     "sample: event %d got %d signals, %.0f-%.0f expected from time on CPU", i,
-		     S.hits[i], on.lo * k, on.hi * k);
-		/* One signal per overflow: the count itself says how many
-		 * periods elapsed while the event ran.  A few may be missing:
-		 * an hrtimer that fires late (a vCPU the host preempted)
-		 * skips the periods it missed. */
-		double periods = (double)c[i].value / (double)evs[i].period;
-		T_OK(S.hits[i] >= periods * 0.9 - 2 && S.hits[i] <= periods + 1,
-		     "sample: event %d one signal per overflow (%d signals, %.1f periods counted)", i,
-		     S.hits[i], periods);
-	}
+	check_rate("sample cpu-clock@1ms", S.hits[0], evs[0].period, on, c[0].value);
+	check_rate("sample task-clock@4ms", S.hits[1], evs[1].period, on, c[1].value);
+	/* The overflow that spends a batch of 128 credits signals POLL_HUP
+	 * instead of POLL_IN; no signal comes in addition to it. */
+	int hups = S.hits[0] / 128 + S.hits[1] / 128;
+	T_OK(S.not_pollin >= hups && S.not_pollin <= hups + 4,
+	     "sample: POLL_IN but for the last of each 128 (%d POLL_HUP in %d)", S.not_pollin,
+	     S.hits[0] + S.hits[1]);
 	T_OK(S.wrong_tid == 0, "sample: all signals on the counted thread (%d elsewhere)",
 	     S.wrong_tid);
 	T_OK(S.other == 0, "sample: overflow() identified every signal (%d not)", S.other);
-	T_OK(st.overflows == (uint64_t)(S.hits[0] + S.hits[1]) && st.spurious == 0,
+	T_OK(st.overflows == (uint64_t)(S.hits[0] + S.hits[1]) && st.spurious == 0 &&
+		     st.throttled == 0 && st.lost == 0,
 	     "sample: stats.overflows %" PRIu64 " = signals, spurious %" PRIu64
-	     " (throttled %" PRIu64 ", lost %" PRIu64 ")",
+	     " throttled %" PRIu64 " lost %" PRIu64,
 	     st.overflows, st.spurious, st.throttled, st.lost);
 	/* Each overflow wrote an 8-byte sample record to the ring buffer
-	 * that carries THROTTLE/LOST records, and stats() drained it. */
+	 * that carries THROTTLE/LOST records, and rearm drained it. */
 	const struct perf_event_mmap_page *pg = pe_page(S.ctx, 0);
 	T_OK(pg && pg->data_head >= 8 * (uint64_t)S.hits[0] && pg->data_tail == pg->data_head,
 	     "sample: ring buffer written and drained (head %llu for %d overflows)",
 	     pg ? (unsigned long long)pg->data_head : 0ULL, S.hits[0]);
-	ops->close(S.ctx);
-	S.ctx = NULL;
+	sample_close();
 	return NULL;
 }
 
@@ -256,37 +290,75 @@ static void test_sample_two_events(void)
 	pthread_join(m, NULL);
 }
 
-static void test_one_signal_without_rearm(void)
+/* Sampling by frequency: the kernel picks the period. */
+static void test_sample_freq(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 0);
+
+	ev.freq = 500;
+	if (!sample_open(&ev, 1, 1, "freq"))
+		return;
+	struct oncpu t0 = oncpu_now();
+	ops->start(S.ctx);
+	spin_cpu(200 * MS);
+	ops->stop(S.ctx);
+	struct band on = oncpu_since(t0);
+	T_OK(in_band(S.hits[0], on, 500.0 / 1e9, 0.15) && S.not_pollin == 0 && S.other == 0,
+	     "freq: cpu-clock@f500 gave %d signals in %.0f ms on CPU", S.hits[0], on.lo / MS);
+	sample_close();
+}
+
+/* The event stays enabled: no rearm is needed to keep the signals coming,
+ * and after stop none comes, even one queued while the signal was blocked
+ * (overflow() refuses it as stale). */
+static void test_stop_silences(void)
 {
 	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS);
-	PMC_GROUP_OPTS(opts, .pid = 0, .sample = true, .signo = signo());
+	struct pmc_sample_stats st;
+	sigset_t ours, old;
 
-	memset((void *)&S, 0, sizeof(S));
-	S.tid = gettid();
-	if (ops->open(&ev, 1, &opts, &S.ctx) != 0 || ops->arm(S.ctx, signo()) != 0) {
-		T_OK(0, "no rearm: open and arm");
+	if (!sample_open(&ev, 1, 0, "stop"))
 		return;
-	}
+	struct oncpu t0 = oncpu_now();
 	ops->start(S.ctx);
 	spin_cpu(30 * MS);
+	int h = S.hits[0];
+	struct band on = oncpu_since(t0);
+	T_OK(in_band(h, on, 1.0 / MS, 0.15), "stop: %d signals in %.0f ms on CPU at 1 ms, no rearm",
+	     h, on.lo / MS);
+
+	sigemptyset(&ours);
+	sigaddset(&ours, signo());
+	pthread_sigmask(SIG_BLOCK, &ours, &old);
+	spin_cpu(5 * MS);	/* overflows queue while blocked */
 	ops->stop(S.ctx);
-	T_OK(S.hits[0] == 1, "no rearm: exactly one signal in 30 overflow periods (%d)", S.hits[0]);
-	ops->close(S.ctx);
-	S.ctx = NULL;
+	h = S.hits[0];
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	spin_cpu(30 * MS);
+	ops->stats(S.ctx, &st);
+	T_OK(S.hits[0] == h && S.other >= 3 && st.spurious == (uint64_t)S.other,
+	     "stop: nothing sampled after stop (%d more), %d queued before it refused as stale",
+	     S.hits[0] - h, S.other);
+	int other = S.other, h0 = S.hits[0];
+	t0 = oncpu_now();
+	ops->start(S.ctx);
+	spin_cpu(20 * MS);
+	ops->stop(S.ctx);
+	on = oncpu_since(t0);
+	h = S.hits[0];
+	spin_cpu(20 * MS);
+	T_OK(in_band(h - h0, on, 1.0 / MS, 0.2) && S.hits[0] == h && S.other == other,
+	     "stop: start again samples (%d in 20 ms), stop again silences (%d after)", h - h0,
+	     S.hits[0] - h + S.other - other);
+	sample_close();
 }
 
 static void test_rearm_period(void)
 {
 	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS);
-	PMC_GROUP_OPTS(opts, .pid = 0, .sample = true, .signo = signo());
 
-	memset((void *)&S, 0, sizeof(S));
-	S.tid = gettid();
-	S.rearm = 1;
-	if (ops->open(&ev, 1, &opts, &S.ctx) != 0 || ops->arm(S.ctx, signo()) != 0) {
-		T_OK(0, "rearm period: open and arm");
+	if (!sample_open(&ev, 1, 1, "rearm period"))
 		return;
-	}
 	ops->start(S.ctx);
 	struct oncpu t0 = oncpu_now();
 	spin_cpu(100 * MS);
@@ -297,13 +369,157 @@ static void test_rearm_period(void)
 	spin_cpu(200 * MS);
 	struct band on2 = oncpu_since(t1);
 	int h2 = S.hits[0] - h1;
+	S.next_period[0] = 1 * MS;	/* and back */
+	struct oncpu t2 = oncpu_now();
+	spin_cpu(100 * MS);
+	struct band on3 = oncpu_since(t2);
+	int h3 = S.hits[0] - h1 - h2;
 	ops->stop(S.ctx);
 	T_OK(in_band(h1, on1, 1.0 / MS, 0.15), "rearm period: %d signals in %.0f ms on CPU at 1 ms",
 	     h1, on1.lo / MS);
 	T_OK(in_band(h2, on2, 1.0 / (4 * MS), 0.15),
 	     "rearm period: %d signals in %.0f ms on CPU after rearm(4 ms)", h2, on2.lo / MS);
-	ops->close(S.ctx);
-	S.ctx = NULL;
+	T_OK(in_band(h3, on3, 1.0 / MS, 0.15),
+	     "rearm period: %d signals in %.0f ms on CPU after rearm(1 ms)", h3, on3.lo / MS);
+	sample_close();
+}
+
+/* Randomized periods on a software event counted per event (page
+ * faults): each rearm sets another period, and each must be a full one
+ * (re-adding the event), not one fault. */
+static void test_rearm_period_swevent(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 64);
+	const size_t pages = 20000;
+	long ps = sysconf(_SC_PAGESIZE);
+	struct pmc_count c;
+
+	if (!sample_open(&ev, 1, 1, "rearm period page-faults"))
+		return;
+	S.next_period[0] = 100;
+	S.alt_period[0] = 300;
+	volatile char *m = mmap(NULL, pages * (size_t)ps, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		T_OK(0, "rearm period page-faults: mmap");
+		sample_close();
+		return;
+	}
+	ops->start(S.ctx);
+	for (size_t i = 0; i < pages; i++)
+		m[i * (size_t)ps] = 1;
+	ops->stop(S.ctx);
+	ops->read(S.ctx, &c, 1);
+	munmap((void *)m, pages * (size_t)ps);
+	double want = (double)c.value / 200;
+	T_OK(S.hits[0] >= want * 0.95 - 2 && S.hits[0] <= want * 1.05 + 2,
+	     "rearm period page-faults: %d signals for %" PRIu64 " faults at periods 100/300 (%.0f)",
+	     S.hits[0], c.value, want);
+	sample_close();
+}
+
+/* The event's credits bound the signals nobody has seen yet: without
+ * rearm it stops at the 128th overflow, whose signal is POLL_HUP; a rearm
+ * resumes it.  With signo blocked, 128 signals queue, not one per period,
+ * and once they are delivered sampling goes on. */
+static void test_backlog(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS);
+	struct pmc_sample_stats st;
+	struct pmc_count c;
+	sigset_t ours, old;
+
+	if (!sample_open(&ev, 1, 0, "backlog"))
+		return;
+	ops->start(S.ctx);
+	spin_cpu(200 * MS);
+	ops->read(S.ctx, &c, 1);
+	T_OK(S.hits[0] == 128 && S.not_pollin == 1 && c.value < 140 * MS,
+	     "backlog: no rearm, the event stops at 128 overflows (%d signals, %d not POLL_IN, "
+	     "%.0f ms counted)", S.hits[0], S.not_pollin, (double)c.value / MS);
+	ops->rearm(S.ctx, 0, 0);
+	S.rearm = 1;
+	struct oncpu t0 = oncpu_now();
+	spin_cpu(50 * MS);
+	struct band on = oncpu_since(t0);
+	T_OK(in_band(S.hits[0] - 128, on, 1.0 / MS, 0.15),
+	     "backlog: a late rearm resumes it (%d signals in %.0f ms on CPU)", S.hits[0] - 128,
+	     on.lo / MS);
+
+	/* start() tops the credits up to 128. */
+	ops->stop(S.ctx);
+	ops->start(S.ctx);
+	sigemptyset(&ours);
+	sigaddset(&ours, signo());
+	pthread_sigmask(SIG_BLOCK, &ours, &old);
+	int h0 = S.hits[0], hup0 = S.not_pollin;
+	spin_cpu(300 * MS);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int queued = S.hits[0] - h0;
+	T_OK(queued == 128 && S.not_pollin == hup0 + 1,
+	     "backlog: 300 ms with the signal blocked queued %d signals (128 credits)", queued);
+	int h1 = S.hits[0];
+	t0 = oncpu_now();
+	spin_cpu(50 * MS);
+	on = oncpu_since(t0);
+	ops->stop(S.ctx);
+	T_OK(in_band(S.hits[0] - h1, on, 1.0 / MS, 0.15),
+	     "backlog: sampling goes on after the queue drained (%d signals in %.0f ms on CPU)",
+	     S.hits[0] - h1, on.lo / MS);
+	ops->stats(S.ctx, &st);
+	T_OK(st.overflows == (uint64_t)S.hits[0] && st.spurious == 0 && st.lost == 0,
+	     "backlog: overflows %" PRIu64 " = signals, spurious %" PRIu64 ", lost %" PRIu64,
+	     st.overflows, st.spurious, st.lost);
+	sample_close();
+}
+
+/* A handler slower than the period: the batch in which it fell behind is
+ * followed by batches of 1, 2, 4, ... (stop-and-go, the event paused while
+ * the handler runs), not by a queue that grows without end. */
+static void test_overload(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS);
+
+	if (!sample_open(&ev, 1, 1, "overload"))
+		return;
+	S.delay = 2 * MS;
+	ops->start(S.ctx);
+	spin_cpu(600 * MS);
+	ops->stop(S.ctx);
+	/* The first batch's 128 signals take 256 ms, behind all along; then
+	 * batches of 1 and 2, the program running 1 ms of every 3 or so. */
+	T_OK(S.hits[0] > 150 && S.hits[0] < 300 && S.not_pollin * 3 >= S.hits[0] - 128,
+	     "overload: a 2 ms handler at 1 ms: %d signals, %d batches", S.hits[0], S.not_pollin);
+	sample_close();
+}
+
+/* Throttling: cpu-clock at its 10 us floor is 100 kHz, the default
+ * perf_event_max_sample_rate, so a tick that runs late may see more than
+ * its share and throttle the event (software events with a fixed period
+ * never throttle, and this machine may have no PMU).  When it happens,
+ * rearm counts the THROTTLE/UNTHROTTLE records and sampling goes on; the
+ * record scan itself is tested in test_rdpmc. */
+static void test_throttle(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 10000);
+	struct pmc_sample_stats st;
+
+	if (!sample_open(&ev, 1, 1, "throttle"))
+		return;
+	ops->start(S.ctx);
+	spin_cpu(100 * MS);
+	ops->stop(S.ctx);
+	ops->stats(S.ctx, &st);
+	if (st.throttled == 0) {
+		T_SKIP("throttle: not throttled here (%d signals at 10 us)", S.hits[0]);
+	} else {
+		T_OK(st.unthrottled + 1 >= st.throttled && st.unthrottled <= st.throttled &&
+			     st.overflows == (uint64_t)S.hits[0] && S.hits[0] >= 5000 && st.lost == 0,
+		     "throttle: %" PRIu64 " signals, throttled %" PRIu64 " unthrottled %" PRIu64
+		     " lost %" PRIu64,
+		     st.overflows, st.throttled, st.unthrottled, st.lost);
+	}
+	sample_close();
 }
 
 static void test_overflow_foreign(void)
@@ -314,18 +530,31 @@ static void test_overflow_foreign(void)
 	void *ctx;
 	siginfo_t si;
 
-	if (ops->open(&ev, 1, &opts, &ctx) != 0) {
+	if (ops->open(&ev, 1, &opts, &ctx) != 0 || ops->arm(ctx, signo()) != 0) {
 		T_OK(0, "foreign: open");
 		return;
 	}
+	ops->start(ctx);
 	memset(&si, 0, sizeof(si));
 	si.si_code = SI_TIMER;
 	T_OK(ops->overflow(ctx, &si) == -1, "foreign: a timer's signal is not ours");
-	si.si_code = POLL_HUP;
-	si.si_fd = 1000;
+	si.si_code = POLL_IN;
+	si.si_fd = pe_fd(ctx, 0) + 1;
 	T_OK(ops->overflow(ctx, &si) == -1, "foreign: another fd is not ours");
 	ops->stats(ctx, &st);
 	T_OK(st.overflows == 0 && st.spurious == 0, "foreign: nothing counted");
+	si.si_fd = pe_fd(ctx, 0);
+	si.si_code = POLL_ERR;
+	T_OK(ops->overflow(ctx, &si) == -1, "foreign: POLL_ERR on our fd is no overflow");
+	si.si_code = POLL_HUP;
+	T_OK(ops->overflow(ctx, &si) == 0, "foreign: POLL_HUP on our fd is event 0 (last credit)");
+	si.si_code = POLL_IN;
+	T_OK(ops->overflow(ctx, &si) == 0, "foreign: POLL_IN on our fd is event 0");
+	ops->stop(ctx);
+	T_OK(ops->overflow(ctx, &si) == -1, "foreign: POLL_IN on our fd after stop is stale");
+	ops->stats(ctx, &st);
+	T_OK(st.overflows == 2 && st.spurious == 2, "foreign: 2 overflows, 2 spurious (%" PRIu64
+	     ", %" PRIu64 ")", st.overflows, st.spurious);
 	T_OK(ops->rearm(ctx, 1, 0) == -EINVAL && ops->rearm(ctx, -1, 0) == -EINVAL,
 	     "foreign: rearm of a bad index is -EINVAL");
 	ops->close(ctx);
@@ -531,8 +760,13 @@ int main(void)
 	test_hardware();
 	test_count_clocks();
 	test_sample_two_events();
-	test_one_signal_without_rearm();
+	test_sample_freq();
+	test_stop_silences();
 	test_rearm_period();
+	test_rearm_period_swevent();
+	test_backlog();
+	test_overload();
+	test_throttle();
 	test_overflow_foreign();
 	test_inherit();
 	test_enable_on_exec();

@@ -273,24 +273,27 @@ static void test_rb_scan(void)
 			uint16_t size;
 			uint64_t lost;
 		} rec[6];
-		uint64_t throttled, unthrottled, lost;
+		uint64_t throttled, unthrottled, lost, samples;
 	} cases[] = {
 		/* each case fills at most the 64-byte ring */
-		{ __LINE__, 0, { { S, 8, 0 }, { S, 8, 0 } }, 0, 0, 0 },
-		{ __LINE__, 0, { { S, 8, 0 }, { T, 32, 0 }, { L, 24, 9 } }, 1, 0, 9 },
-		{ __LINE__, 16, { { U, 32, 0 }, { S, 8, 0 }, { S, 8, 0 } }, 0, 1, 0 },
+		{ __LINE__, 0, { { S, 8, 0 }, { S, 8, 0 } }, 0, 0, 0, 2 },
+		{ __LINE__, 0, { { S, 8, 0 }, { T, 32, 0 }, { L, 24, 9 } }, 1, 0, 9, 1 },
+		{ __LINE__, 16, { { U, 32, 0 }, { S, 8, 0 }, { S, 8, 0 } }, 0, 1, 0, 2 },
 		/* the LOST count straddles the end of the ring */
-		{ __LINE__, 48, { { L, 24, 0x1122334455667788ULL } }, 0, 0, 0x1122334455667788ULL },
+		{ __LINE__, 48, { { L, 24, 0x1122334455667788ULL } }, 0, 0, 0x1122334455667788ULL, 0 },
 		/* a header in the last 8 bytes, its body after the wrap */
-		{ __LINE__, 56, { { T, 32, 0 }, { U, 32, 0 } }, 1, 1, 0 },
+		{ __LINE__, 56, { { T, 32, 0 }, { U, 32, 0 } }, 1, 1, 0, 0 },
 		/* absolute offsets far past the size */
-		{ __LINE__, 1000, { { S, 8, 0 }, { T, 32, 0 }, { L, 24, 5 } }, 1, 0, 5 },
-		{ __LINE__, 8, { { L, 24, 3 }, { L, 24, 4 }, { S, 8, 0 }, { S, 8, 0 } }, 0, 0, 7 },
+		{ __LINE__, 1000, { { S, 8, 0 }, { T, 32, 0 }, { L, 24, 5 } }, 1, 0, 5, 1 },
+		{ __LINE__, 8, { { L, 24, 3 }, { L, 24, 4 }, { S, 8, 0 }, { S, 8, 0 } }, 0, 0, 7, 2 },
+		/* a full ring of sample records, wrapping */
+		{ __LINE__, 40, { { S, 8, 0 }, { S, 8, 0 }, { S, 8, 0 }, { S, 8, 0 }, { S, 8, 0 },
+				  { S, 8, 0 } }, 0, 0, 0, 6 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned char data[64];
 		struct pmc_sample_stats st = { 0 };
-		uint64_t head = cases[i].tail;
+		uint64_t head = cases[i].tail, samples = 0;
 
 		memset(data, 0, sizeof(data));
 		for (int r = 0; r < 6 && cases[i].rec[r].size; r++) {
@@ -298,22 +301,26 @@ static void test_rb_scan(void)
 			       cases[i].rec[r].lost);
 			head += cases[i].rec[r].size;
 		}
-		uint64_t nt = pe_rb_scan(data, sizeof(data), cases[i].tail, head, &st);
+		uint64_t nt = pe_rb_scan(data, sizeof(data), cases[i].tail, head, &st, &samples);
 		T_OK(nt == head && st.throttled == cases[i].throttled &&
-			     st.unthrottled == cases[i].unthrottled && st.lost == cases[i].lost,
-		     "rb_scan line %d: throttled %" PRIu64 " unthrottled %" PRIu64 " lost %#" PRIx64,
-		     cases[i].line, st.throttled, st.unthrottled, st.lost);
+			     st.unthrottled == cases[i].unthrottled && st.lost == cases[i].lost &&
+			     samples == cases[i].samples,
+		     "rb_scan line %d: throttled %" PRIu64 " unthrottled %" PRIu64 " lost %#" PRIx64
+		     " samples %" PRIu64,
+		     cases[i].line, st.throttled, st.unthrottled, st.lost, samples);
 	}
 
 	/* A record with size 0 would loop forever: the scan gives up. */
 	unsigned char data[64];
 	struct pmc_sample_stats st = { 0 };
+	uint64_t samples = 0;
 	memset(data, 0, sizeof(data));
 	rb_put(data, sizeof(data), 0, T, 0, 0);
-	T_OK(pe_rb_scan(data, sizeof(data), 0, 40, &st) == 40 && st.throttled == 0,
+	T_OK(pe_rb_scan(data, sizeof(data), 0, 40, &st, &samples) == 40 && st.throttled == 0,
 	     "rb_scan: a zero-size record ends the scan at head");
 	rb_put(data, sizeof(data), 0, T, 48, 0);
-	T_OK(pe_rb_scan(data, sizeof(data), 0, 40, &st) == 40 && st.throttled == 0,
+	T_OK(pe_rb_scan(data, sizeof(data), 0, 40, &st, &samples) == 40 && st.throttled == 0 &&
+		     samples == 0,
 	     "rb_scan: a record running past head is not counted");
 }
 
