@@ -211,9 +211,9 @@ PMC_API int pmc_group_overflow(struct pmc_group *g, const siginfo_t *si);
 /* Re-arm event idx after its overflow; period 0 keeps the current one, else
  * the next interval is that many events.  Async-signal-safe. */
 PMC_API int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period);
-/* Copy the backend's i-mode bookkeeping into st (a backend that keeps it
- * in a kernel buffer drains that first, without syscalls).  Callable from
- * any thread.  Async-signal-safe. */
+/* Copy the backend's i-mode bookkeeping into st (a backend that keeps
+ * some in a kernel buffer may drain it first).  Callable from any thread;
+ * never waits.  Async-signal-safe. */
 PMC_API int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st);
 /* Stop, release everything. g may be NULL. */
 PMC_API int pmc_group_close(struct pmc_group *g);

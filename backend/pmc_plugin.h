@@ -46,8 +46,8 @@ struct pmc_plugin_ops {
 	int (*overflow)(void *ctx, const siginfo_t *si);
 	/* Async-signal-safe: re-arm event idx (period 0 = unchanged). */
 	int (*rearm)(void *ctx, int idx, uint64_t period);
-	/* Copy the i-mode counts kept in ctx (no syscall, no lock, any
-	 * thread).  Async-signal-safe. */
+	/* Copy the i-mode counts kept in ctx (any thread, never waits).
+	 * Async-signal-safe. */
 	int (*stats)(void *ctx, struct pmc_sample_stats *st);
 	int (*close)(void *ctx);
 };
