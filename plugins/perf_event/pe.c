@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +34,13 @@
  * of CPU per sample.  Without a ring buffer the overflows cannot be
  * counted, so each batch is 1. */
 #define CREDITS 128
+
+/* Counter fds live in the top FD_SPAN numbers below min(RLIMIT_NOFILE soft
+ * limit, FD_TOP), away from the low numbers a program reuses (dup2 onto 3,
+ * close loops up to 256).  FD_TOP bounds the kernel's fd table (and stays
+ * under FD_SETSIZE) when the limit is huge. */
+#define FD_SPAN 64
+#define FD_TOP 1024
 
 struct pe_ev {
 	int fd;
@@ -96,6 +104,25 @@ static bool may_rdpmc(uint32_t type)
 {
 	return type != PERF_TYPE_SOFTWARE && type != PERF_TYPE_TRACEPOINT &&
 	       type != PERF_TYPE_BREAKPOINT;
+}
+
+/* fd moved to the high range (close-on-exec kept), or fd itself when the
+ * limit is too small, the range is full or it is already there. */
+static int fd_move_high(int fd)
+{
+	struct rlimit rl;
+	rlim_t top = FD_TOP;
+	int hi;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	if (top < 4 * FD_SPAN || (rlim_t)fd >= top - FD_SPAN)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - FD_SPAN));
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
 }
 
 /* Events the kernel counts in perf_swevent_event(): software events other
@@ -214,6 +241,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 			pe_close(c);
 			return err;
 		}
+		e->fd = fd_move_high(e->fd);
 		c->n = i + 1;
 		if (e->sampled || (self && may_rdpmc(evs[i].type)))
 			map_page(e);

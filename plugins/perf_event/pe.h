@@ -6,7 +6,9 @@
  * probe and any checks before pe_open().  ctx is what pe_open() returned.
  *
  * Design: one fd per event (no group leader, so inherit works), read_format
- * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.
+ * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING, moved at open to a high number
+ * (just below min(RLIMIT_NOFILE, 1024)) when there is room, so programs
+ * that dup2 onto low numbers or close them in a loop leave it alone.
  *
  * i-mode: a sampled event stays enabled across overflows and, being
  * O_ASYNC, raises exactly one signal per overflow (si_fd = the fd); the
