@@ -603,9 +603,9 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 
 	for (int i = 0; i < CTR_N; i++)
 		ctrs[nc++] = (struct prof_counter){ counter_names[i], t->ctr[i] };
-	/* The backend's figures; its stats() is not promised to be
-	 * async-signal-safe, so a crash report goes without them. */
-	if (!in_signal && t->g && pmc_group_stats(t->g, &st) == 0) {
+	/* The backend's figures (pmc_group_stats is async-signal-safe, so a
+	 * crash report has them too). */
+	if (t->g && pmc_group_stats(t->g, &st) == 0) {
 		ctrs[nc++] = (struct prof_counter){ "overflows", st.overflows };
 		ctrs[nc++] = (struct prof_counter){ "spurious", st.spurious };
 		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };

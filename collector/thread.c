@@ -525,6 +525,15 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 	}
 	__atomic_store_n(&t->in_handler, 1, __ATOMIC_SEQ_CST);
 	status = status_get(t);
+	if (t->g && status == THR_BUSY) {
+		/* Being written: take no sample, but keep the backend going
+		 * (perf_event pauses an event whose end-of-batch signal is not
+		 * re-armed).  The group is not closed before WRITTEN. */
+		idx = pmc_group_overflow(t->g, si);
+		if (idx >= 0)
+			pmc_group_rearm(t->g, idx, 0);
+		goto done;
+	}
 	if (!t->g || (status != THR_ACTIVE && status != THR_HELD))
 		goto done;
 	idx = pmc_group_overflow(t->g, si);

@@ -3,7 +3,8 @@
 # handler itself (the collector built with COLL_TIMING), for stacks of
 # depth 10, 20 and 50, both unwinding modes, at 1 kHz and 10 kHz of
 # cpu-clock.  "rearm" is the backend's pmc_group_rearm alone (perf_event:
-# an IOC_REFRESH ioctl), "own" the handler without it: the collector's
+# a ring-buffer drain, an ioctl only every 128 samples), "own" the handler
+# without it: the collector's
 # work.  Ratios are against the 2 us target (at depth 20).
 : "${PMCPROF_BUILD:?}"
 W="$PMCPROF_BUILD/tests/bench/record_work"
