@@ -249,9 +249,11 @@ static void *sample_worker(void *arg)
 	check_rate("sample cpu-clock@1ms", S.hits[0], evs[0].period, on, c[0].value);
 	check_rate("sample task-clock@4ms", S.hits[1], evs[1].period, on, c[1].value);
 	/* The overflow that spends a batch of 128 credits signals POLL_HUP
-	 * instead of POLL_IN; no signal comes in addition to it. */
+	 * instead of POLL_IN; no signal comes in addition to it (overflows ==
+	 * hits below).  A handler that fell behind (a loaded or sanitized
+	 * run) gets shorter batches, 1, 2, 4, ..., hence the slack. */
 	int hups = S.hits[0] / 128 + S.hits[1] / 128;
-	T_OK(S.not_pollin >= hups && S.not_pollin <= hups + 4,
+	T_OK(S.not_pollin >= hups && S.not_pollin <= hups + 24,
 	     "sample: POLL_IN but for the last of each 128 (%d POLL_HUP in %d)", S.not_pollin,
 	     S.hits[0] + S.hits[1]);
 	T_OK(S.wrong_tid == 0, "sample: all signals on the counted thread (%d elsewhere)",
