@@ -129,6 +129,14 @@ static void facts_rows(struct text *t)
 		     run->n_partial);
 		for (size_t i = 0; i < run->n_meta; i++)
 			line(t, ROLE_NORMAL, run->meta[i].key, "%s", run->meta[i].value);
+		if (!isnan(run->duration))
+			line(t, ROLE_NORMAL, "duration", "%.3f s wall clock", run->duration);
+		if (!isnan(run->steal_share))	/* above 5%: the analyzer's notes warn */
+			line(t, run->steal_share > 0.05 ? ROLE_WARN : ROLE_NORMAL, "steal",
+			     "%.3f s, %.1f%% of the CPU time", run->steal, 100 * run->steal_share);
+		/* the event this run shows and is compared on (compare mode: its
+		 * own where it did not sample the shown one) */
+		size_t shown = view_run_event(&t->ui->st, s, r);
 		for (size_t i = 0; i < run->n_events; i++) {
 			const struct ana_event_fact *e = &run->events[i];
 			char how[96];
@@ -139,7 +147,7 @@ static void facts_rows(struct text *t)
 					 e->random_mask ? " randomized" : "");
 			line(t, e->mixed ? ROLE_WARN : ROLE_NORMAL, "event",
 			     "%s%s (asked: %s) %s%s, %" PRIu64 " samples, weight %.0f %s", e->name,
-			     i == t->ui->st.event ? " [shown]" : "",
+			     i == shown ? " [shown]" : "",
 			     e->requested && *e->requested ? e->requested : "not recorded", how,
 			     e->mixed ? " (differs between files!)" : "", e->samples, e->weight,
 			     e->unit ? e->unit : "");

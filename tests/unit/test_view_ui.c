@@ -536,6 +536,10 @@ static void test_compare_sources(void)
 	draw(ui, 160, 40);
 	T_OK(row_with("pp cputime.pmcp") > 0 && row_with("no raw counts") > 0,
 	     "r skips raw counts of different events: '%s'", line(38));
+	keys(ui, "i");
+	draw(ui, 160, 60);
+	T_OK(row_with("perf::CPU-CLOCK [shown]") > 0 && row_with("CPUTIME [shown]") > 0,
+	     "i: each run's compared event is the one [shown]");
 	ui_free(ui);
 }
 
