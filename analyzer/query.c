@@ -460,6 +460,42 @@ static unsigned sym_depth(const struct ana_set *s, uint32_t x)
 	return d;
 }
 
+static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left);
+static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned left);
+
+typedef int (*expand_fn)(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left);
+
+/* Rows [from, n) are one node's children: put each child's own subtree
+ * (expand, left - 1 more levels) right after it, depth first.  With
+ * only_expandable, children without ANA_ROW_EXPANDABLE are not descended. */
+static int rows_descend(struct ana_rows *r, size_t from, unsigned depth, unsigned left,
+			expand_fn expand, bool only_expandable)
+{
+	size_t n = r->n - from;
+	struct ana_rows *kids = rows_new(r->s, &r->q);
+	int e = 0;
+
+	if (!kids || rows_reserve(kids, n ? n : 1)) {
+		ana_rows_free(kids);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++)
+		rows_copy(kids, j, r, from + j);
+	kids->n = n;
+	r->n = from;
+	for (size_t j = 0; j < n && !e; j++) {
+		if (rows_reserve(r, r->n + 1)) {
+			e = -ENOMEM;
+			break;
+		}
+		rows_copy(r, r->n++, kids, j);
+		if (!only_expandable || (kids->row[j].flags & ANA_ROW_EXPANDABLE))
+			e = expand(r, kids->row[j].node, depth + 1, left - 1);
+	}
+	ana_rows_free(kids);
+	return e;
+}
+
 static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left)
 {
 	struct ana_set *s = r->s;
@@ -479,26 +515,7 @@ static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned l
 	if (e || left <= 1)
 		return e;
 	/* depth-first: move each child's subtree in right after it */
-	size_t n = r->n - from;
-	struct ana_rows *kids = rows_new(s, &r->q);
-	if (!kids || rows_reserve(kids, n ? n : 1)) {
-		ana_rows_free(kids);
-		return -ENOMEM;
-	}
-	for (size_t j = 0; j < n; j++)
-		rows_copy(kids, j, r, from + j);
-	kids->n = n;
-	r->n = from;
-	for (size_t j = 0; j < n && !e; j++) {
-		if (rows_reserve(r, r->n + 1)) {
-			e = -ENOMEM;
-			break;
-		}
-		rows_copy(r, r->n++, kids, j);
-		e = topdown(r, kids->row[j].node, depth + 1, left - 1);
-	}
-	ana_rows_free(kids);
-	return e;
+	return rows_descend(r, from, depth, left, topdown, false);
 }
 
 /* ---- bottom-up: an inverted tree of call chains, expanded on demand ---- */
@@ -720,27 +737,7 @@ static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned lef
 	}
 	if ((e = rows_finish(r, from)) || left <= 1)
 		return e;
-	size_t n = r->n - from;
-	struct ana_rows *kids = rows_new(s, &r->q);
-	if (!kids || rows_reserve(kids, n ? n : 1)) {
-		ana_rows_free(kids);
-		return -ENOMEM;
-	}
-	for (size_t j = 0; j < n; j++)
-		rows_copy(kids, j, r, from + j);
-	kids->n = n;
-	r->n = from;
-	for (size_t j = 0; j < n && !e; j++) {
-		if (rows_reserve(r, r->n + 1)) {
-			e = -ENOMEM;
-			break;
-		}
-		rows_copy(r, r->n++, kids, j);
-		if (kids->row[j].flags & ANA_ROW_EXPANDABLE)
-			e = bottomup(r, kids->row[j].node, depth + 1, left - 1);
-	}
-	ana_rows_free(kids);
-	return e;
+	return rows_descend(r, from, depth, left, bottomup, true);
 }
 
 static unsigned bu_depth(const struct ana_set *s, uint32_t b)
