@@ -22,6 +22,11 @@ static const char *const messages[PMC_ERR_END - PMC_ERR_BASE] = {
 	[PMC_EBACKEND - PMC_ERR_BASE] = "event belongs to another backend",
 };
 
+const char *pmc_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
 const char *pmc_strerror(int err)
 {
 	if (err < 0)

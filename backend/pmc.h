@@ -41,6 +41,10 @@ enum pmc_err {
 	PMC_ERR_END
 };
 
+/* The library's version ("0.1.0") and its ABI (the soname's major number). */
+#define PMC_ABI_VERSION 0
+PMC_API const char *pmc_version(void);
+
 /* Message for a code returned by this library (negative or positive). Static. */
 PMC_API const char *pmc_strerror(int err);
 

@@ -1,6 +1,7 @@
 # collector/commands.mk: the pmcprof front-end and `pmcprof stat`.
 bin_PROGRAMS += pmcprof
 pmcprof_SOURCES = collector/pmcprof.c
+pmcprof_LDADD = backend/libpmc-core.la
 
 pkglibexec_PROGRAMS += pmcprof-stat
 pmcprof_stat_SOURCES = collector/cmd_stat.c

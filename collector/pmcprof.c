@@ -62,8 +62,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-		printf("pmcprof %s (plugin ABI %d, profile format %d)\n", PACKAGE_VERSION,
-		       PMC_PLUGIN_ABI, PROF_VERSION);
+		printf("pmcprof %s: libpmc %s (ABI %d), plugin ABI %d, profile format %d\n",
+		       PACKAGE_VERSION, pmc_version(), PMC_ABI_VERSION, PMC_PLUGIN_ABI,
+		       PROF_VERSION);
 		return 0;
 	}
 	bool known = false;
