@@ -1,0 +1,39 @@
+# make install DESTDIR=...: commands, libpmc with its header and pmc.pc, the
+# collector and plugins in pkglibdir, man pages, bash completion; a program
+# builds against the installed libpmc with pkg-config and runs.
+. "$PMCPROF_SRC/tests/lib.sh"
+command -v make >/dev/null && [ -f "$PMCPROF_BUILD/Makefile" ] || { skip "install: no build tree"; exit 0; }
+
+D=$TMP/dest
+make -s -C "$PMCPROF_BUILD" install DESTDIR="$D" >install.log 2>&1
+check "make install DESTDIR succeeds" [ $? -eq 0 ]
+prefix=$(sed -n 's/^prefix = //p' "$PMCPROF_BUILD/Makefile")
+root=$D$prefix
+for f in bin/pmcprof include/pmc.h lib/pkgconfig/pmc.pc lib/libpmc.so \
+	lib/pmcprof/libpmcprof-collector.so lib/pmcprof/pmc-perf_event.so lib/pmcprof/pmc-cputimer.so \
+	lib/pmcprof/pmc-kvm_vpmu.so lib/pmcprof/pmc-perfctr_xen.so \
+	libexec/pmcprof/pmcprof-record libexec/pmcprof/pmcprof-report libexec/pmcprof/pmcprof-view \
+	share/man/man1/pmcprof.1 share/man/man1/pmcprof-record.1 share/man/man1/pmcprof-diff.1 \
+	share/bash-completion/completions/pmcprof; do
+	check "installed: $f" [ -e "$root/$f" ]
+done
+check "the man page of record carries its --help" grep -q -- '--call-graph' "$root/share/man/man1/pmcprof-record.1"
+
+cat >use.c <<'EOC'
+#include <pmc.h>
+#include <stdio.h>
+int main(void)
+{
+	struct pmc_event ev;
+	char msg[256];
+	int ret = pmc_event_parse("cpu-clock@1000", &ev, msg, sizeof(msg));
+	printf("%s %s %llu\n", pmc_version(), ev.name, (unsigned long long)ev.period);
+	return ret != 0;
+}
+EOC
+PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D \
+	cc use.c $(PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config --cflags --libs pmc) -o use 2>cc.log
+check "a program builds against the installed libpmc (pkg-config pmc)" [ $? -eq 0 ]
+LD_LIBRARY_PATH=$root/lib ./use >use.out 2>&1
+contains "and runs" "perf::CPU-CLOCK 1000" use.out
+check "libpmc exports only pmc_* symbols" sh -c "! nm -D --defined-only '$root/lib/libpmc.so' | awk '{print \$3}' | grep -v '^pmc_' | grep -v '^PMC_0' | grep -q ."
