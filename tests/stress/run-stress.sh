@@ -199,7 +199,7 @@ if want faults; then
 	mkdir -p "$d"
 	# In a subshell that reports the status: the shell would announce the kill.
 	("$PMCPROF" record -e cpu-clock@100000 -o "$d/prof" -- "$P/stress_threads" spin 4 30 \
-		>/dev/null 2>"$d/err"; echo $? >"$d/rc") &
+		>/dev/null 2>"$d/err"; echo $? >"$d/rc") 2>/dev/null &
 	sleep 1
 	# The program (its command line starts with its path), not the launcher.
 	kill -KILL $(pgrep -f "^$P/stress_threads spin 4 30") 2>/dev/null
@@ -264,11 +264,14 @@ if want faults; then
 	d=$tmp/gone
 	mkdir -p "$d"
 	"$P/stress_threads" churn 2000 4 20 >"$d/plain" 2>/dev/null
-	(sleep 0.5; mv "$d/prof" "$d/prof.old" && rm -rf "$d/prof.old") &
+	# Threads that opened the directory before it moved may still add to
+	# it: remove what is there now, the rest after the run.
+	(sleep 0.5; mv "$d/prof" "$d/prof.old" && rm -rf "$d/prof.old" 2>/dev/null) &
 	"$PMCPROF" record -e cpu-clock@200000 -o "$d/prof" -- "$P/stress_threads" churn 2000 4 20 \
 		>"$d/out" 2>"$d/err"
 	rc=$?
 	wait
+	rm -rf "$d/prof.old"
 	if [ $rc -eq 0 ] && cmp -s "$d/plain" "$d/out" && [ ! -e "$d/prof" ] &&
 	   grep -q "cannot write profiles into $d/prof: No such file or directory" "$d/err"; then
 		r=ok; else r=FAIL; fi
@@ -344,7 +347,7 @@ if want overhead; then
 		s=$(counters "$d/o$2" | cut -d' ' -f1)
 		awk -v t=$t -v a="$p0" -v b="$p1" -v s="$s" 'BEGIN {
 			printf "%8d %10.1f %12.1f %8.2f%% %9d %12.0f\n", t, a, b, 100 * (b - a) / a, s,
-				s > 0 ? (b - a) * 1e6 / s : 0 }'
+				(s > 0 ? (b - a) * 1e6 / s : 0) }'
 	done
 	echo
 fi
@@ -367,12 +370,16 @@ san_build() {	# name cflags: configure $SAN/name once, bring it up to date
 }
 
 # san_run BUILD NAME PRELOAD OPTVAR PROFILES CMD...: one record under a
-# sanitizer; reports go to log files, counted afterwards.
+# sanitizer; reports go to log files, counted afterwards.  The program's
+# status must be the one it has under the same sanitizer alone (TSan, for
+# one, loses queued realtime signals by itself).
 san_run() {
 	sb=$1 name=$2 pre=$3 optvar=$4 eprof=$5
 	shift 5
 	d=$tmp/san-$(basename "$sb")-$name
 	mkdir -p "$d"
+	env "$optvar=$SAN_EXTRA" timeout 600 "$@" >"$d/alone.out" 2>&1
+	arc=$?
 	t0=$(now)
 	env LD_PRELOAD="$pre" "$optvar=log_path=$d/san:$SAN_EXTRA" \
 		UBSAN_OPTIONS="log_path=$d/ubsan:print_stacktrace=1" \
@@ -383,8 +390,8 @@ san_run() {
 	errs=$(cat "$d"/san.* "$d"/ubsan.* 2>/dev/null |
 		grep -c 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:\|WARNING: ThreadSanitizer')
 	r=ok
-	{ [ $rc -ne 0 ] || [ "$n" -lt "$eprof" ] || [ "$errs" -ne 0 ]; } && { r=FAIL; bad; }
-	printf '%-10s %-16s %-5s %6s %9s %8s %7s\n' "$(basename "$sb")" "$name" "$r" "$rc" \
+	{ [ $rc -ne $arc ] || [ "$n" -lt "$eprof" ] || [ "$errs" -ne 0 ]; } && { r=FAIL; bad; }
+	printf '%-10s %-16s %-5s %6s %9s %8s %7s\n' "$(basename "$sb")" "$name" "$r" "$rc/$arc" \
 		"$n/$eprof" "$errs" "$(since "$t0")"
 	[ "$errs" -ne 0 ] && cat "$d"/san.* "$d"/ubsan.* 2>/dev/null |
 		grep -m 3 -A 4 'ERROR:\|runtime error:\|WARNING: ThreadSanitizer' | sed 's/^/    | /'
@@ -403,6 +410,7 @@ san_suite() {	# build-dir preload option-variable
 if want sanitizers; then
 	echo "== Sanitizers (gcc; builds in $SAN)"
 	printf '%-10s %-16s %-5s %6s %9s %8s %7s\n' build test result status profiles reports seconds
+	echo "(status: profiled/alone; profiles: written/expected; reports: sanitizer reports)"
 	# Known false positives, each for a reason outside pmcprof:
 	# - ASan: a sampling signal that lands in the parent between vfork's
 	#   return and ASan's unpoisoning of the stack the child used makes
