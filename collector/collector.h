@@ -45,6 +45,7 @@ enum coll_counter {
 	CTR_MASK_STRIPPED,		/* the program tried to block our signal */
 	CTR_SIGNAL_BLOCKED,		/* our signal was blocked at the end */
 	CTR_TIMER_OVERRUNS,		/* timer expirations folded into one signal */
+	CTR_DROPPED_WRITING,		/* overflow while the thread's profile was being written */
 	CTR_DROPPED_QUEUE_FULL,		/* a SIGIO instead of our signal: queue full */
 	CTR_N
 };

@@ -38,6 +38,7 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_MASK_STRIPPED] = "mask_stripped",
 	[CTR_SIGNAL_BLOCKED] = "signal_blocked",
 	[CTR_TIMER_OVERRUNS] = "timer_overruns",
+	[CTR_DROPPED_WRITING] = "dropped_while_writing",
 	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
 };
 
@@ -601,11 +602,15 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 		};
 	}
 
+	/* The backend's figures first (pmc_group_stats is async-signal-safe,
+	 * so a crash report has them too), then ours: a signal taken in
+	 * between is then counted by us, never only by the backend, and
+	 * overflows <= samples + drops holds in the file. */
+	bool have_st = t->g && pmc_group_stats(t->g, &st) == 0;
 	for (int i = 0; i < CTR_N; i++)
-		ctrs[nc++] = (struct prof_counter){ counter_names[i], t->ctr[i] };
-	/* The backend's figures (pmc_group_stats is async-signal-safe, so a
-	 * crash report has them too). */
-	if (t->g && pmc_group_stats(t->g, &st) == 0) {
+		ctrs[nc++] = (struct prof_counter){ counter_names[i],
+						    __atomic_load_n(&t->ctr[i], __ATOMIC_RELAXED) };
+	if (have_st) {
 		ctrs[nc++] = (struct prof_counter){ "overflows", st.overflows };
 		ctrs[nc++] = (struct prof_counter){ "spurious", st.spurious };
 		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };

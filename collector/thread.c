@@ -530,8 +530,10 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 		 * (perf_event pauses an event whose end-of-batch signal is not
 		 * re-armed).  The group is not closed before WRITTEN. */
 		idx = pmc_group_overflow(t->g, si);
-		if (idx >= 0)
+		if (idx >= 0) {
+			t->ctr[CTR_DROPPED_WRITING]++;
 			pmc_group_rearm(t->g, idx, 0);
+		}
 		goto done;
 	}
 	if (!t->g || (status != THR_ACTIVE && status != THR_HELD))
