@@ -28,6 +28,15 @@ struct table *table_new(const struct tcol *cols, size_t n)
 	return t;
 }
 
+/* Control bytes from a profile (names, paths, metadata are untrusted) must
+ * not reach the terminal as escape sequences: shown as '?'. */
+static void clean_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int table_add(struct table *t, const char *const *cells)
 {
 	if (t->n == t->cap) {
@@ -38,9 +47,11 @@ int table_add(struct table *t, const char *const *cells)
 		t->cell = c;
 		t->cap = cap;
 	}
-	for (size_t k = 0; k < t->ncol; k++)
+	for (size_t k = 0; k < t->ncol; k++) {
 		if (!(t->cell[t->n * t->ncol + k] = strdup(cells[k] ? cells[k] : "")))
 			return -ENOMEM;
+		clean_controls(t->cell[t->n * t->ncol + k]);
+	}
 	t->n++;
 	return 0;
 }
@@ -335,13 +346,16 @@ void print_notes(const struct common *c, const struct ana_set *s, FILE *out)
 {
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		const struct ana_note *n = ana_set_note(s, i);
+		char msg[1024];	/* notes quote paths and names from the profiles */
+		snprintf(msg, sizeof(msg), "%s", n->msg);
+		clean_controls(msg);
 		if (c->out == OUT_TEXT && out) {
 			if (n->severity != ANA_NOTE_INFO || !c->quiet)
-				fprintf(out, "# %s: %s\n", sev_name[n->severity], n->msg);
+				fprintf(out, "# %s: %s\n", sev_name[n->severity], msg);
 			if (n->severity == ANA_NOTE_ERROR)
-				fprintf(stderr, "%s: %s\n", c->prog, n->msg);
+				fprintf(stderr, "%s: %s\n", c->prog, msg);
 		} else if (n->severity != ANA_NOTE_INFO) {
-			fprintf(stderr, "%s: %s: %s\n", c->prog, sev_name[n->severity], n->msg);
+			fprintf(stderr, "%s: %s: %s\n", c->prog, sev_name[n->severity], msg);
 		}
 	}
 }
@@ -360,6 +374,7 @@ static void packed(FILE *out, int width, const char *key, const char *val, int *
 {
 	char item[512];
 	snprintf(item, sizeof(item), "%s: %s", key, val);
+	clean_controls(item);
 	/* one item never wider than the line: cut long values (argv, paths) */
 	if (width > 12 && (int)strlen(item) > width - 2)
 		strcpy(item + width - 5, "...");
