@@ -220,7 +220,10 @@ static void check_rate(const char *what, int hits, uint64_t period, struct band 
 
 	T_OK(in_band(hits, on, k, 0.15), "%s: %d signals, %.0f-%.0f expected from time on CPU", what,
 	     hits, on.lo * k, on.hi * k);
-	T_OK(hits >= periods * 0.9 - 2 && hits <= periods + 1,
+	/* Never more signals than periods; how many a late hrtimer skips
+	 * depends on the host's load (24% seen in a sanitized run beside
+	 * other work), so the lower bound only catches a stalled stream. */
+	T_OK(hits >= periods * 0.6 - 2 && hits <= periods + 1,
 	     "%s: one signal per overflow (%d signals, %.1f periods counted)", what, hits, periods);
 }
 
