@@ -19,17 +19,22 @@ SOCK="$TMP/tmux.sock"
 tm() { tmux -S "$SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 
+sess=v0
 # start W H ARGS...: the viewer in a fresh session; the pane records the
 # tty settings before and after and the exit status, then waits.
 start() {
 	w=$1 h=$2; shift 2
-	tm kill-session -t v 2>/dev/null
+	# A new session before the old one goes: killing the last session
+	# makes the server exit, racing a new-session ("server exited
+	# unexpectedly" on a loaded machine).
+	old=$sess sess=v$(( ${sess#v} + 1 ))
 	rm -f rc stty.before stty.after
-	tm new-session -d -s v -x "$w" -y "$h" -c "$TMP" \
+	tm new-session -d -s "$sess" -x "$w" -y "$h" -c "$TMP" \
 		"trap : INT TERM; stty -g >stty.before; LC_ALL=C.UTF-8 TERM=tmux-256color $PMCPROF view $*; echo \$? >rc; \
 		 stty -g >stty.after; echo EXIT=\$(cat rc); exec sleep 300"
+	[ -n "$old" ] && tm kill-session -t "$old" 2>/dev/null
 }
-screen() { tm capture-pane -p -t v >screen.txt 2>/dev/null; }
+screen() { tm capture-pane -p -t "$sess" >screen.txt 2>/dev/null; }
 # wait_for PATTERN: poll the screen (up to 10 s) until grep finds it
 wait_for() {
 	n=0
@@ -41,7 +46,7 @@ wait_for() {
 	done
 	return 1
 }
-keys() { tm send-keys -t v "$@"; }
+keys() { tm send-keys -t "$sess" "$@"; }
 # The screen row after the column headings (the first table row).
 first_row() { grep -A1 ' Function' screen.txt | sed -n 2p; }
 dump() { sed 's/^/    | /' screen.txt; }
@@ -98,7 +103,7 @@ redrawn() {
 # layout_ok W H PATTERN: after a resize, every row fits, the headings and
 # the hot row are there, and PATTERN (something only that size shows)
 layout_ok() {
-	tm resize-window -t v -x "$1" -y "$2"
+	tm resize-window -t "$sess" -x "$1" -y "$2"
 	if ! redrawn "$1" "$2" || ! grep -q -- "$3" screen.txt; then
 		fail "resize to $1x$2"; dump; return
 	fi
@@ -113,19 +118,19 @@ layout_ok 80 24 ' [1-4]/4$'
 layout_ok 200 60 'ana_work.c:[0-9]'
 layout_ok 80 24 ' [1-4]/4$'
 # a storm of size changes and SIGWINCH, then a normal screen again
-pid=$(tm display -p -t v '#{pane_pid}')
+pid=$(tm display -p -t "$sess" '#{pane_pid}')
 vpid=$(pgrep -P "$pid" | head -1)
 for s in 100x30 60x15 150x50 30x8 120x40; do
-	tm resize-window -t v -x "${s%x*}" -y "${s#*x}"
+	tm resize-window -t "$sess" -x "${s%x*}" -y "${s#*x}"
 	[ -n "$vpid" ] && kill -WINCH "$vpid" 2>/dev/null
 done
 layout_ok 120 40 'ana_work.c:[0-9]'
 
 keys q
 if wait_for 'EXIT=0'; then pass "q quits with status 0"; else fail "q quits"; dump; fi
-if [ "$(tm display -p -t v '#{alternate_on}#{cursor_flag}')" = 01 ] && cmp -s stty.before stty.after
+if [ "$(tm display -p -t "$sess" '#{alternate_on}#{cursor_flag}')" = 01 ] && cmp -s stty.before stty.after
 then pass "q restores the terminal (main screen, cursor, tty modes)"
-else fail "q restores the terminal: $(tm display -p -t v '#{alternate_on}#{cursor_flag}')"; fi
+else fail "q restores the terminal: $(tm display -p -t "$sess" '#{alternate_on}#{cursor_flag}')"; fi
 
 # ---- two runs: compare mode, the 1.5x row marked ----
 start 120 40 base.pmcp run.pmcp
@@ -136,7 +141,7 @@ case $row in *'1.50 ['*']*'*) pass "work_b: ratio 1.50 with its interval, marked
 	*) fail "work_b shows 1.50 [..]*: '$row'"; dump ;; esac
 case $(grep ' work_c ' screen.txt) in *'1.00 ['*']*'*) fail "work_c 1.00 is not marked" ;;
 	*'1.00 ['*) pass "work_c: 1.00, not marked" ;; *) fail "work_c shows 1.00"; dump ;; esac
-tm capture-pane -e -p -t v >color.txt
+tm capture-pane -e -p -t "$sess" >color.txt
 if grep ' work_b ' color.txt | grep -q '31m1\.50'; then pass "the 1.5x ratio is coloured"
 else fail "the 1.5x ratio is coloured"; grep work_b color.txt | cat -v; fi
 keys c
@@ -155,7 +160,7 @@ wait_for 'wrote 3 rows to .*, as: pmcprof diff --csv base.pmcp run.pmcp$' ||
 if cmp -s diff.csv cmp.csv; then pass "compare export equals pmcprof diff --csv"
 else fail "compare export equals pmcprof diff --csv"; diff diff.csv cmp.csv | head; fi
 keys C-c
-if wait_for 'EXIT=130' && [ "$(tm display -p -t v '#{alternate_on}#{cursor_flag}')" = 01 ] &&
+if wait_for 'EXIT=130' && [ "$(tm display -p -t "$sess" '#{alternate_on}#{cursor_flag}')" = 01 ] &&
    cmp -s stty.before stty.after; then
 	pass "Ctrl-C ends it (status 130) with the terminal restored"
 else
@@ -165,11 +170,11 @@ fi
 # ---- SIGTERM from outside ----
 start 100 30 base.pmcp
 wait_for 'Functions: 4'
-pid=$(tm display -p -t v '#{pane_pid}')
+pid=$(tm display -p -t "$sess" '#{pane_pid}')
 vpid=$(pgrep -P "$pid" | head -1)
 if [ -n "$vpid" ]; then
 	kill -TERM "$vpid"
-	if wait_for 'EXIT=143' && [ "$(tm display -p -t v '#{alternate_on}#{cursor_flag}')" = 01 ] &&
+	if wait_for 'EXIT=143' && [ "$(tm display -p -t "$sess" '#{alternate_on}#{cursor_flag}')" = 01 ] &&
 	   cmp -s stty.before stty.after; then
 		pass "SIGTERM: status 143, terminal restored"
 	else
