@@ -8,12 +8,6 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
 
-pkglibexec_PROGRAMS += pmcprof-report pmcprof-diff
-pmcprof_report_SOURCES = analyzer/cmd_report.c analyzer/cmd_common.c analyzer/cmd.h
-pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la
-pmcprof_diff_SOURCES = analyzer/cmd_diff.c analyzer/cmd_common.c analyzer/cmd.h
-pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
-
 # Test programs: a workload with known shares, inlining and a hot line, a
 # copy built differently (a "rebuilt binary"), a profile generator, and a
 # query sequence on one set with its peak memory.

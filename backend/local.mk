@@ -16,12 +16,6 @@ EXTRA_DIST += backend/libpmc.map backend/pmc.pc.in
 include_HEADERS += backend/pmc.h
 pkgconfig_DATA += backend/pmc.pc
 
-pkglibexec_PROGRAMS += pmcprof-list pmcprof-probe
-pmcprof_list_SOURCES = backend/cmd_list.c
-pmcprof_list_LDADD = backend/libpmc-core.la
-pmcprof_probe_SOURCES = backend/cmd_probe.c
-pmcprof_probe_LDADD = backend/libpmc-core.la
-
 check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
 UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
 tests_unit_test_event_SOURCES = tests/unit/test_event.c tests/harness.h

@@ -16,11 +16,6 @@ collector_libpmcprof_collector_la_LDFLAGS = -module -avoid-version -shared $(AM_
 	-Wl,--version-script=$(top_srcdir)/collector/collector.map -Wl,-z,now
 EXTRA_DIST += collector/collector.map
 
-pkglibexec_PROGRAMS += pmcprof-record
-pmcprof_record_SOURCES = collector/cmd_record.c collector/exe.c collector/exe.h \
-	collector/settings.c collector/settings.h
-pmcprof_record_LDADD = backend/libpmc-core.la
-
 # ---- tests ----
 check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
 UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap

@@ -6,10 +6,6 @@ profile_libprofile_la_SOURCES = profile/profile.h profile/format.h \
 profile_libprofile_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 profile_libprofile_la_LIBADD = $(ZSTD_LIBS)
 
-pkglibexec_PROGRAMS += pmcprof-dump
-pmcprof_dump_SOURCES = profile/cmd_dump.c
-pmcprof_dump_LDADD = profile/libprofile.la
-
 check_PROGRAMS += tests/unit/test-profile
 UNIT_TESTS += tests/unit/test-profile
 tests_unit_test_profile_SOURCES = tests/unit/test_profile.c tests/harness.h

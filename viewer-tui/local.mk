@@ -7,10 +7,6 @@ view_ui = $(view_core) viewer-tui/cells.c viewer-tui/load.c viewer-tui/source.c 
 	viewer-tui/panel_flat.c viewer-tui/panel_func.c viewer-tui/panel_tree.c \
 	viewer-tui/panel_source.c viewer-tui/panel_text.c viewer-tui/ui.c
 
-pkglibexec_PROGRAMS += pmcprof-view
-pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c viewer-tui/main.c
-pmcprof_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
-pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
 
 # Text, layout and the table widget: no analyzer, no terminal.
 check_PROGRAMS += tests/unit/test-view-widgets

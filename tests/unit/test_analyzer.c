@@ -121,7 +121,7 @@ static void test_metrics(void)
 	metric_free(m);
 }
 
-/* The `calibration` metadata as record writes it (collector/cmd_record.c):
+/* The `calibration` metadata as record writes it (cli/record.c):
  * "EVENT=VERDICT (why)" joined by "; ", or "not needed (why)". */
 static const struct {
 	int line;

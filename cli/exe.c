@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/exe.h"
+#include "cli/exe.h"
 
 int exe_resolve(const char *cmd, char *path, size_t len)
 {

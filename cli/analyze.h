@@ -1,6 +1,6 @@
 /* Shared by the report and diff commands (not part of the library). */
-#ifndef ANALYZER_CMD_H
-#define ANALYZER_CMD_H
+#ifndef CLI_ANALYZE_H
+#define CLI_ANALYZE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/cmd.h"
+#include "cli/analyze.h"
 
 static const char usage[] =
 	"Usage: pmcprof report [OPTIONS] PROFILE|DIR...\n"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/cmd.h"
+#include "cli/analyze.h"
 
 struct table {
 	const struct tcol *col;

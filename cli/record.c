@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "backend/pmc.h"
-#include "collector/exe.h"
+#include "cli/exe.h"
 #include "collector/settings.h"
 
 #define EXIT_USAGE 1

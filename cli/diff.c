@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/cmd.h"
+#include "cli/analyze.h"
 
 static const char usage[] =
 	"Usage: pmcprof diff [OPTIONS] BASE RUN [RUN...]\n"
