@@ -3,6 +3,7 @@
 # (tests/xenmodel) drive the same code through its kernel seam.
 noinst_LTLIBRARIES += plugins/perfctr_xen/libpcx.la
 plugins_perfctr_xen_libpcx_la_SOURCES = plugins/perfctr_xen/abi.h plugins/perfctr_xen/pcx.h \
+	plugins/perfctr_xen/seam.h \
 	plugins/perfctr_xen/pcx.c plugins/perfctr_xen/marshal.c plugins/perfctr_xen/sys.c
 
 pkglib_LTLIBRARIES += plugins/pmc-perfctr_xen.la
@@ -18,5 +19,6 @@ UNIT_TESTS += tests/unit/test-perfctr_xen tests/unit/test-perfctr_xen_model
 tests_unit_test_perfctr_xen_SOURCES = tests/unit/test_perfctr_xen.c tests/harness.h
 tests_unit_test_perfctr_xen_LDADD = plugins/perfctr_xen/libpcx.la backend/libpmc-core.la
 tests_unit_test_perfctr_xen_model_SOURCES = tests/unit/test_perfctr_xen_model.c \
-	tests/xenmodel/xenmodel.c tests/xenmodel/xenmodel.h tests/harness.h
+	tests/xenmodel/xenmodel.c tests/xenmodel/xenmodel.h tests/xenmodel/perfctr_abi.h \
+	tests/xenmodel/xp_marshal.c tests/harness.h
 tests_unit_test_perfctr_xen_model_LDADD = plugins/perfctr_xen/libpcx.la

@@ -49,15 +49,16 @@ uint64_t pcx_sign_extend(uint64_t v, unsigned width)
 	return (uint64_t)((int64_t)(v << sh) >> sh);
 }
 
-uint64_t pcx_delta(uint64_t now, uint64_t start, unsigned width)
+uint64_t pcx_delta(uint64_t now, uint64_t start)
 {
-	uint64_t d = now - start;
-
-	return width == 0 || width >= 64 ? d : d & ((UINT64_C(1) << width) - 1);
+	return now - start;
 }
 
-/* Counter width by perfctr cpu_type.  P4 reads use perfctr's fast rdpmc,
- * which returns 32 bits. */
+/* Counter width by perfctr cpu_type: the pmc_shift perfctr-xen's kernel
+ * and Xen sign-extend their stored starts with (x86.c: 48 bits for
+ * Nehalem, Westmere, Sandy Bridge model 42 and AMD, 32 for P4, else 40).
+ * The plugin must extend rdpmc the same way.  (perfctr's own library
+ * takes 40 for Sandy Bridge, which disagrees with its kernel.) */
 static const struct {
 	uint32_t cpu_type;
 	unsigned width;
@@ -80,6 +81,13 @@ unsigned pcx_width_for_cpu_type(uint32_t cpu_type)
 		if (cpu_types[i].cpu_type == cpu_type)
 			return cpu_types[i].width;
 	return 0;
+}
+
+/* Pentium 4: its counters take an ESCR and a CCCR, not a PerfEvtSel. */
+static bool is_p4(uint32_t cpu_type)
+{
+	return cpu_type == PCX_X86_INTEL_P4 || cpu_type == PCX_X86_INTEL_P4M2 ||
+	       cpu_type == PCX_X86_INTEL_P4M3;
 }
 
 bool pcx_cpu_type_is_amd(uint32_t cpu_type)
@@ -230,6 +238,14 @@ static int check_driver(const struct pcx_sys *sys, int fd, struct pcx_info *info
 			 info->cpu_features);
 		return -PMC_ENOTSUP;
 	}
+	if (is_p4(info->cpu_type)) {
+		snprintf(reason, len,
+			 "perfctr-xen on a Pentium 4 (perfctr cpu_type %u): its counters need "
+			 "ESCR/CCCR controls, which this plugin does not build (perfctr's "
+			 "p4_check_control refuses a P6-style control)",
+			 info->cpu_type);
+		return -PMC_ENOTSUP;
+	}
 	if (!pcx_width_for_cpu_type(info->cpu_type)) {
 		snprintf(reason, len, "unknown perfctr cpu_type %u: counter width unknown",
 			 info->cpu_type);
@@ -238,10 +254,59 @@ static int check_driver(const struct pcx_sys *sys, int fd, struct pcx_info *info
 	return 0;
 }
 
+/* Is Xen's side on?  Xen allocates and zeroes the 7 per-VCPU pages of
+ * shared_info whether or not it was booted with `perfctr`, but only with
+ * it does the resume hypercall copy a control in (pmu_perfctr_resume;
+ * without it the hypercall is -ENODEV, which the guest ignores).  So after
+ * a TSC-only control on a vperfctr of the calling thread, the state of the
+ * VCPU it was resumed on (smp_id) has cstatus != 0 exactly when Xen's side
+ * works; perfctr's own library then returns 0 for every count.  Returns 1
+ * (on), 0 (off), -EEXIST (the thread has a vperfctr: not checked), -EINVAL
+ * (the driver maps one page: a native perfctr), or another -errno. */
+static int hv_check(const struct pcx_sys *sys, int devfd)
+{
+	const volatile struct pcx_vstate *ks;
+	struct pcx_vcontrol v;
+	const void *p = NULL;
+	int fd, ret;
+
+	fd = sys->ioctl(devfd, PCX_IOC_CREAT, (void *)(intptr_t)0, sys->arg);
+	if (fd < 0)
+		return fd;
+	ret = sys->mmap(fd, PCX_MAP_SIZE, &p, sys->arg);
+	if (ret == 0) {
+		memset(&v, 0, sizeof(v));
+		v.cpu_control.tsc_on = 1;
+		ret = ioctl_control(sys, fd, &v);
+	}
+	ks = p;
+	for (int i = 0; ret == 0 && i < MAX_READ_PASSES; i++) {
+		uint32_t smp = ks->t.cpu_state.smp_id, cs;
+
+		barrier();
+		if (smp >= PCX_NR_VCPUS) {
+			ret = -EPROTO;
+			break;
+		}
+		cs = ks->vcpu[smp].cstatus;
+		barrier();
+		if (ks->t.cpu_state.smp_id == smp) {	/* not migrated meanwhile */
+			ret = cs != 0;
+			break;
+		}
+	}
+	if (p)
+		sys->munmap(p, PCX_MAP_SIZE, sys->arg);
+	sys->ioctl(fd, PCX_IOC_UNLINK, NULL, sys->arg);
+	sys->close(fd, sys->arg);
+	return ret;
+}
+
 int pcx_probe(const struct pmc_env *env, struct pmc_probe *out)
 {
 	const struct pcx_sys *sys = cur_sys;
 	struct pcx_info info;
+	const char *checked = "the per-VCPU pages are live";
 	int fd, ret;
 
 	memset(out, 0, sizeof(*out));
@@ -264,6 +329,26 @@ int pcx_probe(const struct pmc_env *env, struct pmc_probe *out)
 		return 0;
 	}
 	ret = check_driver(sys, fd, &info, out->reason, sizeof(out->reason));
+	if (ret == 0) {
+		ret = hv_check(sys, fd);
+		if (ret == 0) {
+			snprintf(out->reason, sizeof(out->reason), "%s", PCX_HV_OFF_REASON);
+			ret = -1;
+		} else if (ret == -EINVAL) {
+			snprintf(out->reason, sizeof(out->reason),
+				 "/dev/perfctr is a native perfctr (its state maps one page, "
+				 "perfctr-xen's eight): the guest kernel lacks CONFIG_PERFCTR_XEN");
+		} else if (ret == -EEXIST) {
+			checked = "the per-VCPU pages not checked (this thread has counters)";
+			ret = 0;
+		} else if (ret < 0) {
+			snprintf(out->reason, sizeof(out->reason),
+				 "could not check the hypervisor side: a trial vperfctr failed (%s)",
+				 strerror(-ret));
+		} else {
+			ret = 0;
+		}
+	}
 	sys->close(fd, sys->arg);
 	if (ret < 0)
 		return 0;
@@ -271,10 +356,9 @@ int pcx_probe(const struct pmc_env *env, struct pmc_probe *out)
 	out->hardware = true;
 	out->sampling = info.cpu_features & PCX_FEATURE_PCINT;
 	snprintf(out->detail, sizeof(out->detail),
-		 "perfctr %.32s, cpu_type %u, %u-bit counters, %u kHz, i-mode %s; the per-VCPU "
-		 "pages are checked when a group opens",
+		 "perfctr %.32s, cpu_type %u, %u-bit counters, %u kHz, i-mode %s; %s",
 		 info.driver_version, info.cpu_type, pcx_width_for_cpu_type(info.cpu_type),
-		 info.cpu_khz, out->sampling ? "yes" : "no (no overflow interrupts)");
+		 info.cpu_khz, out->sampling ? "yes" : "no (no overflow interrupts)", checked);
 	return 0;
 }
 
@@ -437,7 +521,7 @@ static int read_pass(struct pcx_ctx *c, uint64_t *slotval, uint64_t *tsc, uint32
 		barrier();
 		*consistent = ts->cstatus == cs;
 	} else {
-		uint32_t smp = ts->smp_id;
+		uint32_t smp = ts->smp_id, vcs;
 		const volatile struct pcx_cpu_state *vs;
 		uint64_t t_start, t_sum, v_start, v_sum, now;
 		unsigned nr = pcx_cstatus_nrctrs(cs);
@@ -445,6 +529,7 @@ static int read_pass(struct pcx_ctx *c, uint64_t *slotval, uint64_t *tsc, uint32
 		if (smp >= PCX_NR_VCPUS)
 			return -EPROTO;
 		vs = &c->ks->vcpu[smp];
+		vcs = vs->cstatus;
 		t_start = ts->tsc_start;
 		t_sum = ts->tsc_sum;
 		v_start = vs->tsc_start;
@@ -454,22 +539,29 @@ static int read_pass(struct pcx_ctx *c, uint64_t *slotval, uint64_t *tsc, uint32
 		*tsc = t_sum + (v_sum + (now - v_start)) - t_start;
 		for (unsigned s = 0; s < nslots; s++) {
 			if (s < nr) {
-				/* Sign-extended like the driver's stored starts; the
-				 * delta is taken mod 2^width, so a wrap between the
-				 * samples cannot skew it. */
+				/* Sign-extended and subtracted as the driver does
+				 * with the starts it stores (see pcx_delta). */
 				uint64_t phys = pcx_sign_extend(sys->rdpmc(ts->pmc[s].map, sys->arg),
 								c->width);
-				uint64_t star = vs->pmc[s].sum +
-						pcx_delta(phys, vs->pmc[s].start, c->width);
+				uint64_t star = vs->pmc[s].sum + pcx_delta(phys, vs->pmc[s].start);
 				slotval[s] = ts->pmc[s].sum + star - ts->pmc[s].start;
 			} else {
-				slotval[s] = ts->pmc[s].sum;	/* i-mode, stopped by overflow */
+				/* Stopped: an i-mode slot after its overflow, or
+				 * every slot while the driver pauses the a-mode
+				 * counters too until VPERFCTR_IRESUME (its cstatus
+				 * is then TSC-only). */
+				slotval[s] = ts->pmc[s].sum;
 			}
 		}
 		barrier();
 		*consistent = ts->cstatus == cs && ts->smp_id == smp && ts->tsc_start == t_start &&
 			      ts->tsc_sum == t_sum && vs->tsc_start == v_start &&
-			      vs->tsc_sum == v_sum;
+			      vs->tsc_sum == v_sum && vs->cstatus == vcs;
+		/* A running thread's VCPU state is never idle when Xen's side
+		 * works: its cstatus 0 means Xen was booted without `perfctr`
+		 * (perfctr's library would return 0 for every count). */
+		if (*consistent && !vcs)
+			return -PMC_EDISABLED;
 	}
 	*csp = cs;
 	return 0;
@@ -553,7 +645,7 @@ static void control_build(const struct pcx_ctx *c, struct pcx_vcontrol *v)
 /* New control with every i-mode counter restarting at -period. */
 static int control_apply(struct pcx_ctx *c)
 {
-	uint64_t slotval[PCX_NR_SLOTS], tsc;
+	uint64_t slotval[PCX_NR_SLOTS], check[PCX_NR_SLOTS], tsc;
 	struct pcx_vcontrol v;
 	uint32_t cs;
 	int ret = read_consistent(c, slotval, &tsc, &cs);
@@ -562,6 +654,10 @@ static int control_apply(struct pcx_ctx *c)
 		return ret;
 	control_build(c, &v);
 	ret = ioctl_control(c->sys, c->fd, &v);
+	if (ret < 0)
+		return ret;
+	/* The counters now run: -PMC_EDISABLED if Xen's side is off. */
+	ret = read_consistent(c, check, &tsc, &cs);
 	if (ret < 0)
 		return ret;
 	for (size_t e = 0; e < c->n; e++)

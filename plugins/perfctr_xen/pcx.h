@@ -16,20 +16,9 @@
 
 #include "backend/pmc_plugin.h"
 #include "plugins/perfctr_xen/abi.h"
+#include "plugins/perfctr_xen/seam.h"
 
-/* The guest kernel and the PMU as the plugin sees them.  Each returns
- * >= 0 or -errno (ioctl: its result, e.g. the fd of VPERFCTR_CREAT).
- * For PCX_IOC_CREAT/OPEN argp carries the tid, as ioctl's integer arg. */
-struct pcx_sys {
-	int (*open)(const char *path, void *arg);			/* O_RDONLY|O_CLOEXEC */
-	int (*ioctl)(int fd, unsigned long req, void *argp, void *arg);
-	int (*mmap)(int fd, size_t len, const void **out, void *arg);	/* PROT_READ, MAP_SHARED */
-	int (*munmap)(const void *addr, size_t len, void *arg);
-	int (*close)(int fd, void *arg);
-	uint64_t (*rdpmc)(uint32_t counter, void *arg);			/* raw EDX:EAX */
-	uint64_t (*rdtsc)(void *arg);
-	void *arg;
-};
+/* The guest kernel and the PMU as the plugin sees them: plugins/perfctr_xen/seam.h. */
 
 /* The real syscalls and the rdpmc/rdtsc instructions. */
 extern const struct pcx_sys pcx_sys_real;
@@ -43,11 +32,19 @@ void pcx_sys_set(const struct pcx_sys *s);
 /* v's low width bits, sign-extended to 64 (width >= 64: v). */
 uint64_t pcx_sign_extend(uint64_t v, unsigned width);
 
-/* Events counted between two samples now and start of a width-bit counter
- * (both as the kernel stores them, sign-extended): (now - start) mod 2^width.
- * Plain 64-bit subtraction is off by 2^width when the counter crosses its
- * sign bit between the two samples. */
-uint64_t pcx_delta(uint64_t now, uint64_t start, unsigned width);
+/* Events counted between two samples now and start of a counter, both
+ * sign-extended from its width: now - start in plain 64-bit arithmetic,
+ * as perfctr-xen's kernel, Xen and library compute every delta
+ * (perfctr_cpu_suspend, _rdpmc_pfc, _rdpmcl).  Exact across zero (where
+ * i-mode counters overflow); 2^width short when the counter crossed its
+ * sign bit upwards between the samples -- the driver's own sums carry the
+ * same loss, and only matching its arithmetic keeps our reads consistent
+ * with them (docs/virtualization.md). */
+uint64_t pcx_delta(uint64_t now, uint64_t start);
+
+/* Why the plugin refuses when Xen runs without its perfctr module. */
+#define PCX_HV_OFF_REASON                                                                  \
+	"perfctr-xen: the hypervisor side is not enabled (boot Xen with the `perfctr` option)"
 
 /* Counter width for a perfctr cpu_type (perfctr_info), 0 if unknown. */
 unsigned pcx_width_for_cpu_type(uint32_t cpu_type);

@@ -38,6 +38,9 @@ static void test_sign_extend(void)
 		     "sign_extend case at line %d", cases[i].line);
 }
 
+/* The driver's arithmetic (perfctr_r2b.patch): sign-extended samples,
+ * plain 64-bit subtraction.  Exact across zero; 2^width short across the
+ * sign bit, as the kernel's and Xen's own sums are. */
 static void test_delta(void)
 {
 	static const struct {
@@ -47,10 +50,10 @@ static void test_delta(void)
 		uint64_t want;
 	} cases[] = {
 		{ __LINE__, 1000, 10, 48, 990 },
-		/* Across the sign bit: sign-extended values differ by 2^48 - 15. */
-		{ __LINE__, 0x800000000005ULL, 0x7ffffffffff6ULL, 48, 15 },
-		{ __LINE__, 0x8000000005ULL, 0x7ffffffff6ULL, 40, 15 },
-		/* Across zero (an i-mode counter reaching its overflow). */
+		/* Across the sign bit: 15 events, the patch's delta 15 - 2^w. */
+		{ __LINE__, 0x800000000005ULL, 0x7ffffffffff6ULL, 48, 15 - (1ULL << 48) },
+		{ __LINE__, 0x8000000005ULL, 0x7ffffffff6ULL, 40, 15 - (1ULL << 40) },
+		/* Across zero (an i-mode counter reaching its overflow): exact. */
 		{ __LINE__, 5, 0xffffffffffffULL, 48, 6 },
 		{ __LINE__, 0x10, 0xfffffffff0ULL, 40, 0x20 },
 		{ __LINE__, 7, ~0ULL - 2, 64, 10 },
@@ -59,7 +62,7 @@ static void test_delta(void)
 		unsigned w = cases[i].width;
 		uint64_t now = pcx_sign_extend(cases[i].now_raw, w);
 		uint64_t start = pcx_sign_extend(cases[i].start_raw, w);
-		T_OK(pcx_delta(now, start, w) == cases[i].want, "delta case at line %d",
+		T_OK(pcx_delta(now, start) == cases[i].want, "delta case at line %d",
 		     cases[i].line);
 	}
 }
@@ -244,7 +247,13 @@ struct fake {
 	int open_err;
 	unsigned abi;
 	uint32_t features, cpu_type;
+	enum { LIVE, HV_OFF, NATIVE, BUSY } mode;
+	/* HV_OFF: Xen without `perfctr` (per-VCPU states stay zero); NATIVE: a
+	 * native perfctr (one page to map); BUSY: the thread has a vperfctr. */
 };
+
+/* The pages the fake maps: after a control, the thread runs on VCPU 1. */
+static struct pcx_vstate fake_pages;
 
 static int f_open(const char *path, void *arg)
 {
@@ -271,9 +280,31 @@ static int f_ioctl(int fd, unsigned long req, void *argp, void *arg)
 		b->rdsize = nw;
 		return 0;
 	}
+	if (req == PCX_IOC_CREAT)
+		return f->mode == BUSY ? -EEXIST : 8;
+	if (req == PCX_IOC_CONTROL) {
+		memset(&fake_pages, 0, sizeof(fake_pages));
+		fake_pages.t.cpu_state.cstatus = pcx_cstatus_make(1, 0, 0);
+		fake_pages.t.cpu_state.smp_id = 1;
+		fake_pages.vcpu[1].cstatus = f->mode == HV_OFF ? 0 : pcx_cstatus_make(1, 0, 0);
+		return 0;
+	}
+	if (req == PCX_IOC_UNLINK)
+		return 0;
 	return -ENOTTY;
 }
 
+static int f_mmap(int fd, size_t len, const void **out, void *arg)
+{
+	struct fake *f = arg;
+
+	if (len != (f->mode == NATIVE ? (size_t)PCX_PAGE : (size_t)PCX_MAP_SIZE))
+		return -EINVAL;
+	*out = &fake_pages;
+	return 0;
+}
+
+static int f_munmap(const void *addr, size_t len, void *arg) { return 0; }
 static int f_close(int fd, void *arg) { return 0; }
 
 static void test_probe_cases(void)
@@ -293,26 +324,36 @@ static void test_probe_cases(void)
 		  "not a Xen guest (hypervisor: VMware)" },
 		{ __LINE__, "", "none", "", false, { 0 }, false, false,
 		  "not a Xen guest (no hypervisor)" },
-		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { -ENOENT, 0, 0, 0 }, false, false,
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { -ENOENT, 0, 0, 0, LIVE }, false, false,
 		  "Xen guest, but no /dev/perfctr" },
 		/* A PV guest that hides the CPUID bit: /sys/hypervisor/type. */
-		{ __LINE__, "", "none", "xen", false, { -ENOENT, 0, 0, 0 }, false, false,
+		{ __LINE__, "", "none", "xen", false, { -ENOENT, 0, 0, 0, LIVE }, false, false,
 		  "no /dev/perfctr" },
-		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, 0x05000500, ALL, 21 }, false,
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, 0x05000500, ALL, 21, LIVE }, false,
 		  false, "ABI 0x05000500" },
 		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true,
-		  { 0, PCX_ABI_VERSION, PCX_FEATURE_RDTSC, 21 }, false, false, "rdpmc/rdtsc" },
-		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, PCX_ABI_VERSION, ALL, 99 },
+		  { 0, PCX_ABI_VERSION, PCX_FEATURE_RDTSC, 21, LIVE }, false, false, "rdpmc/rdtsc" },
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, PCX_ABI_VERSION, ALL, 99, LIVE },
 		  false, false, "unknown perfctr cpu_type 99" },
-		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, PCX_ABI_VERSION, ALL, 21 },
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, PCX_ABI_VERSION, ALL, 21, LIVE },
 		  true, true, "" },
 		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true,
-		  { 0, PCX_ABI_VERSION, PCX_FEATURE_RDPMC | PCX_FEATURE_RDTSC, 18 }, true, false,
+		  { 0, PCX_ABI_VERSION, PCX_FEATURE_RDPMC | PCX_FEATURE_RDTSC, 18, LIVE }, true, false,
 		  "" },
+		/* Pentium 4 (P4M3 = 16): refused, not driven with a P6 control. */
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true, { 0, PCX_ABI_VERSION, ALL, 16, LIVE },
+		  false, false, "Pentium 4 (perfctr cpu_type 16)" },
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true,
+		  { 0, PCX_ABI_VERSION, ALL, 21, HV_OFF }, false, false, PCX_HV_OFF_REASON },
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true,
+		  { 0, PCX_ABI_VERSION, ALL, 21, NATIVE }, false, false,
+		  "native perfctr" },
+		{ __LINE__, "XenVMMXenVMM", "Xen", "xen", true,
+		  { 0, PCX_ABI_VERSION, ALL, 21, BUSY }, true, true, "" },
 	};
 	for (size_t i = 0; i < N(cases); i++) {
 		struct fake dev = cases[i].dev;
-		struct pcx_sys sys = { f_open, f_ioctl, NULL, NULL, f_close, NULL, NULL, &dev };
+		struct pcx_sys sys = { f_open, f_ioctl, f_mmap, f_munmap, f_close, NULL, NULL, &dev };
 		struct pmc_env env;
 		struct pmc_probe pr;
 
@@ -327,9 +368,10 @@ static void test_probe_cases(void)
 		T_OK(pr.usable == cases[i].usable && pr.hardware == cases[i].usable &&
 			     pr.sampling == cases[i].sampling &&
 			     strstr(pr.reason, cases[i].reason) != NULL &&
-			     (!pr.usable || pr.detail[0]),
-		     "probe case at line %d: usable %d, reason '%s'", cases[i].line, pr.usable,
-		     pr.reason);
+			     (!pr.usable || pr.detail[0]) &&
+			     (!pr.usable || strstr(pr.detail, dev.mode == BUSY ? "not checked" : "live")),
+		     "probe case at line %d: usable %d, reason '%s', detail '%s'", cases[i].line,
+		     pr.usable, pr.reason, pr.detail);
 	}
 }
 

@@ -15,6 +15,7 @@
 
 #include "plugins/perfctr_xen/pcx.h"
 #include "tests/harness.h"
+#include "tests/xenmodel/perfctr_abi.h"
 #include "tests/xenmodel/xenmodel.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -444,7 +445,11 @@ static void test_read_races(void)
 /* 48- and 40-bit counters whose raw values cross the sign bit or wrap
  * between a VCPU's Start sample and a read: the first reads follow the
  * cycles counter (one per TSC cycle) 10000 at a time through the crossing
- * 50000 cycles up, with nothing resampling Start_vcpu; then switches. */
+ * 50000 cycles up, with nothing resampling Start_vcpu; then switches.
+ * Every read must be what the patched driver reports: the true count less
+ * 2^width per upward sign-bit crossing (sign-extended samples, plain 64-bit
+ * subtraction, perfctr_r2b.patch).  A plugin that takes deltas mod 2^width
+ * reads the true count there and disagrees with the driver's own sums. */
 static void test_width(void)
 {
 	static const struct {
@@ -486,10 +491,13 @@ static void test_width(void)
 			as_thread(&r, 0);
 			ok += check_read(&r, 0, "width");
 		}
-		T_OK(ok == 40 && xm_truth_slot(r.m, 0, 0) >= 400000,
-		     "width case at line %d: %u-bit counters from %#llx: %d/40 reads exact%s%s",
+		T_OK(ok == 40 && xm_truth_slot(r.m, 0, 0) >= 400000 &&
+			     xm_crossings(r.m, 0, 0) == (unsigned)cases[i].top,
+		     "width case at line %d: %u-bit counters from %#llx: %d/40 reads as the "
+		     "driver's, %llu sign-bit crossing(s)%s%s",
 		     cases[i].line, w, (unsigned long long)cfg.pmc_init, ok,
-		     r.bad_reads ? " -- " : "", r.first_bad);
+		     (unsigned long long)xm_crossings(r.m, 0, 0), r.bad_reads ? " -- " : "",
+		     r.first_bad);
 		run_free(&r);
 	}
 }
@@ -892,6 +900,222 @@ static void test_random_schedules(void)
 	     (unsigned long long)tot.st.virqs_dropped);
 }
 
+/* ---- overflow pauses the a-mode counters (vperfctr_handle_overflow) ---- */
+
+/* perfctr's overflow handler leaves only the TSC on ("suspend a-mode and
+ * i-mode PMCs") until VPERFCTR_IRESUME.  While paused, reads of the a-mode
+ * event must hold still at the driver's sum, the TSC must go on, a VCPU
+ * switch must not disturb either, and after the rearm counting resumes. */
+static void test_overflow_pause(void)
+{
+	struct xm_config cfg = base_cfg(95);
+	struct pmc_count a[3], b[3], c[3];
+	struct run r;
+	uint32_t mask;
+	int idx;
+
+	cfg.n_dom = 2;
+	if (!model(&r, &cfg))
+		return;
+	as_thread(&r, 0);
+	T_OK(thr_open(&r, 0, SET_B, 4000) == 0, "pause: open cycles (a-mode), branches sampled");
+	T_OK(run_until_overflow(&r, 0, 1) && xm_virq(r.m, 0, 0) == 0 &&
+		     xm_notification_pop(r.m, 0, &mask),
+	     "pause: overflow delivered");
+	T_OK(xm_thread_cstatus(r.m, 0) == xp_mk_cstatus(1, 0, 0) &&
+		     xm_vcpu_cstatus(r.m, 0, 0) == xp_mk_cstatus(1, 0, 0),
+	     "pause: the driver's cstatus (and Xen's copy) is TSC-only (%#x)",
+	     xm_thread_cstatus(r.m, 0));
+	xm_set_current(r.m, 0);
+	pcx_read(r.th[0].ctx, a, 3);
+	T_OK(check_read(&r, 0, "paused"), "pause: reads equal the model's while paused");
+	xm_run_thread(r.m, 0, 20000);
+	xm_vcpu_deschedule(r.m, 0, 0);		/* Xen switches domains meanwhile */
+	xm_vcpu_schedule(r.m, 1, 0, 0);
+	xm_run_pcpu(r.m, 0, 3000);
+	xm_vcpu_deschedule(r.m, 1, 0);
+	xm_vcpu_schedule(r.m, 0, 0, 0);
+	xm_run_thread(r.m, 0, 20000);
+	as_thread(&r, 0);
+	pcx_read(r.th[0].ctx, b, 3);
+	T_OK(check_read(&r, 0, "paused after a switch") && b[0].value == a[0].value &&
+		     b[1].value == a[1].value && b[2].value >= a[2].value + 40000,
+	     "pause: cycles (%llu) and branches hold still over 40000 cycles and a domain "
+	     "switch; the TSC goes on (+%llu)",
+	     (unsigned long long)b[0].value, (unsigned long long)(b[2].value - a[2].value));
+	siginfo_t si = make_si(PCX_SI_PMC_OVF, mask);
+	idx = pcx_overflow(r.th[0].ctx, &si);
+	T_OK(idx == 1 && pcx_rearm(r.th[0].ctx, idx, 0) == 0 &&
+		     xm_thread_cstatus(r.m, 0) == xp_mk_cstatus(1, 1, 1),
+	     "pause: taken and rearmed; VPERFCTR_IRESUME restores the full cstatus");
+	xm_run_thread(r.m, 0, 3000);
+	xm_set_current(r.m, 0);
+	pcx_read(r.th[0].ctx, c, 3);
+	T_OK(check_read(&r, 0, "resumed") && c[0].value >= b[0].value + 3000,
+	     "pause: a-mode counting resumes after the rearm (+%llu cycles)",
+	     (unsigned long long)(c[0].value - b[0].value));
+	run_free(&r);
+}
+
+/* ---- a hypervisor without its perfctr side ---- */
+
+static struct pmc_env xen_env(void)
+{
+	struct pmc_env env;
+
+	memset(&env, 0, sizeof(env));
+	strcpy(env.hv_signature, "XenVMMXenVMM");
+	env.hv_name = "Xen";
+	strcpy(env.sys_hypervisor, "xen");
+	env.hv_present = true;
+	return env;
+}
+
+/* Xen booted without `perfctr`: the 7 shared_info pages exist but stay
+ * zero, the hypercalls fail, the guest's rdpmc/rdtsc wrappers return 0 --
+ * perfctr's library would report 0 for everything.  The plugin refuses. */
+static void test_hv_off(void)
+{
+	struct xm_config cfg = base_cfg(97);
+	struct pmc_env env = xen_env();
+	struct pmc_probe pr;
+	struct run r;
+
+	for (int off = 0; off < 2; off++) {
+		cfg.hv_perfctr_off = off;
+		if (!model(&r, &cfg))
+			return;
+		as_thread(&r, 0);
+		pcx_probe(&env, &pr);
+		if (off)
+			T_OK(!pr.usable && strcmp(pr.reason, PCX_HV_OFF_REASON) == 0,
+			     "hypervisor side off: the probe says '%s'", pr.reason);
+		else
+			T_OK(pr.usable && strstr(pr.detail, "per-VCPU pages are live"),
+			     "hypervisor side on: the probe checks it ('%s')", pr.detail);
+		as_thread(&r, 0);
+		int ret = thr_open(&r, 0, SET_B, 4000);
+		if (off)
+			T_OK(ret == -PMC_EDISABLED, "hypervisor side off: start is -PMC_EDISABLED (%d)",
+			     ret);
+		else
+			T_OK(ret == 0 && (xm_run_thread(r.m, 0, 1000), xm_set_current(r.m, 0),
+					  check_read(&r, 0, "on")),
+			     "hypervisor side on: the same group opens and reads exactly (%d)%s%s",
+			     ret, r.bad_reads ? " -- " : "", r.first_bad);
+		run_free(&r);
+	}
+}
+
+/* P4: an ESCR/CCCR PMU.  The model's driver refuses a control without
+ * ESCRs (p4_check_control); the plugin never builds one: it refuses. */
+static void test_p4(void)
+{
+	struct xm_config cfg = base_cfg(98);
+	struct pmc_env env = xen_env();
+	struct pmc_event ev = make_event(EV_CYC, 0);
+	struct pmc_probe pr;
+	struct run r;
+	void *ctx = NULL;
+
+	cfg.cpu_type = XP_CPU_INTEL_P4M3;
+	if (!model(&r, &cfg))
+		return;
+	as_thread(&r, 0);
+	pcx_probe(&env, &pr);
+	T_OK(!pr.usable && strstr(pr.reason, "Pentium 4"), "P4: the probe refuses ('%s')",
+	     pr.reason);
+	PMC_GROUP_OPTS(o, .sample = false);
+	as_thread(&r, 0);
+	T_OK(pcx_open(&ev, 1, &o, &ctx) == -PMC_ENOTSUP && !ctx, "P4: open is -PMC_ENOTSUP");
+	run_free(&r);
+}
+
+/* ---- the plugin's ABI against the model's own ---- */
+
+static void test_golden(void)
+{
+	struct xm_config cfg = base_cfg(99);
+	uint32_t words[128], mine[256];
+	struct pcx_info info;
+	struct run r;
+	size_t nw;
+	int n;
+
+	if (!model(&r, &cfg))
+		return;
+	/* PERFCTR_INFO: bytes from the model's encoder. */
+	n = xm_info_words(r.m, words, N(words));
+	T_OK(n > 0 && pcx_marshal_decode(&info, &pcx_info_desc, words, n) == 0 &&
+		     info.abi_version == XP_ABI_VERSION && info.cpu_type == XP_CPU_INTEL_NHLM &&
+		     info.cpu_features == 7 && info.cpu_khz == 2500000 &&
+		     info.tsc_to_cpu_mult == 1 &&
+		     strcmp(info.driver_version, "2.6.42.2-xenmodel") == 0,
+	     "golden: the plugin decodes the model's PERFCTR_INFO (%d words)", n);
+	T_OK(pcx_marshal_encode(&info, &pcx_info_desc, mine, N(mine), &nw) == 0 &&
+		     nw == (size_t)n && memcmp(mine, words, n * 4) == 0,
+	     "golden: and encodes it back to the model's words");
+
+	/* VPERFCTR_CONTROL: the same control spelled in both ABIs. */
+	struct pcx_vcontrol pv;
+	struct xp_vcontrol xv, back;
+	memset(&pv, 0, sizeof(pv));
+	memset(&xv, 0, sizeof(xv));
+	pv.si_signo = xv.si_signo = 40;
+	pv.preserve = xv.preserve = 7;
+	pv.cpu_control.tsc_on = xv.cpu_control.tsc_on = 1;
+	pv.cpu_control.nractrs = xv.cpu_control.nractrs = 2;
+	pv.cpu_control.nrictrs = xv.cpu_control.nrictrs = 1;
+	for (int j = 0; j < 3; j++) {
+		pv.cpu_control.pmc_map[j] = xv.cpu_control.pmc_map[j] = j;
+		pv.cpu_control.evntsel[j] = xv.cpu_control.evntsel[j] = 0x43003c + j;
+	}
+	pv.cpu_control.ireset[2] = xv.cpu_control.ireset[2] = -5000;
+	pv.cpu_control.u.p4.escr[1] = xv.cpu_control.p4.escr[1] = 0x1234;
+	pv.cpu_control._reserved4 = xv.cpu_control.rsvd4 = 9;
+	n = xp_encode_vcontrol(&xv, words, N(words));
+	T_OK(n > 0 && pcx_marshal_encode(&pv, &pcx_vcontrol_desc, mine, N(mine), &nw) == 0 &&
+		     nw == (size_t)n && memcmp(mine, words, n * 4) == 0,
+	     "golden: the plugin's VPERFCTR_CONTROL words equal the model's (%d words)", n);
+	T_OK(xp_decode_vcontrol(&back, mine, nw) == 0 && memcmp(&back, &xv, sizeof(xv)) == 0,
+	     "golden: the model's decoder reads the plugin's words back field by field");
+
+	/* The state pages: each named field through the plugin's view of the
+	 * model's bytes. */
+	static struct xp_vstate page;
+	const struct pcx_vstate *pl = (const void *)&page;
+	struct xp_cpu_state *x = &page.hypervisor_perfctr[3];
+	const struct pcx_cpu_state *p = &pl->vcpu[3];
+	x->cstatus = 0x80010302;
+	x->smp_id = 5;
+	x->tsc_start = 0x1111222233334444ULL;
+	x->tsc_sum = 0x5555666677778888ULL;
+	for (int j = 0; j < XP_NPMC; j++) {
+		x->pmc[j].map = 100 + j;
+		x->pmc[j].start = 0xfffffff000000000ULL + j;
+		x->pmc[j].sum = 0x100000000ULL * j + 7;
+		x->control.evntsel[j] = 0x410000 + j;
+	}
+	x->pending_interrupt = 1;
+	page.cpu_state.smp_id = 3;
+	bool same = p->cstatus == x->cstatus && p->smp_id == x->smp_id &&
+		    p->tsc_start == x->tsc_start && p->tsc_sum == x->tsc_sum &&
+		    p->pending_interrupt == 1 && pl->t.cpu_state.smp_id == 3;
+	for (int j = 0; j < XP_NPMC; j++)
+		same &= p->pmc[j].map == x->pmc[j].map && p->pmc[j].start == x->pmc[j].start &&
+			p->pmc[j].sum == x->pmc[j].sum &&
+			p->control.evntsel[j] == x->control.evntsel[j];
+	T_OK(same && sizeof(struct pcx_cpu_state) == sizeof(struct xp_cpu_state),
+	     "golden: the plugin reads every field of the model's per-VCPU and thread states "
+	     "where the model wrote it");
+	T_OK(PCX_IOC_ABI == XP_PERFCTR_ABI && PCX_IOC_INFO == XP_PERFCTR_INFO &&
+		     PCX_IOC_CREAT == XP_VPERFCTR_CREAT && PCX_IOC_CONTROL == XP_VPERFCTR_CONTROL &&
+		     PCX_IOC_IRESUME == XP_VPERFCTR_IRESUME && PCX_IOC_UNLINK == XP_VPERFCTR_UNLINK &&
+		     PCX_MAP_SIZE == XP_KSTATE_SIZE && PCX_ABI_VERSION == XP_ABI_VERSION,
+	     "golden: ioctl numbers, ABI version and mmap size agree");
+	run_free(&r);
+}
+
 int main(void)
 {
 	rng_state = 0x1234567;
@@ -904,6 +1128,10 @@ int main(void)
 	test_imode();
 	test_broken_guest();
 	test_stop_start();
+	test_overflow_pause();
+	test_hv_off();
+	test_p4();
+	test_golden();
 	test_random_schedules();
 	return T_DONE();
 }

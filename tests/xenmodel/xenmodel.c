@@ -1,6 +1,10 @@
 /* The Xen + perfctr-xen model; see xenmodel.h.  Names follow the paper:
  * hv_* is the hypervisor, hc_* its perfctr hypercalls, k_* the guest
- * kernel's perfctr driver, g_* the guest scheduler. */
+ * kernel's perfctr driver, g_* the guest scheduler.  The state layout,
+ * marshalling and widths are the model's own (perfctr_abi.h, written from
+ * the published headers); the arithmetic is the patch's: counter values
+ * sign-extended to 64 bits (perfctr_pmc_extend), deltas by plain 64-bit
+ * subtraction (perfctr_cpu_suspend, _rdpmc_pfc, Xen's pmu_save_regs). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,6 +21,8 @@
 #define NFDS 64
 #define FD_BASE 1000
 #define OVERHEAD 64		/* guest kernel / hypercall work, TSC cycles */
+#define XM_EVNTSEL_INT (1u << 20)
+#define XM_EVNTSEL_EN (1u << 22)
 
 #define die(...)                                                                            \
 	do {                                                                                \
@@ -52,11 +58,12 @@ struct thread {
 	int dom, vcpu, last_vcpu;
 	bool has_vperfctr, accounting;
 	int memfd;
-	struct pcx_cpu_state *ts;	/* kernel's writable view of its page */
+	struct xp_cpu_state *ts;	/* kernel's writable view of its page */
 	int32_t si_signo;
 	uint32_t iresume_cstatus;
 	uint64_t truth_tsc, truth[XM_NCTR];
-	uint64_t snap_tsc, snap[XM_NCTR];
+	uint64_t cross[XM_NCTR];	/* sign-bit crossings inside its a-mode intervals */
+	uint64_t snap_tsc, snap[XM_NCTR], snap_cross[XM_NCTR];
 	bool snap_tsc_ok, snap_ok[XM_NCTR];
 	uint64_t tail_tsc, tail[XM_NCTR];
 	uint64_t overflows, delivered, misdelivered, discarded;
@@ -66,7 +73,7 @@ struct thread {
 
 struct dom {
 	int memfd;
-	struct pcx_cpu_state *vs;	/* hypervisor_perfctr[], writable */
+	struct xp_cpu_state *vs;	/* hypervisor_perfctr[], writable */
 	struct vcpu v[XM_MAX_VCPU];
 };
 
@@ -107,20 +114,23 @@ static uint64_t rnd_below(struct xm *m, uint64_t n)
 	return n ? rnd(m) % n : 0;
 }
 
-/* The model's own sign extension and modular delta (not the plugin's). */
+/* perfctr_pmc_extend: the raw counter sign-extended from its width. */
 static uint64_t sext(const struct xm *m, uint64_t v)
 {
 	unsigned sh = 64 - m->width;
 	return (uint64_t)((int64_t)(v << sh) >> sh);
 }
 
-static uint64_t mdelta(const struct xm *m, uint64_t now, uint64_t start)
+/* The patch's delta: plain 64-bit subtraction of two extended samples.
+ * It is 2^width short when the counter crossed its sign bit upwards
+ * between them (and exact across zero, where i-mode counters overflow). */
+static uint64_t pdelta(uint64_t now, uint64_t start)
 {
-	return (now - start) & m->mask;
+	return now - start;
 }
 
 static struct vcpu *vcpu_of(struct xm *m, int d, int v) { return &m->d[d].v[v]; }
-static struct pcx_cpu_state *vs_of(struct xm *m, int d, int v) { return &m->d[d].vs[v]; }
+static struct xp_cpu_state *vs_of(struct xm *m, int d, int v) { return &m->d[d].vs[v]; }
 
 /* ---- the hardware ---- */
 
@@ -137,20 +147,27 @@ static void pmi(struct xm *m, int p, struct thread *t)
 	vcpu_of(m, pc->dom, pc->vcpu)->virq = true;
 }
 
-static void attribute(struct thread *t, int j, uint32_t sel, uint64_t a)
+/* a events of register j (raw old -> now) go to t's logical count if they
+ * are its.  An a-mode count that crossed the sign bit (2^(w-1)) upwards is
+ * noted: the patch's arithmetic loses 2^w there. */
+static void attribute(const struct xm *m, struct thread *t, int j, uint32_t sel, uint64_t a,
+		      uint64_t old, uint64_t now)
 {
-	const struct pcx_cpu_control *c = &t->ts->control;
+	const struct xp_cpu_control *c = &t->ts->control;
 	bool islot = (unsigned)j >= c->nractrs && (unsigned)j < c->nractrs + c->nrictrs;
+	uint64_t half = UINT64_C(1) << (m->width - 1);
 
-	if (sel & PCX_EVNTSEL_INT) {
+	if (sel & XM_EVNTSEL_INT) {
 		if (!islot)
 			die("i-mode register %d live for a thread without that i-mode slot", j);
 		t->truth[j] += a;
-	} else if (t->accounting && (unsigned)j < c->nractrs) {
+	} else if (t->accounting && (unsigned)j < xp_nractrs(t->ts->cstatus)) {
 		if ((sel & 0xffff) != (c->evntsel[j] & 0xffff))
 			die("a-mode slot %d counts event %04x, thread asked for %04x", j,
 			    sel & 0xffff, c->evntsel[j] & 0xffff);
 		t->truth[j] += a;
+		if (old < half && now >= half)
+			t->cross[j]++;
 	}
 }
 
@@ -174,7 +191,7 @@ static void work(struct xm *m, int p, uint64_t ticks)
 		uint32_t sel = pc->evntsel[j];
 		uint64_t a = ticks, old;
 
-		if (!(sel & PCX_EVNTSEL_EN))
+		if (!(sel & XM_EVNTSEL_EN))
 			continue;
 		for (size_t i = 0; i < N(rates); i++)
 			if (rates[i].code == (sel & 0xffff))
@@ -182,8 +199,8 @@ static void work(struct xm *m, int p, uint64_t ticks)
 		old = sext(m, pc->reg[j]);
 		pc->reg[j] = (pc->reg[j] + a) & m->mask;
 		if (t)
-			attribute(t, j, sel, a);
-		if ((sel & PCX_EVNTSEL_INT) && (int64_t)old < 0 && (int64_t)sext(m, pc->reg[j]) >= 0)
+			attribute(m, t, j, sel, a, old & m->mask, pc->reg[j]);
+		if ((sel & XM_EVNTSEL_INT) && (int64_t)old < 0 && (int64_t)sext(m, pc->reg[j]) >= 0)
 			pmi(m, p, t);
 	}
 }
@@ -195,9 +212,9 @@ static void kwork(struct xm *m, int p)
 
 /* ---- the hypervisor ---- */
 
-static void program(struct xm *m, int p, const struct pcx_cpu_state *vs)
+static void program(struct xm *m, int p, const struct xp_cpu_state *vs)
 {
-	unsigned nr = pcx_cstatus_nrctrs(vs->cstatus);
+	unsigned nr = xp_nrctrs(vs->cstatus);
 
 	for (unsigned j = 0; j < XM_NCTR; j++)
 		m->pc[p].evntsel[j] = j < nr ? vs->control.evntsel[j] : 0;
@@ -208,15 +225,15 @@ static void program(struct xm *m, int p, const struct pcx_cpu_state *vs)
 static void hv_save(struct xm *m, int d, int vi)
 {
 	struct vcpu *v = vcpu_of(m, d, vi);
-	struct pcx_cpu_state *vs = vs_of(m, d, vi);
+	struct xp_cpu_state *vs = vs_of(m, d, vi);
 	struct pcpu *pc = &m->pc[v->pcpu];
-	uint32_t cs = vs->cstatus;
+	uint32_t cs = m->cfg.hv_perfctr_off ? 0 : vs->cstatus;
 
-	if (pcx_cstatus_has_tsc(cs))
+	if (xp_has_tsc(cs))
 		vs->tsc_sum += pc->tsc - vs->tsc_start;
-	for (unsigned j = 0; j < pcx_cstatus_nrctrs(cs); j++) {
-		vs->pmc[j].sum += mdelta(m, sext(m, pc->reg[j]), vs->pmc[j].start);
-		if (j >= pcx_cstatus_nractrs(cs))
+	for (unsigned j = 0; j < xp_nrctrs(cs); j++) {
+		vs->pmc[j].sum += pdelta(sext(m, pc->reg[j]), vs->pmc[j].start);
+		if (j >= xp_nractrs(cs))
 			vs->pmc[j].start = sext(m, pc->reg[j]);
 	}
 	memset(pc->evntsel, 0, sizeof(pc->evntsel));
@@ -230,7 +247,7 @@ static void hv_save(struct xm *m, int d, int vi)
 static void hv_load(struct xm *m, int d, int vi, int p)
 {
 	struct vcpu *v = vcpu_of(m, d, vi);
-	struct pcx_cpu_state *vs = vs_of(m, d, vi);
+	struct xp_cpu_state *vs = vs_of(m, d, vi);
 	struct pcpu *pc = &m->pc[p];
 	uint32_t cs = vs->cstatus;
 
@@ -239,10 +256,12 @@ static void hv_load(struct xm *m, int d, int vi, int p)
 	pc->dom = d;
 	pc->vcpu = vi;
 	v->pcpu = p;
-	if (pcx_cstatus_has_tsc(cs))
+	if (m->cfg.hv_perfctr_off)
+		return;		/* pmu_restore_regs does nothing without `perfctr` */
+	if (xp_has_tsc(cs))
 		vs->tsc_start = pc->tsc;
-	for (unsigned j = 0; j < pcx_cstatus_nrctrs(cs); j++) {
-		if (j < pcx_cstatus_nractrs(cs))
+	for (unsigned j = 0; j < xp_nrctrs(cs); j++) {
+		if (j < xp_nractrs(cs))
 			vs->pmc[j].start = sext(m, pc->reg[j]);
 		else
 			pc->reg[j] = vs->pmc[j].start & m->mask;
@@ -255,19 +274,22 @@ static void hv_load(struct xm *m, int d, int vi, int p)
 static void hc_resume(struct xm *m, struct thread *t)
 {
 	struct vcpu *v = vcpu_of(m, t->dom, t->vcpu);
-	struct pcx_cpu_state *vs = vs_of(m, t->dom, t->vcpu), *ts = t->ts;
+	struct xp_cpu_state *vs = vs_of(m, t->dom, t->vcpu), *ts = t->ts;
 	struct pcpu *pc = &m->pc[v->pcpu];
 	uint32_t cs = ts->cstatus;
 
+	m->st.hypercalls++;
+	if (m->cfg.hv_perfctr_off)
+		return;		/* -ENODEV, which the guest ignores */
 	vs->control = ts->control;
 	vs->cstatus = cs;
 	program(m, v->pcpu, vs);
-	if (pcx_cstatus_has_tsc(cs)) {
+	if (xp_has_tsc(cs)) {
 		vs->tsc_sum = 0;
 		vs->tsc_start = pc->tsc;
 	}
-	for (unsigned j = 0; j < pcx_cstatus_nrctrs(cs); j++) {
-		if (j < pcx_cstatus_nractrs(cs)) {
+	for (unsigned j = 0; j < xp_nrctrs(cs); j++) {
+		if (j < xp_nractrs(cs)) {
 			vs->pmc[j].sum = 0;
 			vs->pmc[j].start = sext(m, pc->reg[j]);
 		} else {
@@ -277,24 +299,25 @@ static void hc_resume(struct xm *m, struct thread *t)
 		}
 	}
 	v->have_control = true;
-	m->st.hypercalls++;
 }
 
 /* PERFCTROP_isuspend: stop the VCPU's i-mode counters, keeping their
  * values in Sum_vcpu/Start_vcpu. */
 static void hc_isuspend(struct xm *m, int d, int vi)
 {
-	struct pcx_cpu_state *vs = vs_of(m, d, vi);
+	struct xp_cpu_state *vs = vs_of(m, d, vi);
 	struct pcpu *pc = &m->pc[vcpu_of(m, d, vi)->pcpu];
 	uint32_t cs = vs->cstatus;
 
-	for (unsigned j = pcx_cstatus_nractrs(cs); j < pcx_cstatus_nrctrs(cs); j++) {
-		vs->pmc[j].sum += mdelta(m, sext(m, pc->reg[j]), vs->pmc[j].start);
+	m->st.hypercalls++;
+	if (m->cfg.hv_perfctr_off)
+		return;
+	for (unsigned j = xp_nractrs(cs); j < xp_nrctrs(cs); j++) {
+		vs->pmc[j].sum += pdelta(sext(m, pc->reg[j]), vs->pmc[j].start);
 		vs->pmc[j].start = sext(m, pc->reg[j]);
 		pc->evntsel[j] = 0;
 	}
-	vs->cstatus = pcx_cstatus_make(pcx_cstatus_has_tsc(cs), pcx_cstatus_nractrs(cs), 0);
-	m->st.hypercalls++;
+	vs->cstatus = xp_mk_cstatus(xp_has_tsc(cs), xp_nractrs(cs), 0);
 }
 
 static int free_pcpu(struct xm *m, int avoid)
@@ -345,28 +368,35 @@ static struct pcpu *pcpu_of_thread(struct xm *m, struct thread *t)
 	return &m->pc[vcpu_of(m, t->dom, t->vcpu)->pcpu];
 }
 
+/* The guest's _rdtsc_pfc / _rdpmc_pfc: Phys* (eq. 3) from its VCPU's
+ * state; a VCPU state with cstatus 0 (Xen without `perfctr`) gives its
+ * tsc_sum and 0. */
 static uint64_t star_tsc(struct xm *m, struct thread *t)
 {
-	const struct pcx_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
+	const struct xp_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
+	if (!vs->cstatus)
+		return vs->tsc_sum;
 	return vs->tsc_sum + (pcpu_of_thread(m, t)->tsc - vs->tsc_start);
 }
 
 static uint64_t star_pmc(struct xm *m, struct thread *t, unsigned j)
 {
-	const struct pcx_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
-	return vs->pmc[j].sum + mdelta(m, sext(m, pcpu_of_thread(m, t)->reg[j]), vs->pmc[j].start);
+	const struct xp_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
+	if (!vs->cstatus)
+		return 0;
+	return vs->pmc[j].sum + pdelta(sext(m, pcpu_of_thread(m, t)->reg[j]), vs->pmc[j].start);
 }
 
 static void k_isuspend(struct xm *m, struct thread *t)
 {
-	const struct pcx_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
-	struct pcx_cpu_state *ts = t->ts;
+	const struct xp_cpu_state *vs = vs_of(m, t->dom, t->vcpu);
+	struct xp_cpu_state *ts = t->ts;
 	int p = vcpu_of(m, t->dom, t->vcpu)->pcpu;
 
 	kwork(m, p);
 	hc_isuspend(m, t->dom, t->vcpu);
 	kwork(m, p);
-	for (unsigned j = pcx_cstatus_nractrs(ts->cstatus); j < pcx_cstatus_nrctrs(ts->cstatus);
+	for (unsigned j = xp_nractrs(ts->cstatus); j < xp_nrctrs(ts->cstatus);
 	     j++) {
 		ts->pmc[j].start = vs->pmc[j].start;
 		ts->pmc[j].sum = vs->pmc[j].sum;
@@ -378,33 +408,31 @@ static void k_isuspend(struct xm *m, struct thread *t)
  * a-mode sample Sum_thread += Phys* - Start*_thread. */
 static void k_suspend(struct xm *m, struct thread *t)
 {
-	struct pcx_cpu_state *ts = t->ts;
+	struct xp_cpu_state *ts = t->ts;
 	uint32_t cs = ts->cstatus;
 	bool pending = false;
 
 	if (!cs)
 		return;
-	if (pcx_cstatus_nrictrs(cs)) {
+	if (xp_nrictrs(cs)) {
 		k_isuspend(m, t);
-		for (unsigned j = pcx_cstatus_nractrs(cs); j < pcx_cstatus_nrctrs(cs); j++)
+		for (unsigned j = xp_nractrs(cs); j < xp_nrctrs(cs); j++)
 			pending |= (int64_t)ts->pmc[j].start >= 0;
 	}
-	if (pcx_cstatus_has_tsc(cs))
+	if (xp_has_tsc(cs))
 		ts->tsc_sum += star_tsc(m, t) - ts->tsc_start;
-	for (unsigned j = 0; j < pcx_cstatus_nractrs(cs); j++)
+	for (unsigned j = 0; j < xp_nractrs(cs); j++)
 		ts->pmc[j].sum += star_pmc(m, t, j) - ts->pmc[j].start;
 	t->accounting = false;
-	if (pending && !ts->pending_interrupt) {
+	if (pending)
 		ts->pending_interrupt = 1;
-		m->st.pending_set++;
-	}
 }
 
 /* perfctr_cpu_identify_overflow: restart overflowed slots at ireset. */
 static uint32_t identify(struct thread *t)
 {
-	struct pcx_cpu_state *ts = t->ts;
-	const struct pcx_cpu_control *c = &ts->control;
+	struct xp_cpu_state *ts = t->ts;
+	const struct xp_cpu_control *c = &ts->control;
 	uint32_t mask = 0;
 
 	for (unsigned j = c->nractrs; j < c->nractrs + c->nrictrs; j++)
@@ -424,26 +452,28 @@ static void notify(struct xm *m, struct thread *t, uint32_t mask)
 	m->st.notifications++;
 }
 
-/* vperfctr_handle_overflow after identify: i-mode counters stay stopped
- * until VPERFCTR_IRESUME; the thread gets a signal with the mask. */
+/* vperfctr_handle_overflow after identify (the thread is suspended):
+ * "suspend a-mode and i-mode PMCs, leaving only TSC on" -- cstatus becomes
+ * TSC-only (0 without the TSC) until VPERFCTR_IRESUME; the caller resumes
+ * the thread with it; the thread gets a signal with the mask. */
 static void stop_and_signal(struct xm *m, struct thread *t, uint32_t real, uint32_t sent)
 {
-	struct pcx_cpu_state *ts = t->ts;
+	struct xp_cpu_state *ts = t->ts;
 	uint32_t cs = ts->cstatus;
 
 	t->iresume_cstatus = cs;
-	ts->cstatus = pcx_cstatus_make(pcx_cstatus_has_tsc(cs), pcx_cstatus_nractrs(cs), 0);
+	ts->cstatus = xp_has_tsc(cs) ? xp_mk_cstatus(1, 0, 0) : 0;
 	t->delivered += __builtin_popcount(real);
 	if (!real)
 		t->misdelivered++;
 	notify(m, t, sent);
 }
 
-static bool same_control(const struct pcx_cpu_state *vs, const struct pcx_cpu_state *ts)
+static bool same_control(const struct xp_cpu_state *vs, const struct xp_cpu_state *ts)
 {
 	if (vs->cstatus != ts->cstatus)
 		return false;
-	for (unsigned j = 0; j < pcx_cstatus_nrctrs(ts->cstatus); j++)
+	for (unsigned j = 0; j < xp_nrctrs(ts->cstatus); j++)
 		if (vs->control.evntsel[j] != ts->control.evntsel[j] ||
 		    vs->control.pmc_map[j] != ts->control.pmc_map[j])
 			return false;
@@ -457,7 +487,7 @@ static bool same_control(const struct pcx_cpu_state *vs, const struct pcx_cpu_st
 static void k_resume(struct xm *m, struct thread *t)
 {
 	struct vcpu *v = vcpu_of(m, t->dom, t->vcpu);
-	struct pcx_cpu_state *vs = vs_of(m, t->dom, t->vcpu), *ts = t->ts;
+	struct xp_cpu_state *vs = vs_of(m, t->dom, t->vcpu), *ts = t->ts;
 	uint32_t cs = ts->cstatus;
 
 	if (!cs)
@@ -469,8 +499,10 @@ static void k_resume(struct xm *m, struct thread *t)
 		stop_and_signal(m, t, mask, mask);
 		m->st.pending_delivered++;
 		cs = ts->cstatus;
+		if (!cs)
+			return;
 	}
-	if (pcx_cstatus_nrictrs(cs) || !v->have_control || !same_control(vs, ts)) {
+	if (xp_nrictrs(cs) || !v->have_control || !same_control(vs, ts)) {
 		kwork(m, v->pcpu);
 		hc_resume(m, t);
 		kwork(m, v->pcpu);	/* after the hypervisor's sample: excluded by eq. 4 */
@@ -478,17 +510,17 @@ static void k_resume(struct xm *m, struct thread *t)
 			hv_bounce(m, t->dom, t->vcpu);
 			m->st.hypercall_preempts++;
 		}
-		if (pcx_cstatus_has_tsc(cs))
+		if (xp_has_tsc(cs))
 			t->tail_tsc += star_tsc(m, t);
-		for (unsigned j = 0; j < pcx_cstatus_nractrs(cs); j++)
+		for (unsigned j = 0; j < xp_nractrs(cs); j++)
 			t->tail[j] += star_pmc(m, t, j);
 	} else {
 		m->st.hypercalls_skipped++;
 	}
-	if (pcx_cstatus_has_tsc(cs))
+	if (xp_has_tsc(cs))
 		ts->tsc_start = star_tsc(m, t);
-	for (unsigned j = 0; j < pcx_cstatus_nrctrs(cs); j++) {
-		if (j < pcx_cstatus_nractrs(cs))
+	for (unsigned j = 0; j < xp_nrctrs(cs); j++) {
+		if (j < xp_nractrs(cs))
 			ts->pmc[j].start = star_pmc(m, t, j);
 		else
 			ts->pmc[j].start = ts->pmc[j].sum = 0;	/* held by the VCPU */
@@ -507,6 +539,7 @@ static void g_switch(struct xm *m, int d, int vi, int next)
 	if (v->cur >= 0) {
 		struct thread *o = &m->t[v->cur];
 		k_suspend(m, o);
+		m->st.pending_set += o->ts->pending_interrupt;
 		o->vcpu = -1;
 		v->cur = -1;
 		kwork(m, v->pcpu);
@@ -537,11 +570,11 @@ static void g_virq(struct xm *m, int d, int vi)
 
 	v->virq = false;
 	m->st.virqs++;
-	if (!t || !pcx_cstatus_nrictrs(cs)) {
+	if (!t || !xp_nrictrs(cs)) {
 		m->st.virqs_dropped++;
 		return;
 	}
-	for (unsigned j = pcx_cstatus_nractrs(cs); j < pcx_cstatus_nrctrs(cs); j++) {
+	for (unsigned j = xp_nractrs(cs); j < xp_nrctrs(cs); j++) {
 		any |= (int64_t)sext(m, m->pc[v->pcpu].reg[j]) >= 0;
 		all |= 1u << j;
 	}
@@ -549,9 +582,12 @@ static void g_virq(struct xm *m, int d, int vi)
 		m->st.virqs_dropped++;
 		return;
 	}
-	k_isuspend(m, t);
+	/* vperfctr_ihandler: vperfctr_suspend, then handle the overflow and
+	 * vperfctr_resume with the TSC-only cstatus. */
+	k_suspend(m, t);
 	real = identify(t);
 	stop_and_signal(m, t, real, m->cfg.no_overflow_check ? all : real);
+	k_resume(m, t);
 }
 
 static int running_vcpu(struct xm *m, int *d, int *vi)
@@ -692,43 +728,54 @@ static int s_open(const char *path, void *arg)
 	return fd_new(m, false, -1);
 }
 
-static int do_info(struct xm *m, struct pcx_struct_buf *buf)
+static int do_info(struct xm *m, struct xp_struct_buf *buf)
 {
-	struct pcx_info info = {
-		.abi_version = m->cfg.abi ? m->cfg.abi : PCX_ABI_VERSION,
-		.driver_version = "2.6.42-xenmodel",
+	struct xp_info info = {
+		.abi_version = m->cfg.abi ? m->cfg.abi : XP_ABI_VERSION,
+		.driver_version = "2.6.42.2-xenmodel",
 		.cpu_type = m->cfg.cpu_type,
-		.cpu_features = PCX_FEATURE_RDPMC | PCX_FEATURE_RDTSC | PCX_FEATURE_PCINT,
+		.cpu_features = XP_FEATURE_RDPMC | XP_FEATURE_RDTSC | XP_FEATURE_PCINT,
 		.cpu_khz = 2500000,
 		.tsc_to_cpu_mult = 1,
 	};
-	size_t nw;
-	int ret = pcx_marshal_encode(&info, &pcx_info_desc, buf->buffer, buf->wrsize, &nw);
+	int n = xp_encode_info(&info, buf->buffer, buf->wrsize);
 
-	if (ret == 0)
-		buf->rdsize = nw;
-	return ret;
+	if (n < 0)
+		return n;
+	buf->rdsize = n;
+	return 0;
+}
+
+static bool is_p4(uint32_t cpu_type)
+{
+	return cpu_type == XP_CPU_INTEL_P4 || cpu_type == XP_CPU_INTEL_P4M2 ||
+	       cpu_type == XP_CPU_INTEL_P4M3;
 }
 
 /* VPERFCTR_CONTROL as sys_vperfctr_control + perfctr_cpu_update_control. */
-static int do_control(struct xm *m, struct thread *t, const struct pcx_struct_buf *buf)
+static int do_control(struct xm *m, struct thread *t, const struct xp_struct_buf *buf)
 {
-	struct pcx_cpu_state *ts = t->ts;
-	struct pcx_vcontrol vc;
-	const struct pcx_cpu_control *c = &vc.cpu_control;
+	struct xp_cpu_state *ts = t->ts;
+	struct xp_vcontrol vc;
+	const struct xp_cpu_control *c = &vc.cpu_control;
 	unsigned nr;
 	uint32_t next;
-	int ret = pcx_marshal_decode(&vc, &pcx_vcontrol_desc, buf->buffer, buf->rdsize);
+	int ret = xp_decode_vcontrol(&vc, buf->buffer, buf->rdsize);
 
 	if (ret < 0)
 		return ret;
 	nr = c->nractrs + c->nrictrs;
 	if (nr > XM_NCTR)
 		return -EINVAL;
+	/* p4_check_control: every P4 counter needs its ESCR (and a CCCR, which
+	 * a P6-style evntsel is not). */
+	for (unsigned j = 0; j < nr && is_p4(m->cfg.cpu_type); j++)
+		if (!c->p4.escr[j])
+			return -EINVAL;
 	for (unsigned j = 0; j < nr; j++) {
 		bool imode = j >= c->nractrs;
-		if (c->pmc_map[j] != j || !(c->evntsel[j] & PCX_EVNTSEL_EN) ||
-		    !(c->evntsel[j] & PCX_EVNTSEL_INT) != !imode || (imode && c->ireset[j] >= 0))
+		if (c->pmc_map[j] != j || !(c->evntsel[j] & XM_EVNTSEL_EN) ||
+		    !(c->evntsel[j] & XM_EVNTSEL_INT) != !imode || (imode && c->ireset[j] >= 0))
 			return -EINVAL;
 	}
 	if (c->nrictrs && !vc.si_signo)
@@ -736,14 +783,14 @@ static int do_control(struct xm *m, struct thread *t, const struct pcx_struct_bu
 	if (ts->cstatus)
 		k_suspend(m, t);
 	/* A crossing not yet delivered dies with the old control. */
-	for (unsigned j = pcx_cstatus_nractrs(ts->cstatus); j < pcx_cstatus_nrctrs(ts->cstatus); j++)
+	for (unsigned j = xp_nractrs(ts->cstatus); j < xp_nrctrs(ts->cstatus); j++)
 		if ((int64_t)ts->pmc[j].start >= 0)
 			t->discarded++;
 	ts->cstatus = 0;
 	ts->pending_interrupt = 0;
 	t->iresume_cstatus = 0;
 	ts->control = *c;
-	next = (c->tsc_on || nr) ? pcx_cstatus_make(c->tsc_on, c->nractrs, c->nrictrs) : 0;
+	next = (c->tsc_on || nr) ? xp_mk_cstatus(c->tsc_on, c->nractrs, c->nrictrs) : 0;
 	if (!next)
 		return 0;	/* stopped: sums kept */
 	t->si_signo = vc.si_signo;
@@ -752,7 +799,7 @@ static int do_control(struct xm *m, struct thread *t, const struct pcx_struct_bu
 	for (unsigned j = 0; j < nr; j++) {
 		ts->pmc[j].map = c->pmc_map[j];
 		if (!(vc.preserve & (1u << j)))
-			ts->pmc[j].sum = t->truth[j] = 0;
+			ts->pmc[j].sum = t->truth[j] = t->cross[j] = 0;
 		if (j >= c->nractrs)
 			ts->pmc[j].start = (uint64_t)(int64_t)c->ireset[j];
 	}
@@ -763,7 +810,7 @@ static int do_control(struct xm *m, struct thread *t, const struct pcx_struct_bu
 
 static int do_iresume(struct xm *m, struct thread *t)
 {
-	if (!pcx_cstatus_nrictrs(t->iresume_cstatus))
+	if (!xp_nrictrs(t->iresume_cstatus))
 		return -EPERM;
 	k_suspend(m, t);
 	t->ts->cstatus = t->iresume_cstatus;
@@ -781,19 +828,23 @@ static int s_ioctl(int fd, unsigned long req, void *argp, void *arg)
 	if (!f)
 		return -EBADF;
 	switch (req) {
-	case PCX_IOC_ABI:
-		*(unsigned int *)argp = m->cfg.abi ? m->cfg.abi : PCX_ABI_VERSION;
+	case XP_PERFCTR_ABI:
+		*(unsigned int *)argp = m->cfg.abi ? m->cfg.abi : XP_ABI_VERSION;
 		return 0;
-	case PCX_IOC_INFO:
+	case XP_PERFCTR_INFO:
 		return do_info(m, argp);
-	case PCX_IOC_CREAT:
+	case XP_VPERFCTR_CREAT:
 		if (f->vperfctr)
 			return -EINVAL;
 		if ((intptr_t)argp != 0)
 			return -ESRCH;	/* the model knows only self-monitoring */
 		if (t->has_vperfctr)
 			return -EEXIST;
+		/* A new vperfctr starts from zero sums. */
 		memset(t->ts, 0, sizeof(*t->ts));
+		t->truth_tsc = 0;
+		memset(t->truth, 0, sizeof(t->truth));
+		memset(t->cross, 0, sizeof(t->cross));
 		t->ts->smp_id = t->vcpu;
 		t->has_vperfctr = true;
 		return fd_new(m, true, m->cur);
@@ -804,11 +855,11 @@ static int s_ioctl(int fd, unsigned long req, void *argp, void *arg)
 		return -EPERM;
 	kwork(m, vcpu_of(m, t->dom, t->vcpu)->pcpu);	/* syscall entry */
 	switch (req) {
-	case PCX_IOC_CONTROL:
+	case XP_VPERFCTR_CONTROL:
 		return do_control(m, t, argp);
-	case PCX_IOC_IRESUME:
+	case XP_VPERFCTR_IRESUME:
 		return do_iresume(m, t);
-	case PCX_IOC_UNLINK:
+	case XP_VPERFCTR_UNLINK:
 		if (t->ts->cstatus)
 			k_suspend(m, t);
 		t->ts->cstatus = 0;
@@ -827,19 +878,19 @@ static int s_mmap(int fd, size_t len, const void **out, void *arg)
 	caller(m);
 	if (!f || !f->vperfctr)
 		return -EINVAL;
-	if (len != (m->cfg.native_layout ? (size_t)PCX_PAGE : (size_t)PCX_MAP_SIZE))
+	if (len != (m->cfg.native_layout ? (size_t)XP_PAGE : (size_t)XP_KSTATE_SIZE))
 		return -EINVAL;
 	/* One read-only area: the thread's page, then its domain's shared
 	 * per-VCPU pages, as perfctr-xen's vperfctr_mmap builds it. */
-	base = mmap(NULL, PCX_MAP_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	base = mmap(NULL, XP_KSTATE_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	if (mmap(base, PCX_PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, m->t[f->tid].memfd, 0) ==
+	if (mmap(base, XP_PAGE, PROT_READ, MAP_SHARED | MAP_FIXED, m->t[f->tid].memfd, 0) ==
 		    MAP_FAILED ||
-	    mmap(base + PCX_PAGE, PCX_MAP_SIZE - PCX_PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
+	    mmap(base + XP_PAGE, XP_KSTATE_SIZE - XP_PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
 		 m->d[m->t[f->tid].dom].memfd, 0) == MAP_FAILED) {
 		int e = errno;
-		munmap(base, PCX_MAP_SIZE);
+		munmap(base, XP_KSTATE_SIZE);
 		return -e;
 	}
 	*out = base;
@@ -889,6 +940,7 @@ static uint64_t s_rdpmc(uint32_t ctr, void *arg)
 	t = caller(m);
 	work(m, vcpu_of(m, t->dom, t->vcpu)->pcpu, 1 + rnd_below(m, 8));
 	t->snap[ctr] = t->truth[ctr];
+	t->snap_cross[ctr] = t->cross[ctr];
 	t->snap_ok[ctr] = true;
 	return pcpu_of_thread(m, t)->reg[ctr];
 }
@@ -920,8 +972,7 @@ struct xm *xm_new(const struct xm_config *cfg)
 
 	if (cfg->n_pcpu < 1 || cfg->n_pcpu > XM_MAX_PCPU || cfg->n_dom < 1 ||
 	    cfg->n_dom > XM_MAX_DOM || cfg->n_vcpu < 1 || cfg->n_vcpu > XM_MAX_VCPU ||
-	    cfg->n_thread < 1 || cfg->n_thread > XM_MAX_THREAD ||
-	    !pcx_width_for_cpu_type(cfg->cpu_type)) {
+	    cfg->n_thread < 1 || cfg->n_thread > XM_MAX_THREAD || !xp_width(cfg->cpu_type)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -931,7 +982,7 @@ struct xm *xm_new(const struct xm_config *cfg)
 	m->cfg = *cfg;
 	m->rng = cfg->seed * 2 + 1;
 	/* The width the driver reports for this cpu_type. */
-	m->width = pcx_width_for_cpu_type(cfg->cpu_type);
+	m->width = xp_width(cfg->cpu_type);
 	m->mask = m->width >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << m->width) - 1;
 	m->cur = -1;
 	m->nth = cfg->n_dom * cfg->n_thread;
@@ -942,7 +993,9 @@ struct xm *xm_new(const struct xm_config *cfg)
 			m->pc[p].reg[j] = (cfg->pmc_init + rnd_below(m, cfg->pmc_jitter)) & m->mask;
 	}
 	for (int d = 0; d < cfg->n_dom; d++) {
-		m->d[d].vs = map_memfd(&m->d[d].memfd, PCX_MAP_SIZE - PCX_PAGE);
+		/* shared_info's 7 extra pages: hypervisor_perfctr[], zeroed
+		 * by Xen at domain creation whether or not `perfctr` is on. */
+		m->d[d].vs = map_memfd(&m->d[d].memfd, XP_KSTATE_SIZE - XP_PAGE);
 		if (!m->d[d].vs)
 			goto fail;
 		for (int v = 0; v < XM_MAX_VCPU; v++)
@@ -952,7 +1005,7 @@ struct xm *xm_new(const struct xm_config *cfg)
 		struct thread *t = &m->t[i];
 		t->dom = i / cfg->n_thread;
 		t->vcpu = t->last_vcpu = -1;
-		t->ts = map_memfd(&t->memfd, PCX_PAGE);
+		t->ts = map_memfd(&t->memfd, XP_PAGE);
 		if (!t->ts)
 			goto fail;
 	}
@@ -980,12 +1033,12 @@ void xm_free(struct xm *m)
 		return;
 	for (int d = 0; d < XM_MAX_DOM; d++)
 		if (m->d[d].vs) {
-			munmap(m->d[d].vs, PCX_MAP_SIZE - PCX_PAGE);
+			munmap(m->d[d].vs, XP_KSTATE_SIZE - XP_PAGE);
 			close(m->d[d].memfd);
 		}
 	for (int i = 0; i < XM_MAX_DOM * XM_MAX_THREAD; i++)
 		if (m->t[i].ts) {
-			munmap(m->t[i].ts, PCX_PAGE);
+			munmap(m->t[i].ts, XP_PAGE);
 			close(m->t[i].memfd);
 		}
 	free(m);
@@ -1178,7 +1231,34 @@ uint64_t xm_expect_tsc(const struct xm *m, int tid)
 uint64_t xm_expect_slot(const struct xm *m, int tid, int s)
 {
 	const struct thread *t = &m->t[tid];
-	return t->snap_ok[s] ? t->snap[s] : t->truth[s];
+	uint64_t span = UINT64_C(1) << m->width;
+
+	if (t->snap_ok[s])
+		return t->snap[s] - t->snap_cross[s] * span;
+	return t->truth[s] - t->cross[s] * span;
+}
+
+uint64_t xm_crossings(const struct xm *m, int tid, int s) { return m->t[tid].cross[s]; }
+uint32_t xm_thread_cstatus(const struct xm *m, int tid) { return m->t[tid].ts->cstatus; }
+uint32_t xm_vcpu_cstatus(const struct xm *m, int d, int v) { return m->d[d].vs[v].cstatus; }
+const struct xp_cpu_state *xm_thread_state(const struct xm *m, int tid) { return m->t[tid].ts; }
+const struct xp_cpu_state *xm_vcpu_state(const struct xm *m, int d, int v) { return &m->d[d].vs[v]; }
+
+int xm_info_words(const struct xm *m, uint32_t *buf, unsigned cap)
+{
+	struct xp_struct_buf *b = malloc(sizeof(*b) + cap * 4);
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	b->wrsize = cap;
+	ret = do_info((struct xm *)m, b);
+	if (ret == 0) {
+		memcpy(buf, b->buffer, b->rdsize * 4);
+		ret = b->rdsize;
+	}
+	free(b);
+	return ret;
 }
 
 uint64_t xm_hypercall_tail_tsc(const struct xm *m, int tid) { return m->t[tid].tail_tsc; }
@@ -1205,11 +1285,11 @@ uint64_t xm_discarded(const struct xm *m, int tid) { return m->t[tid].discarded;
 int xm_outstanding(const struct xm *m, int tid)
 {
 	const struct thread *t = &m->t[tid];
-	const struct pcx_cpu_state *ts = t->ts;
+	const struct xp_cpu_state *ts = t->ts;
 	uint32_t cs = ts->cstatus;
 	int n = 0;
 
-	for (unsigned j = pcx_cstatus_nractrs(cs); j < pcx_cstatus_nrctrs(cs); j++) {
+	for (unsigned j = xp_nractrs(cs); j < xp_nrctrs(cs); j++) {
 		uint64_t v;
 		if (t->vcpu >= 0 && m->d[t->dom].v[t->vcpu].pcpu >= 0)
 			v = sext(m, m->pc[m->d[t->dom].v[t->vcpu].pcpu].reg[j]);

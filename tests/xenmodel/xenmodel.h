@@ -15,7 +15,12 @@
  *
  * Ground truth: every event a PCPU counts is attributed to the thread whose
  * logical count it belongs to (a-mode: between its resume point t_r and its
- * suspend sample; i-mode: while its counter is live in a register).
+ * suspend sample; i-mode: while its counter is live in a register).  What
+ * the driver reports differs from that by the patch's arithmetic: each
+ * upward crossing of a counter's sign bit inside a thread's a-mode interval
+ * costs 2^width (sign-extended samples, plain 64-bit subtraction); the
+ * model counts those crossings, so the driver's value is known exactly.
+ * It shares no code or definitions with the plugin: only the seam.
  * Randomness comes from the seed only.  Aborts on a broken invariant.
  */
 #ifndef XENMODEL_H
@@ -24,7 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plugins/perfctr_xen/pcx.h"
+#include "plugins/perfctr_xen/seam.h"	/* the seam only: no plugin ABI */
+#include "tests/xenmodel/perfctr_abi.h"
 
 #define XM_MAX_PCPU 4
 #define XM_MAX_DOM 3
@@ -41,7 +47,8 @@ struct xm_config {
 	bool hypercall_preempt;		/* Xen may switch the domain inside the resume hypercall */
 	bool no_overflow_check;		/* a broken guest: VIRQs delivered without the check */
 	bool native_layout;		/* a native perfctr: mmap of more than one page fails */
-	uint32_t abi;			/* PERFCTR_ABI answer, 0 = PCX_ABI_VERSION */
+	uint32_t abi;			/* PERFCTR_ABI answer, 0 = XP_ABI_VERSION */
+	bool hv_perfctr_off;		/* Xen booted without `perfctr`: per-VCPU pages stay 0 */
 };
 
 struct xm_stats {
@@ -116,7 +123,22 @@ bool xm_inject_done(const struct xm *m);
 uint64_t xm_truth_tsc(const struct xm *m, int tid);
 uint64_t xm_truth_slot(const struct xm *m, int tid, int slot);
 uint64_t xm_expect_tsc(const struct xm *m, int tid);
+/* What the patched driver reports for the slot (truth less 2^width per
+ * sign-bit crossing), now or at the last rdpmc of it since xm_set_current. */
 uint64_t xm_expect_slot(const struct xm *m, int tid, int slot);
+/* Upward sign-bit crossings inside the thread's a-mode intervals so far. */
+uint64_t xm_crossings(const struct xm *m, int tid, int slot);
+/* Its control's cstatus as the driver holds it (paused after an overflow:
+ * TSC only), and the per-VCPU state's cstatus of the VCPU it runs on. */
+uint32_t xm_thread_cstatus(const struct xm *m, int tid);
+uint32_t xm_vcpu_cstatus(const struct xm *m, int dom, int vcpu);
+/* The model's own encodings for golden tests: PERFCTR_INFO's answer, and
+ * the words it expects for a control (0 or -errno from its decoder). */
+int xm_info_words(const struct xm *m, uint32_t *buf, unsigned cap);
+/* The state page of thread tid and the domain's per-VCPU array, as the
+ * model writes them (read-only views, for layout tests). */
+const struct xp_cpu_state *xm_thread_state(const struct xm *m, int tid);
+const struct xp_cpu_state *xm_vcpu_state(const struct xm *m, int dom, int vcpu);
 /* Events between the hypervisor's sample in the resume hypercalls and the
  * guest's Start* (eq. 4), summed over the thread's resumes: what it would
  * over-count without the compensation. */
