@@ -22,3 +22,14 @@ tests_unit_test_perfctr_xen_model_SOURCES = tests/unit/test_perfctr_xen_model.c 
 	tests/xenmodel/xenmodel.c tests/xenmodel/xenmodel.h tests/xenmodel/perfctr_abi.h \
 	tests/xenmodel/xp_marshal.c tests/harness.h
 tests_unit_test_perfctr_xen_model_LDADD = plugins/perfctr_xen/libpcx.la
+
+# The paper's section 5.3 scenarios in the model: profiles through the
+# profile/ writer, tables through `pmcprof diff`.
+check_PROGRAMS += tests/unit/test-perfctr_xen_scenarios
+UNIT_TESTS += tests/unit/test-perfctr_xen_scenarios
+tests_unit_test_perfctr_xen_scenarios_SOURCES = tests/unit/test_perfctr_xen_scenarios.c \
+	tests/xenmodel/xenmodel.c tests/xenmodel/xenmodel.h tests/xenmodel/perfctr_abi.h \
+	tests/xenmodel/xp_marshal.c tests/harness.h
+tests_unit_test_perfctr_xen_scenarios_CFLAGS = $(AM_CFLAGS) -g -fno-ipa-icf
+tests_unit_test_perfctr_xen_scenarios_LDADD = plugins/perfctr_xen/libpcx.la profile/libprofile.la \
+	$(ZSTD_LIBS)
