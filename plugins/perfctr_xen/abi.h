@@ -14,6 +14,9 @@
  *    states (hypervisor_perfctr[32], from the 7 pages added to shared_info).
  * The ABI number was not changed by the patch; only the 8-page mmap tells
  * a perfctr-xen driver from a native one (which maps exactly one page).
+ * That release pairs perfctr 2.6.42.2 with Xen 4.2.0 (xen_r2b.patch) and a
+ * Linux 3.2.30 guest.  tests/xenmodel/perfctr_abi.h is an independent copy
+ * the model uses; the golden tests hold the two against each other.
  */
 #ifndef PCX_ABI_H
 #define PCX_ABI_H

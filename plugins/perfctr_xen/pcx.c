@@ -9,10 +9,14 @@
  * resumed on (smp_id).  The guest kernel stores Start*_thread per eq. 4, so
  * the resume hypercall's events are already excluded.  A read that raced a
  * VCPU switch or a thread migration is detected and retried.
- * i-mode: the driver stops a thread's i-mode counters on overflow and sends
- * si_signo with si_code SI_PMC_OVF and the slot mask; the plugin takes the
- * notification only if one of those counters really reached zero from
- * -period, and VPERFCTR_IRESUME restarts them.
+ * i-mode: on overflow the driver pauses all of a thread's counters but the
+ * TSC (vperfctr_handle_overflow: cstatus TSC-only, a-mode slots read from
+ * their sums meanwhile) and sends si_signo with si_code SI_PMC_OVF and the
+ * slot mask; the plugin takes the notification only if one of those
+ * counters really reached zero from -period, and VPERFCTR_IRESUME restarts
+ * them.  Arithmetic, widths and the checks for a Xen booted without
+ * `perfctr` follow perfctr-xen's 2013 patches (perfctr 2.6.42.2,
+ * Xen 4.2.0, Linux 3.2.30): docs/virtualization.md.
  */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* perfctr_xen: the pure parts (sign extension, modular deltas, widths,
+/* perfctr_xen: the pure parts (sign extension, the patch's deltas, widths,
  * PerfEvtSel encoding, perfctr's marshalling, cstatus), the probe's
  * decisions against a fake /dev/perfctr, and the real probe here. */
 #include "config.h"
