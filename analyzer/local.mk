@@ -6,7 +6,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
 	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
-analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
+analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS) -lm
 
 # Test programs: a workload with known shares, inlining and a hot line, a
 # copy built differently (a "rebuilt binary"), a profile generator, and a

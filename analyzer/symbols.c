@@ -1,8 +1,12 @@
 /* Symbolization with elfutils libdwfl: one Dwfl per module (modules are
  * looked up by ELF address, so they must not share an address space),
- * inlined frames from the DIE scopes around an address, and the ELF symbol
- * table when there is no DWARF.  Only the load-map modules and their debug
- * files are ever opened, and only regular files. */
+ * inlined frames from the DIE scopes around an address, and the function
+ * around an address from the module's ELF symbol table, read once into a
+ * sorted array (a binary search per address, where dwfl_module_addrinfo
+ * walked the table).  The outermost function is named as perf names it, by
+ * its ELF symbol; inlined ones by their DWARF linkage name.  Names are
+ * demangled with libiberty (C++ and Rust).  Only the load-map modules and
+ * their debug files are ever opened, and only regular files. */
 #include "config.h"
 
 #include <dwarf.h>
@@ -11,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +24,27 @@
 
 #include "analyzer/internal.h"
 
+/* A function symbol: [lo, hi) in the Dwfl's addresses.  key points into
+ * libelf's string table until it is interned on first use. */
+struct esym {
+	GElf_Addr lo, hi;
+	const char *key;
+	const char *name;		/* demangled, interned on first use */
+	uint8_t bind;			/* sort rank: global 0, weak 1, local 2 */
+	bool dup;			/* a local whose name the module holds twice */
+	bool interned;
+};
+
 struct smod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr elf_bias;
 	bool dwarf;
+	bool syms_read;
+	struct esym *sym;		/* sorted by lo, no two at one address */
+	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
+	bool cache_dwarf;		/* its answers came with DWARF */
 	char *lazy_path;		/* open only on a cache miss */
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
@@ -129,6 +149,7 @@ void symtab_free(struct symtab *st)
 			symcache_save(m->cache, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
 		free(m->lazy_path);
+		free(m->sym);
 		for (size_t k = 0; k < m->n_cus; k++)
 			free(m->cus[k].r);
 		free(m->cus);
@@ -195,7 +216,7 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	return 0;
 }
 
-static size_t file_build_id(int fd, uint8_t out[64]);
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug);
 
 /* A debug file for this build-id under a debug root: ROOT/.build-id/xx/rest.debug. */
 static int find_by_build_id(struct symtab *st, const uint8_t *bid, size_t n, char *out, size_t len)
@@ -214,6 +235,16 @@ static int find_by_build_id(struct symtab *st, const uint8_t *bid, size_t n, cha
 			return fd;
 	}
 	return -ENOENT;
+}
+
+static bool find_by_build_id_exists(struct symtab *st, const uint8_t *bid, size_t n)
+{
+	char path[4200];
+	int fd = find_by_build_id(st, bid, n, path, sizeof(path));
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 static bool same_build_id(Dwfl_Module *mod, const uint8_t *bid, size_t n, char *have, size_t len)
@@ -249,9 +280,17 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	 * the file's own build-id (equal to the recorded one, if any). */
 	uint8_t fbid[64];
 	size_t fbid_len = 0;
-	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid)) &&
-	    (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
-	    (m->cache = symcache_open(st->cache_dir, fbid, fbid_len, st->pool))) {
+	bool debug = false;	/* DWARF in it, or a link to some */
+	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug)) &&
+	    !debug && find_by_build_id_exists(st, fbid, fbid_len))
+		debug = true;
+	/* DWARF answers are the best there are; ELF-only ones serve only a
+	 * module that has no debug info to be found */
+	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
+	    ((m->cache_dwarf = true,
+	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym", st->pool)) ||
+	     (!debug && (m->cache_dwarf = false,
+			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym", st->pool))))) {
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
@@ -295,38 +334,267 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF symbol "
 			 "table, no source lines", path);
 		*sev = ANA_NOTE_WARN;
-	} else if (st->cache_dir && fbid_len) {
-		m->cache = symcache_new(fbid, fbid_len);	/* only full (DWARF) answers are kept */
+	}
+	/* the answers of a module, with or without DWARF, depend on its
+	 * build-id only: the next report need not open it */
+	if (st->cache_dir && fbid_len && (m->dwarf || !debug)) {
+		m->cache_dwarf = m->dwarf;
+		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
 	}
 	return h;
 }
 
-/* The build-id of the ELF file behind fd (its note only), or length 0. */
-static size_t file_build_id(int fd, uint8_t out[64])
+/* The build-id of the ELF file behind fd (its note only), or length 0;
+ * *debug: whether it has DWARF or a .gnu_debuglink. */
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *b;
 	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
-	size_t n = k > 0 && k <= 64 ? (size_t)k : 0;
+	size_t n = k > 0 && k <= 64 ? (size_t)k : 0, shstr;
 	if (n)
 		memcpy(out, b, n);
+	*debug = false;
+	if (e && elf_getshdrstrndx(e, &shstr) == 0) {
+		for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
+			GElf_Shdr sh;
+			const char *nm = gelf_getshdr(sc, &sh) ? elf_strptr(e, shstr, sh.sh_name) : NULL;
+			if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info") ||
+				   !strcmp(nm, ".gnu_debuglink"))) {
+				*debug = true;
+				break;
+			}
+		}
+	}
 	if (e)
 		elf_end(e);
 	return n;
 }
 
-static const char *die_name(Dwarf_Die *d)
-{
-	Dwarf_Attribute a;
-	const char *s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
-	return s;
-}
-
 static const char *intern(struct symtab *st, const char *s)
 {
 	return s ? strpool_str(st->pool, s) : NULL;
+}
+
+const char *sym_demangle(struct strpool *pool, const char *name)
+{
+	if (!name)
+		return NULL;
+	/* Itanium C++ (_Z) and Rust (legacy _ZN...17h<hash>E, v0 _R); no
+	 * parameter lists, as perf shows them.  cplus_demangle's automatic
+	 * style tries Rust first: legacy Rust names are valid C++ ones too. */
+	if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
+		char *d = cplus_demangle(name, DMGL_ANSI);
+		if (d) {
+			const char *r = strpool_str(pool, d);
+			free(d);
+			return r;
+		}
+	}
+	return strpool_str(pool, name);
+}
+
+const char *sym_short_name(struct strpool *pool, const char *name)
+{
+	size_t cut = 0;
+	int depth = 0;
+	for (size_t i = 0; name[i]; i++) {
+		if (depth == 0 && !strncmp(name + i, "operator", 8)) {
+			/* operator<, operator(), operator<<=: not brackets */
+			i += 8;
+			while (name[i] && strchr("<>()[]=!+-*/%^&|~,", name[i]))
+				i++;
+			if (!name[i])
+				break;
+			i--;
+			continue;
+		}
+		char c = name[i];
+		if (c == '<' || c == '(' || c == '[' || c == '{')
+			depth++;
+		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0)
+			depth--;
+		else if (c == ':' && name[i + 1] == ':' && depth == 0)
+			cut = ++i + 1;
+	}
+	return strpool_str(pool, name + cut);
+}
+
+/* ---- the ELF symbol table, sorted once per module ---- */
+
+static int esym_cmp(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->bind != y->bind)
+		return x->bind < y->bind ? -1 : 1;
+	/* then the one with a size, then the longer */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static bool name_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct smod *m = ctx;
+	return !strcmp(m->sym[id].key, key);
+}
+
+/* One pass over .symtab (or .dynsym and the minidebuginfo) as libdwfl
+ * finds it, functions only; aliases at one address keep the global one;
+ * a symbol without a size ends where the next one starts. */
+static int read_syms(struct smod *m)
+{
+	m->syms_read = true;
+	int ns = dwfl_module_getsymtab(m->mod);
+	if (ns <= 1)
+		return 0;
+	size_t cap = 0, n = 0;
+	for (int i = 1; i < ns; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		GElf_Word shndx;
+		const char *nm = dwfl_module_getsym_info(m->mod, i, &sym, &a, &shndx, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
+		if (!nm || !nm[0] || (t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (vec_reserve(&m->sym, &cap, n + 1, sizeof(*m->sym)))
+			return -ENOMEM;
+		m->sym[n++] = (struct esym){ .lo = a, .hi = a + sym.st_size, .key = nm,
+					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
+	}
+	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || m->sym[i].lo != m->sym[k - 1].lo)
+			m->sym[k++] = m->sym[i];
+	n = k;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Addr next = i + 1 < n ? m->sym[i + 1].lo : m->sym[i].lo + 1;
+		if (m->sym[i].hi <= m->sym[i].lo)
+			m->sym[i].hi = next;
+	}
+	m->n_sym = n;
+	/* local symbols of one name in several units (static helpers) are
+	 * different functions: they are keyed by name and address */
+	struct idx names = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = hash_bytes(m->sym[i].key, strlen(m->sym[i].key), 5);
+		uint32_t id = idx_find(&names, h, name_eq, m, m->sym[i].key);
+		if (id == NONE) {
+			if (idx_put(&names, h, (uint32_t)i)) {
+				idx_free(&names);
+				return -ENOMEM;
+			}
+		} else {
+			m->sym[i].dup = m->sym[i].bind == 2;
+			m->sym[id].dup |= m->sym[id].bind == 2;
+		}
+	}
+	idx_free(&names);
+	return 0;
+}
+
+/* The function symbol around addr (Dwfl address), or NULL. */
+static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
+{
+	if (!m->syms_read && read_syms(m))
+		return NULL;
+	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->sym[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || m->sym[lo - 1].hi <= addr)
+		return NULL;
+	struct esym *e = &m->sym[lo - 1];
+	if (!e->interned) {
+		const char *k = intern(st, e->key);
+		const char *nm = sym_demangle(st->pool, e->key);
+		if (e->dup && k) {
+			char buf[4200];
+			snprintf(buf, sizeof(buf), "%.4000s@0x%llx", e->key,
+				 (unsigned long long)(e->lo - m->elf_bias));
+			k = intern(st, buf);
+		}
+		if (!k || !nm)
+			return NULL;
+		e->key = k;
+		e->name = nm;
+		e->interned = true;
+	}
+	return e;
+}
+
+/* A DIE's linkage name, following its abstract origin and specification. */
+static const char *die_linkage(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+	return s;
+}
+
+/* "ns::Class::name" from the namespaces and classes around the DIE that
+ * declares d (its abstract origin's specification), for C++ functions
+ * without a linkage name; the plain name otherwise. */
+static const char *die_qualified(struct symtab *st, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die decl = *d, tmp, cu;
+	Dwarf_Attribute a;
+	for (int i = 0; i < 4; i++) {
+		if (dwarf_attr(&decl, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &tmp))
+			decl = tmp;
+		else if (dwarf_attr(&decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &tmp))
+			decl = tmp;
+		else
+			break;
+	}
+	int lang = dwarf_diecu(&decl, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
+	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
+		return intern(st, name);
+	Dwarf_Die *sc = NULL;
+	int n = dwarf_getscopes_die(&decl, &sc);
+	char buf[2048] = "";
+	size_t k = 0;
+	for (int i = n - 1; i >= 1 && k < sizeof(buf); i--) {
+		int t = dwarf_tag(&sc[i]);
+		if (t != DW_TAG_namespace && t != DW_TAG_class_type && t != DW_TAG_structure_type &&
+		    t != DW_TAG_union_type)
+			continue;
+		const char *p = dwarf_diename(&sc[i]);
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s::",
+				      p ? p : t == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}");
+	}
+	free(sc);
+	if (k < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, "%s", name);
+	return intern(st, buf);
+}
+
+/* The key and shown name of a subprogram or inlined instance. */
+static void die_names(struct symtab *st, Dwarf_Die *d, const char **key, const char **name)
+{
+	const char *l = die_linkage(d);
+	if (l) {
+		*key = intern(st, l);
+		*name = sym_demangle(st->pool, l);
+		return;
+	}
+	Dwarf_Attribute a;
+	const char *nm = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	if (!nm) {
+		*key = *name = intern(st, "[anonymous]");
+		return;
+	}
+	*key = intern(st, nm);
+	*name = die_qualified(st, d, nm);
 }
 
 static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym_frame *fr, size_t max);
@@ -347,7 +615,7 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 			return 0;
 	}
 	n = lookup(m, st, off, fr, max);
-	if (m->cache && m->dwarf)
+	if (m->cache && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
 	return n;
 }
@@ -491,7 +759,7 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 	Dwarf_Addr addr = off + m->elf_bias;
 	const char *file = NULL;
 	int line = 0;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+	Dwfl_Line *l = m->dwarf ? dwfl_module_getsrc(m->mod, addr) : NULL;
 	if (l)
 		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 
@@ -518,12 +786,20 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 			int tag = dwarf_tag(d);
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 				continue;
-			const char *name = die_name(d);
+			const char *key, *name;
+			struct esym *es;
+			if (tag == DW_TAG_subprogram && (es = sym_at(st, m, addr))) {
+				key = es->key;	/* perf's name for the function */
+				name = es->name;
+			} else {
+				die_names(st, d, &key, &name);
+			}
 			int dl = 0;
 			if (dwarf_decl_line(d, &dl))
 				dl = 0;
 			fr[n++] = (struct sym_frame){
-				.func = intern(st, name ? name : "[anonymous]"),
+				.key = key,
+				.func = name,
 				.file = intern(st, file),
 				.line = line > 0 ? (unsigned)line : 0,
 				.decl_file = intern(st, dwarf_decl_file(d)),
@@ -544,12 +820,11 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 		free(chain);
 	free(scopes);
 	if (n == 0) {
-		GElf_Off so;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(m->mod, addr, &so, &sym, NULL, NULL, NULL);
-		if (name)
+		struct esym *es = sym_at(st, m, addr);
+		if (es)
 			fr[n++] = (struct sym_frame){
-				.func = intern(st, name),
+				.key = es->key,
+				.func = es->name,
 				.file = intern(st, file),
 				.line = line > 0 ? (unsigned)line : 0,
 			};
