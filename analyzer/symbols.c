@@ -422,16 +422,35 @@ const char *sym_short_name(struct strpool *pool, const char *name)
 
 /* ---- the ELF symbol table, sorted once per module ---- */
 
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; of aliases at one address the one perf's choose_best_symbol
+ * picks comes first: one with a size, not weak, global, fewer leading
+ * underscores, the longer name. */
 static int esym_cmp(const void *a, const void *b)
 {
 	const struct esym *x = a, *y = b;
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	if (x->bind != y->bind)
-		return x->bind < y->bind ? -1 : 1;
-	/* then the one with a size, then the longer */
-	if (x->hi != y->hi)
-		return x->hi > y->hi ? -1 : 1;
+	bool zx = x->hi == x->lo, zy = y->hi == y->lo;
+	if (zx != zy)
+		return zx ? 1 : -1;
+	if ((x->bind == 1) != (y->bind == 1))
+		return x->bind == 1 ? 1 : -1;
+	if ((x->bind == 0) != (y->bind == 0))
+		return x->bind == 0 ? -1 : 1;
+	size_t ux = underscores(x->key), uy = underscores(y->key);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->key), ly = strlen(y->key);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	return strcmp(x->key, y->key);
 }
 
@@ -514,7 +533,15 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 	struct esym *e = &m->sym[lo - 1];
 	if (!e->interned) {
 		const char *k = intern(st, e->key);
-		const char *nm = sym_demangle(st->pool, e->key);
+		const char *at = strchr(e->key, '@'), *nm;
+		if (at && at > e->key) {
+			/* a symbol version ("f@@GLIBC_2.34") is not part of the name */
+			char buf[4096];
+			snprintf(buf, sizeof(buf), "%.*s", (int)(at - e->key), e->key);
+			nm = sym_demangle(st->pool, buf);
+		} else {
+			nm = sym_demangle(st->pool, e->key);
+		}
 		if (e->dup && k) {
 			char buf[4200];
 			snprintf(buf, sizeof(buf), "%.4000s@0x%llx", e->key,

@@ -216,6 +216,10 @@ int parse_common(struct common *c, int argc, char **argv, int *i)
 		c->quiet = true;
 	else if (!strcmp(a, "--no-cache"))
 		c->no_cache = true;
+	else if (!strcmp(a, "--no-inline"))
+		c->o.no_inline = true;
+	else if (!strcmp(a, "--short-names"))
+		c->o.short_names = true;
 	else if (!strcmp(a, "--lines"))
 		c->view = ANA_VIEW_LINES;
 	else if (!strcmp(a, "--modules"))
