@@ -32,6 +32,10 @@ tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harn
 # -g: the test symbolizes its own functions
 tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
 tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la
+# one function inlined into three callers (tests/integration/inline_callers.sh)
+check_PROGRAMS += tests/progs/inl_work
+tests_progs_inl_work_SOURCES = tests/progs/inl_work.c
+tests_progs_inl_work_CFLAGS = -g -O2 -fno-omit-frame-pointer
 # benchmarks: 512 functions for synthetic trees to point at
 check_PROGRAMS += tests/progs/ana_many
 tests_progs_ana_many_SOURCES = tests/progs/ana_many.c
