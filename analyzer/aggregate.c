@@ -311,8 +311,10 @@ int set_symbolize(struct ana_set *s)
 			continue;
 		char msg[1024];
 		enum ana_severity sev;
-		int h = symtab_load(st, s->mod[i].path, s->mod[i].bid_len ? s->mod[i].bid : NULL,
-				    s->mod[i].bid_len, msg, sizeof(msg), &sev);
+		int h = s->mod[i].jit ? symtab_load_perfmap(st, s->mod[i].path, msg, sizeof(msg), &sev)
+				      : symtab_load(st, s->mod[i].path,
+						    s->mod[i].bid_len ? s->mod[i].bid : NULL,
+						    s->mod[i].bid_len, msg, sizeof(msg), &sev);
 		if (h < 0)
 			goto out;
 		s->mod[i].sym = h;

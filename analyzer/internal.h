@@ -108,6 +108,12 @@ void symtab_free(struct symtab *st);
  * not be used (lookups then resolve nothing), or -ENOMEM. */
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev);
+/* Load a perf map file ("START SIZE name" per line, hex; the format of
+ * perf's jit-interface.txt, which LuaJIT, Node's --perf-basic-prof, the
+ * JVM's perf-map-agent and Python's -X perf write): lookups then take
+ * absolute addresses.  Same returns as symtab_load. */
+int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t len,
+			enum ana_severity *sev);
 /* Frames at ELF address off of module h, innermost first, into fr[max].
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
@@ -174,6 +180,8 @@ struct smodule {
 	uint8_t bid[64];
 	uint32_t bid_len;
 	int sym;			/* symtab handle */
+	bool jit;			/* path is a perf map (/tmp/perf-PID.map) naming
+					 * the JIT code of the frames in no module */
 };
 struct func {
 	const char *key;		/* linkage name (see struct sym_frame): with the

@@ -33,6 +33,7 @@ struct esym {
 	uint8_t bind;			/* sort rank: global 0, weak 1, local 2 */
 	bool dup;			/* a local whose name the module holds twice */
 	bool interned;
+	uint32_t seq;			/* perf maps: line number */
 };
 
 struct smod {
@@ -41,6 +42,7 @@ struct smod {
 	GElf_Addr elf_bias;
 	bool dwarf;
 	bool syms_read;
+	bool perfmap;			/* sym is a perf map's (absolute addresses) */
 	struct esym *sym;		/* sorted by lo, no two at one address */
 	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
@@ -557,6 +559,75 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 	return e;
 }
 
+/* ---- perf maps of JIT code ---- */
+
+#define PERFMAP_MAX_BYTES (256u << 20)
+
+/* Later lines win at one address: a JIT reuses the space of freed code. */
+static int pmap_cmp(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t len,
+			enum ana_severity *sev)
+{
+	msg[0] = 0;
+	*sev = ANA_NOTE_INFO;
+	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	int h = (int)st->n++;
+	struct smod *m = &st->mod[h];
+	m->perfmap = m->syms_read = true;
+	int fd = open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(msg, len, "%s: %s; JIT code not named", path, strerror(fd < 0 ? -fd : errno));
+		*sev = ANA_NOTE_WARN;
+		return h;
+	}
+	char line[4096];
+	size_t cap = 0, n = 0, bad = 0, bytes = 0;
+	while (fgets(line, sizeof(line), f) && (bytes += strlen(line)) < PERFMAP_MAX_BYTES) {
+		unsigned long long lo, sz;
+		int pos = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx %llx %n", &lo, &sz, &pos) != 2 || !pos || !line[pos] ||
+		    lo + sz < lo) {
+			bad++;
+			continue;
+		}
+		/* names are shown: no control bytes */
+		for (char *c = line + pos; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		const char *k = intern(st, line + pos);
+		const char *nm = k ? sym_demangle(st->pool, k) : NULL;
+		if (!nm || vec_reserve(&m->sym, &cap, n + 1, sizeof(*m->sym))) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		m->sym[n] = (struct esym){ .lo = lo, .hi = lo + (sz ? sz : 1), .key = k, .name = nm,
+					   .interned = true, .seq = (uint32_t)n };
+		n++;
+	}
+	fclose(f);
+	qsort(m->sym, n, sizeof(*m->sym), pmap_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || m->sym[i].lo != m->sym[k - 1].lo)
+			m->sym[k++] = m->sym[i];
+	m->n_sym = k;
+	snprintf(msg, len, "JIT code named from %s (%zu symbols%s)", path, k,
+		 bad ? ", some lines not understood" : "");
+	return h;
+}
+
 /* A DIE's linkage name, following its abstract origin and specification. */
 static const char *die_linkage(Dwarf_Die *d)
 {
@@ -625,11 +696,19 @@ static void die_names(struct symtab *st, Dwarf_Die *d, const char **key, const c
 }
 
 static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym_frame *fr, size_t max);
+static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr);
 
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max)
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
+	if (m->perfmap) {
+		struct esym *es = max ? sym_at(st, m, off) : NULL;
+		if (!es)
+			return 0;
+		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
+		return 1;
+	}
 	if (m->cache && symcache_get(m->cache, off, fr, max, &n))
 		return n;
 	if (m->lazy_path) {
