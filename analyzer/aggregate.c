@@ -311,10 +311,12 @@ int set_symbolize(struct ana_set *s)
 			continue;
 		char msg[1024];
 		enum ana_severity sev;
-		int h = s->mod[i].jit ? symtab_load_perfmap(st, s->mod[i].path, msg, sizeof(msg), &sev)
-				      : symtab_load(st, s->mod[i].path,
-						    s->mod[i].bid_len ? s->mod[i].bid : NULL,
-						    s->mod[i].bid_len, msg, sizeof(msg), &sev);
+		const struct smodule *sm = &s->mod[i];
+		const uint8_t *bid = sm->bid_len ? sm->bid : NULL;
+		int h = sm->jit ? symtab_load_perfmap(st, sm->path, msg, sizeof(msg), &sev)
+			: sm->image ? symtab_load_image(st, sm->path, sm->image, sm->image_len, bid,
+							sm->bid_len, msg, sizeof(msg), &sev)
+			: symtab_load(st, sm->path, bid, sm->bid_len, msg, sizeof(msg), &sev);
 		if (h < 0)
 			goto out;
 		s->mod[i].sym = h;

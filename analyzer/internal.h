@@ -108,6 +108,11 @@ void symtab_free(struct symtab *st);
  * not be used (lookups then resolve nothing), or -ENOMEM. */
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev);
+/* Load a module from its bytes (the vdso, saved in the profile); like
+ * symtab_load otherwise.  The bytes are copied. */
+int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
 /* Load a perf map file ("START SIZE name" per line, hex; the format of
  * perf's jit-interface.txt, which LuaJIT, Node's --perf-basic-prof, the
  * JVM's perf-map-agent and Python's -X perf write): lookups then take
@@ -182,6 +187,8 @@ struct smodule {
 	int sym;			/* symtab handle */
 	bool jit;			/* path is a perf map (/tmp/perf-PID.map) naming
 					 * the JIT code of the frames in no module */
+	uint8_t *image;			/* its bytes from a profile (the vdso), or NULL */
+	uint32_t image_len;
 };
 struct func {
 	const char *key;		/* linkage name (see struct sym_frame): with the

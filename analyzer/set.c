@@ -176,6 +176,8 @@ void ana_set_free(struct ana_set *s)
 	free(s->in_label);
 	free(s->ev_name);
 	free(s->ev_unit);
+	for (size_t i = 0; i < s->n_mod; i++)
+		free(s->mod[i].image);
 	free(s->mod);
 	idx_free(&s->mod_idx);
 	set_free_symbols(s);
@@ -554,6 +556,18 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 	uint32_t jit = PROF_NO_MODULE;
 	if ((e = jit_module(s, path, p, &jit)))
 		goto out;
+	/* modules that exist only in memory (the vdso): their bytes, once */
+	for (size_t i = 0; i < p->n_images; i++) {
+		struct smodule *sm = &s->mod[mmap[p->images[i].module]];
+		if (sm->image || !p->images[i].len)
+			continue;
+		if (!(sm->image = malloc(p->images[i].len))) {
+			e = -ENOMEM;
+			goto out;
+		}
+		memcpy(sm->image, p->images[i].data, p->images[i].len);
+		sm->image_len = p->images[i].len;
+	}
 	const struct prof_cct *c = &p->cct;
 	for (uint32_t i = 0; i < c->n_nodes; i++)
 		map[i] = NONE;

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +34,7 @@ struct esym {
 	const char *name;		/* demangled, interned on first use */
 	uint8_t bind;			/* sort rank: global 0, weak 1, local 2 */
 	bool dup;			/* a local whose name the module holds twice */
+	bool sized;			/* st_size was not 0 */
 	bool interned;
 	uint32_t seq;			/* perf maps: line number */
 };
@@ -249,6 +252,8 @@ static bool find_by_build_id_exists(struct symtab *st, const uint8_t *bid, size_
 	return true;
 }
 
+static bool own_vdso_matches(const uint8_t *own, const uint8_t *bid, size_t n, size_t *len);
+
 static bool same_build_id(Dwfl_Module *mod, const uint8_t *bid, size_t n, char *have, size_t len)
 {
 	const unsigned char *bits;
@@ -271,8 +276,17 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		return -ENOMEM;
 	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
-	if (path[0] != '/')
-		return h;	/* [vdso], anonymous code: nothing to open */
+	if (path[0] != '/') {
+		/* the vdso of a profile without its image: this machine's own
+		 * if it is the same (same kernel build) */
+		const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+		size_t olen;
+		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen)) {
+			st->n--;
+			return symtab_load_image(st, path, own, olen, bid, bid_len, msg, len, sev);
+		}
+		return h;	/* anonymous code: nothing to open */
+	}
 
 	char want[130], have[130], dbg[4200];
 	hex(want, sizeof(want), bid, bid ? bid_len : 0);
@@ -342,6 +356,65 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	if (st->cache_dir && fbid_len && (m->dwarf || !debug)) {
 		m->cache_dwarf = m->dwarf;
 		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
+	}
+	return h;
+}
+
+/* Whether the vdso mapped at own has build-id bid; *len: its image's size. */
+static bool own_vdso_matches(const uint8_t *own, const uint8_t *bid, size_t n, size_t *len)
+{
+	const GElf_Ehdr *eh = (const GElf_Ehdr *)own;
+	if (memcmp(own, ELFMAG, SELFMAG) || own[EI_CLASS] != ELFCLASS64)
+		return false;
+	*len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (*len > PROF_MAX_IMAGE)
+		return false;
+	Elf *e = elf_memory((char *)(uintptr_t)own, *len);
+	const void *b;
+	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
+	bool same = k > 0 && (size_t)k == n && !memcmp(b, bid, n);
+	if (e)
+		elf_end(e);
+	return same;
+}
+
+int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
+	msg[0] = 0;
+	*sev = ANA_NOTE_INFO;
+	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	int h = (int)st->n++;
+	struct smod *m = &st->mod[h];
+	/* libdwfl takes a descriptor: the bytes go into an anonymous file */
+	int fd = memfd_create("pmcprof-image", MFD_CLOEXEC);
+	if (fd < 0)
+		return h;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, img + done, len - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	char have[130];
+	int e = done < len || lseek(fd, 0, SEEK_SET) != 0 ? -EIO : 0;
+	if (e)
+		close(fd);
+	else
+		e = report(st, m, path, fd);	/* consumes fd */
+	if (e) {
+		snprintf(msg, mlen, "%s: its image in the profile is not a readable ELF file", path);
+		*sev = ANA_NOTE_WARN;
+		return h;
+	}
+	if (bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
+		dwfl_end(m->dwfl);
+		memset(m, 0, sizeof(*m));
+		snprintf(msg, mlen, "%s: its image in the profile has another build-id (%s)", path, have);
+		*sev = ANA_NOTE_WARN;
 	}
 	return h;
 }
@@ -440,7 +513,7 @@ static int esym_cmp(const void *a, const void *b)
 	const struct esym *x = a, *y = b;
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	bool zx = x->hi == x->lo, zy = y->hi == y->lo;
+	bool zx = !x->sized, zy = !y->sized;
 	if (zx != zy)
 		return zx ? 1 : -1;
 	if ((x->bind == 1) != (y->bind == 1))
@@ -472,6 +545,8 @@ static int read_syms(struct smod *m)
 	if (ns <= 1)
 		return 0;
 	size_t cap = 0, n = 0;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
 	for (int i = 1; i < ns; i++) {
 		GElf_Sym sym;
 		GElf_Addr a;
@@ -482,7 +557,17 @@ static int read_syms(struct smod *m)
 			continue;
 		if (vec_reserve(&m->sym, &cap, n + 1, sizeof(*m->sym)))
 			return -ENOMEM;
-		m->sym[n++] = (struct esym){ .lo = a, .hi = a + sym.st_size, .key = nm,
+		/* a symbol without a size (assembly: _init, _start) ends at
+		 * its section's end at the latest, not inside the PLT */
+		GElf_Addr hi = a + sym.st_size;
+		if (!sym.st_size && elf && shndx != SHN_ABS && shndx < SHN_LORESERVE) {
+			GElf_Shdr sh;
+			Elf_Scn *sc = elf_getscn(elf, shndx);
+			if (sc && gelf_getshdr(sc, &sh) && a >= sh.sh_addr + bias &&
+			    a < sh.sh_addr + bias + sh.sh_size)
+				hi = sh.sh_addr + bias + sh.sh_size;
+		}
+		m->sym[n++] = (struct esym){ .lo = a, .hi = hi, .key = nm, .sized = sym.st_size != 0,
 					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
 	}
 	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
@@ -493,7 +578,7 @@ static int read_syms(struct smod *m)
 	n = k;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Addr next = i + 1 < n ? m->sym[i + 1].lo : m->sym[i].lo + 1;
-		if (m->sym[i].hi <= m->sym[i].lo)
+		if (!m->sym[i].sized && (m->sym[i].hi <= m->sym[i].lo || m->sym[i].hi > next))
 			m->sym[i].hi = next;
 	}
 	m->n_sym = n;

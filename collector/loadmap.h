@@ -62,6 +62,11 @@ const struct prof_module *loadmap_modules(size_t *n);
  * to fill), so it must be given a copy.  Async-signal-safe. */
 void loadmap_modules_copy(struct prof_module *out, size_t n);
 
+/* The vdso's image (vdso.c): out describes the bytes of the module of
+ * mods[n] that is the vdso, in the process's memory (they live as long as
+ * it).  Returns 1, or 0 if there is none.  Async-signal-safe. */
+size_t loadmap_vdso_image(const struct prof_module *mods, size_t n, struct prof_image *out);
+
 /* Change counter: how many load/unload events so far.  Async-signal-safe. */
 uint32_t loadmap_seq(void);
 
