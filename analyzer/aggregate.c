@@ -309,6 +309,8 @@ int set_symbolize(struct ana_set *s)
 	for (size_t i = 0; i < s->n_mod; i++) {
 		if (!used[i])
 			continue;
+		if (s->o.progress)	/* a module's DWARF may take a while */
+			s->o.progress(s->o.progress_arg, "modules", i, s->n_mod);
 		char msg[1024];
 		enum ana_severity sev;
 		const struct smodule *sm = &s->mod[i];
@@ -350,7 +352,7 @@ int set_symbolize(struct ana_set *s)
 				goto out;
 		}
 		s->rsym[r] = cur;
-		if (s->o.progress && (r & 0xffff) == 0)
+		if (s->o.progress && (r & 0xfff) == 0)
 			s->o.progress(s->o.progress_arg, "symbolize", r, s->n_raw);
 	}
 	/* samples taken with no stack at all still count, under a name */

@@ -221,7 +221,37 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	return 0;
 }
 
-static size_t file_build_id(int fd, uint8_t out[64], bool *debug);
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len);
+
+/* Whether the .gnu_debuglink file name of the module at path exists where
+ * libdwfl looks for it: beside it, in .debug/ there, under each debug
+ * root (the user's, then /usr/lib/debug) with the module's directory. */
+static bool debuglink_exists(struct symtab *st, const char *path, const char *link)
+{
+	if (!link[0] || strchr(link, '/'))
+		return false;
+	const char *sl = strrchr(path, '/');
+	int dl = sl ? (int)(sl - path) : 0;
+	char roots[4096], cand[8400];
+	struct stat sb;
+	snprintf(cand, sizeof(cand), "%.*s/%s", dl, path, link);
+	if (strcmp(cand, path) && !stat(cand, &sb) && S_ISREG(sb.st_mode))
+		return true;
+	snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dl, path, link);
+	if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+		return true;
+	snprintf(roots, sizeof(roots), "%s%s/usr/lib/debug", st->debug_dirs ? st->debug_dirs : "",
+		 st->debug_dirs ? ":" : "");
+	for (char *save, *r = strtok_r(roots, ":", &save); r; r = strtok_r(NULL, ":", &save)) {
+		snprintf(cand, sizeof(cand), "%s%.*s/%s", r, dl, path, link);
+		if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+			return true;
+		snprintf(cand, sizeof(cand), "%s/%s", r, link);
+		if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+			return true;
+	}
+	return false;
+}
 
 /* A debug file for this build-id under a debug root: ROOT/.build-id/xx/rest.debug. */
 static int find_by_build_id(struct symtab *st, const uint8_t *bid, size_t n, char *out, size_t len)
@@ -296,9 +326,10 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	 * the file's own build-id (equal to the recorded one, if any). */
 	uint8_t fbid[64];
 	size_t fbid_len = 0;
-	bool debug = false;	/* DWARF in it, or a link to some */
-	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug)) &&
-	    !debug && find_by_build_id_exists(st, fbid, fbid_len))
+	bool debug = false;	/* DWARF in it, or debug info to be found */
+	char link[256] = "";
+	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
+	    !debug && (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
 		debug = true;
 	/* DWARF answers are the best there are; ELF-only ones serve only a
 	 * module that has no debug info to be found */
@@ -420,8 +451,8 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 }
 
 /* The build-id of the ELF file behind fd (its note only), or length 0;
- * *debug: whether it has DWARF or a .gnu_debuglink. */
-static size_t file_build_id(int fd, uint8_t out[64], bool *debug)
+ * *debug: whether it has DWARF; link: its .gnu_debuglink name, or "". */
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *b;
@@ -434,11 +465,13 @@ static size_t file_build_id(int fd, uint8_t out[64], bool *debug)
 		for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
 			GElf_Shdr sh;
 			const char *nm = gelf_getshdr(sc, &sh) ? elf_strptr(e, shstr, sh.sh_name) : NULL;
-			if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info") ||
-				   !strcmp(nm, ".gnu_debuglink"))) {
+			if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")))
 				*debug = true;
-				break;
-			}
+			Elf_Data *d;
+			if (nm && !strcmp(nm, ".gnu_debuglink") && (d = elf_getdata(sc, NULL)) &&
+			    d->d_buf && d->d_size)
+				snprintf(link, len, "%.*s", (int)strnlen(d->d_buf, d->d_size),
+					 (const char *)d->d_buf);
 		}
 	}
 	if (e)
