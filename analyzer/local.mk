@@ -36,6 +36,10 @@ tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/lib
 check_PROGRAMS += tests/progs/inl_work
 tests_progs_inl_work_SOURCES = tests/progs/inl_work.c
 tests_progs_inl_work_CFLAGS = -g -O2 -fno-omit-frame-pointer
+# two static functions of one name (tests/integration/names_static.sh)
+check_PROGRAMS += tests/progs/names_static
+tests_progs_names_static_SOURCES = tests/progs/names_static.c tests/progs/names_static2.c
+tests_progs_names_static_CFLAGS = -g -O2 -fno-omit-frame-pointer
 # time in the vdso (tests/integration/vdso_names.sh)
 check_PROGRAMS += tests/progs/vdso_loop
 tests_progs_vdso_loop_SOURCES = tests/progs/vdso_loop.c

@@ -1,7 +1,8 @@
 #!/bin/sh
 # C++ names as perf shows them: a program of our own (namespaces, a
 # template with two instantiations, virtual overrides, operator(), a lambda,
-# an anonymous namespace) and a stripped C++ library named from .dynsym.
+# an anonymous namespace, an inlined member function) and a stripped C++
+# library named from .dynsym.
 # Rows are keyed by linkage name, so the two Accum<...>::run and the two
 # area overrides stay apart (with --short-names too).  When perf can record
 # cpu-clock here, every hot row's name must be one perf report gives for the
@@ -28,6 +29,7 @@ check "the library is stripped" sh -c '! readelf -S libnames.so | grep -q "\.sym
 	{ fail "record failed"; sed 's/^/    | /' rec.err; exit 0; }
 "$PMCPROF" report --csv rec >rep.csv
 "$PMCPROF" report --short-names --csv rec >short.csv
+"$PMCPROF" report --no-inline --csv rec >noinl.csv
 # function,module -> self samples, for names_cxx and libnames.so rows
 python3 - <<'PY' >names.txt
 import csv
@@ -44,6 +46,11 @@ for want in 'ns::Accum<double, 300>::run' 'ns::Accum<long, 300>::run' 'ns::Squar
 		fail "no row '$want'"; sed 's/^/    | /' names.txt
 	fi
 done
+check "an inlined member function: ns::Vec::dot, inlined into ns::use_vec" python3 -c "
+import csv, sys
+rows = [r for r in csv.DictReader(open('rep.csv', newline=''))
+        if r['function'] == 'ns::Vec::dot' and r['inlined_into'] == 'ns::use_vec']
+sys.exit(0 if rows and int(rows[0]['self_samples']) > 0 else 1)"
 n=$(python3 -c "
 import csv
 print(sum(1 for r in csv.DictReader(open('short.csv', newline=''))
@@ -62,11 +69,18 @@ else
 		sed 's/([^()]*)\( const\)\{0,1\}\( \[clone [^]]*\]\)*$//' >perf.txt
 	peer="nm -C"
 fi
+# perf's flat profile has no inlined functions: compare with --no-inline
+python3 - <<'PY' >flat.txt
+import csv
+for r in csv.DictReader(open('noinl.csv', newline='')):
+    if r['module'].endswith(('/names_cxx', '/libnames.so')) and int(r['self_samples']) > 0:
+        print(r['function'])
+PY
 missing=0
 while IFS= read -r f; do
 	grep -qxF "$f" perf.txt || { missing=$((missing + 1)); echo "    | not in $peer: $f"; }
-done <names.txt
-check "every hot row's name is one $peer gives ($(wc -l <names.txt) rows)" test "$missing" = 0
+done <flat.txt
+check "every hot row's name is one $peer gives ($(wc -l <flat.txt) rows, --no-inline)" test "$missing" = 0
 
 # a diff of two runs matches every function (same keys in both)
 "$PMCPROF" record -e cpu-clock@200000 -o rec2 -- ./names_cxx 10 >/dev/null 2>&1
