@@ -264,6 +264,8 @@ static int add_addr(struct ana_set *s, struct symtab *st, uint32_t mod, uint64_t
 		char buf[300];
 		if (mod == PROF_NO_MODULE)
 			snprintf(buf, sizeof(buf), "[unknown]");
+		else if (base[0] == '[')	/* [JIT] */
+			snprintf(buf, sizeof(buf), "%.200s+0x%llx", base, (unsigned long long)off);
 		else
 			snprintf(buf, sizeof(buf), "[%.200s+0x%llx]", base, (unsigned long long)off);
 		const char *nm = strpool_str(&s->pool, buf);
