@@ -568,15 +568,72 @@ static bool name_eq(const void *ctx, uint32_t id, const void *key)
 	return !strcmp(m->sym[id].key, key);
 }
 
+/* PLT entries as perf names them ("memcpy@plt"): entry i of .rela.plt is
+ * the i-th 16-byte entry of .plt.sec when there is one, else of .plt
+ * after its first (the resolver's) entry.  x86-64 only. */
+static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
+{
+	size_t shstr;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstr))
+		return 0;
+	Elf_Scn *rela = NULL;
+	GElf_Shdr rsh = { 0 }, plt = { 0 }, sec = { 0 }, sh;
+	for (Elf_Scn *sc = NULL; (sc = elf_nextscn(elf, sc));) {
+		const char *nm = gelf_getshdr(sc, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		if (!nm)
+			continue;
+		if (!strcmp(nm, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = sc;
+			rsh = sh;
+		} else if (!strcmp(nm, ".plt")) {
+			plt = sh;
+		} else if (!strcmp(nm, ".plt.sec")) {
+			sec = sh;
+		}
+	}
+	Elf_Scn *dsc = rela ? elf_getscn(elf, rsh.sh_link) : NULL;
+	GElf_Shdr dsh;
+	Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL, *dd = dsc ? elf_getdata(dsc, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dsc, &dsh) || !rsh.sh_entsize || (!plt.sh_size && !sec.sh_size))
+		return 0;
+	GElf_Addr base = sec.sh_size ? sec.sh_addr : plt.sh_addr + 16;
+	GElf_Addr end = sec.sh_size ? sec.sh_addr + sec.sh_size : plt.sh_addr + plt.sh_size;
+	size_t nr = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < nr && base + 16 * (i + 1) <= end; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (!nm || !nm[0])
+			continue;
+		char buf[1100];
+		snprintf(buf, sizeof(buf), "%.1000s@plt", nm);
+		const char *k = intern(st, buf), *d = sym_demangle(st->pool, nm);
+		if (d) {
+			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
+			d = intern(st, buf);
+		}
+		if (!k || !d || vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
+			return -ENOMEM;
+		GElf_Addr lo = base + 16 * i + bias;
+		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = k, .name = d,
+						    .sized = true, .interned = true, .bind = 0 };
+	}
+	return 0;
+}
+
 /* One pass over .symtab (or .dynsym and the minidebuginfo) as libdwfl
- * finds it, functions only; aliases at one address keep the global one;
- * a symbol without a size ends where the next one starts. */
-static int read_syms(struct smod *m)
+ * finds it, functions only, and the PLT entries; aliases at one address
+ * keep the one perf would; a symbol without a size ends where the next
+ * one starts. */
+static int read_syms(struct symtab *st, struct smod *m)
 {
 	m->syms_read = true;
 	int ns = dwfl_module_getsymtab(m->mod);
-	if (ns <= 1)
-		return 0;
+	if (ns < 1)
+		ns = 1;	/* none: the PLT may still be there */
 	size_t cap = 0, n = 0;
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(m->mod, &bias);
@@ -603,6 +660,10 @@ static int read_syms(struct smod *m)
 		m->sym[n++] = (struct esym){ .lo = a, .hi = hi, .key = nm, .sized = sym.st_size != 0,
 					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
 	}
+	m->n_sym = n;
+	if (elf && plt_syms(st, m, elf, bias, &cap))
+		return -ENOMEM;
+	n = m->n_sym;
 	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
@@ -638,7 +699,7 @@ static int read_syms(struct smod *m)
 /* The function symbol around addr (Dwfl address), or NULL. */
 static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 {
-	if (!m->syms_read && read_syms(m))
+	if (!m->syms_read && read_syms(st, m))
 		return NULL;
 	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
 	while (lo < hi) {

@@ -54,3 +54,14 @@ check "diff across kernels: __vdso_clock_gettime matched by name" python3 -c "
 import csv, sys
 rows = [r for r in csv.DictReader(open('diff.csv', newline='')) if r['function'] == '__vdso_clock_gettime']
 sys.exit(0 if len(rows) == 1 and rows[0]['presence'] == 'both' else 1)"
+
+# PLT entries are named as perf names them (clock_gettime@plt), not as the
+# symbol before them (_init)
+plt=$(objdump -d "$V" 2>/dev/null | sed -n 's/^0*\([0-9a-f]*\) <clock_gettime@plt>:$/\1/p' | head -1)
+if [ -n "$plt" ]; then
+	"$PROGS/ana_mkprofile" -o plt.pmcp -b "$V" "main;0x$plt=10"
+	"$PMCPROF" report --csv plt.pmcp >plt.csv 2>/dev/null
+	contains "a PLT entry: clock_gettime@plt" ",clock_gettime@plt," plt.csv
+else
+	skip "no clock_gettime@plt in objdump's output"
+fi
