@@ -46,6 +46,7 @@ struct smod {
 	bool dwarf;
 	bool syms_read;
 	bool perfmap;			/* sym is a perf map's (absolute addresses) */
+	bool dups_done;			/* esym.dup is set */
 	struct esym *sym;		/* sorted by lo, no two at one address */
 	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
@@ -676,9 +677,17 @@ static int read_syms(struct symtab *st, struct smod *m)
 			m->sym[i].hi = next;
 	}
 	m->n_sym = n;
-	/* local symbols of one name in several units (static helpers) are
-	 * different functions: they are keyed by name and address */
+	return 0;
+}
+
+/* Local symbols of one name in several units (static helpers) are
+ * different functions: they are keyed by name and address.  Found when a
+ * local symbol is first hit (C++ code hits mostly global ones). */
+static int find_dups(struct smod *m)
+{
+	size_t n = m->n_sym;
 	struct idx names = { 0 };
+	m->dups_done = true;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t h = hash_bytes(m->sym[i].key, strlen(m->sym[i].key), 5);
 		uint32_t id = idx_find(&names, h, name_eq, m, m->sym[i].key);
@@ -712,6 +721,8 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 	if (!lo || m->sym[lo - 1].hi <= addr)
 		return NULL;
 	struct esym *e = &m->sym[lo - 1];
+	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
+		return NULL;
 	if (!e->interned) {
 		const char *k = intern(st, e->key);
 		const char *at = strchr(e->key, '@'), *nm;
