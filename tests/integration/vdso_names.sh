@@ -65,3 +65,4 @@ if [ -n "$plt" ]; then
 else
 	skip "no clock_gettime@plt in objdump's output"
 fi
+
