@@ -229,7 +229,7 @@ static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, si
  * root (the user's, then /usr/lib/debug) with the module's directory. */
 static bool debuglink_exists(struct symtab *st, const char *path, const char *link)
 {
-	if (!link[0] || strchr(link, '/'))
+	if (!path || !link[0] || strchr(link, '/'))
 		return false;
 	const char *sl = strrchr(path, '/');
 	int dl = sl ? (int)(sl - path) : 0;
