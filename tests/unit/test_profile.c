@@ -867,6 +867,11 @@ static int write_corpus(const char *out)
 		snprintf(name, sizeof(name), "handmade-%zu.raw", k);
 		status |= write_at(fd, name, payloads[k].raw, payloads[k].len);
 	}
+	if (fd >= 0) {	/* format 1.1: an images section */
+		static const char img[] = META0 EVENTS1 MODS1 CCT3 CNT0 "\6\5\1\0\2EL";
+
+		status |= write_at(fd, "handmade-images.raw", img, sizeof(img) - 1);
+	}
 	if (fd >= 0)
 		close(fd);
 	return status;
