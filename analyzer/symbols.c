@@ -342,6 +342,11 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
+		if (!m->cache_dwarf) {	/* the same note as when it was opened */
+			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+				 "symbol table, no source lines", path);
+			*sev = ANA_NOTE_WARN;
+		}
 		return h;
 	}
 	if (fd >= 0) {
@@ -379,8 +384,8 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		return h;
 	}
 	if (!m->dwarf) {
-		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF symbol "
-			 "table, no source lines", path);
+		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+			 "symbol table, no source lines", path);
 		*sev = ANA_NOTE_WARN;
 	}
 	/* the answers of a module, with or without DWARF, depend on its

@@ -113,6 +113,23 @@ static const char *field(struct strpool *pool, char *s)
 	return *s ? strpool_str(pool, s) : NULL;
 }
 
+/* An unsigned number at *p in base 16 or 10, then one space or the end
+ * (end: the number must end the line); advances *p past the space.  No
+ * sscanf: the cache of a big binary has a hundred thousand lines. */
+static bool num(char **p, int base, bool end, unsigned long long max, unsigned long long *v)
+{
+	char *s = *p, *e;
+	if (!((*s >= '0' && *s <= '9') || (base == 16 && ((*s >= 'a' && *s <= 'f') ||
+							   (*s >= 'A' && *s <= 'F')))))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, base);
+	if (errno || *v > max || (end ? *e != 0 : *e != ' '))
+		return false;
+	*p = end ? e : e + 1;
+	return true;
+}
+
 /* Parse buf (NUL-terminated) into c; false if anything is off. */
 static bool parse(struct symcache *c, char *buf, struct strpool *pool)
 {
@@ -120,26 +137,27 @@ static bool parse(struct symcache *c, char *buf, struct strpool *pool)
 	if (!line || strcmp(line, "pmcprof-symbols 2"))
 		return false;
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		unsigned long long off;
-		unsigned n;
-		char end;
-		if (sscanf(line, "A %llx %u%c", &off, &n, &end) != 2 || n > MAX_FRAMES)
+		unsigned long long off, n;
+		char *q = line + 2;
+		if (line[0] != 'A' || line[1] != ' ' || !num(&q, 16, false, UINT64_MAX, &off) ||
+		    !num(&q, 10, true, MAX_FRAMES, &n))
 			return false;
 		struct sym_frame fr[MAX_FRAMES];
 		for (unsigned i = 0; i < n; i++) {
-			unsigned ln, dl;
-			int pos = 0;
-			if (!(line = strtok_r(NULL, "\n", &save)) ||
-			    sscanf(line, "F %u %u %n", &ln, &dl, &pos) != 2 || !pos)
+			unsigned long long ln, dl;
+			char *k;
+			if (!(line = strtok_r(NULL, "\n", &save)) || line[0] != 'F' || line[1] != ' ' ||
+			    !(k = line + 2, num(&k, 10, false, UINT32_MAX, &ln)) ||
+			    !num(&k, 10, false, UINT32_MAX, &dl))
 				return false;
-			char *k = line + pos, *t0 = strchr(k, '\t');
+			char *t0 = strchr(k, '\t');
 			char *f = t0 ? t0 + 1 : NULL, *t1 = f ? strchr(f, '\t') : NULL;
 			char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
 			if (!t2 || strchr(t2 + 1, '\t') || t0 == k || t1 == f)
 				return false;
 			*t0 = *t1 = *t2 = 0;
-			fr[i] = (struct sym_frame){ field(pool, k), field(pool, f), field(pool, t1 + 1), ln,
-						    field(pool, t2 + 1), dl };
+			fr[i] = (struct sym_frame){ field(pool, k), field(pool, f), field(pool, t1 + 1),
+						    (unsigned)ln, field(pool, t2 + 1), (unsigned)dl };
 			if (!fr[i].func || !fr[i].key)
 				return false;
 		}
