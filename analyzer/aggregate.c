@@ -107,30 +107,40 @@ static int modrow_get(struct ana_set *s, const char *base, const char *path, uin
 }
 
 struct fkey {
-	const char *name, *base;
+	const char *key, *base;
+	uint32_t inl;
 };
 
 static bool func_eq(const void *ctx, uint32_t id, const void *key)
 {
 	const struct ana_set *s = ctx;
 	const struct fkey *k = key;
-	return s->func[id].name == k->name && s->func[id].base == k->base;
+	const struct func *f = &s->func[id];
+	return f->key == k->key && f->base == k->base && f->inl_caller == k->inl;
 }
 
-/* Functions are matched by module basename and name, across runs too. */
-static int func_get(struct ana_set *s, const char *name, const char *base, const char *path,
-		    const char *file, unsigned line, unsigned flags, uint32_t *out)
+/* Functions are matched by module basename and linkage name (key), across
+ * runs too; an inlined function once per function it was inlined into
+ * (inl, else NONE), so that a change under one caller is not averaged
+ * with the others.  name is what is shown. */
+static int func_get(struct ana_set *s, const char *key, const char *name, const char *base,
+		    const char *path, const char *file, unsigned line, unsigned flags, uint32_t inl,
+		    uint32_t *out)
 {
-	struct fkey k = { name, base };
-	uint64_t h = hash_u64((uintptr_t)name, (uintptr_t)base);
+	struct fkey k = { key, base, inl };
+	uint64_t h = hash_u64(hash_u64((uintptr_t)key, (uintptr_t)base), inl);
 	uint32_t id = idx_find(&s->func_idx, h, func_eq, s, &k);
 	if (id == NONE) {
 		if (vec_reserve(&s->func, &s->cap_func, s->n_func + 1, sizeof(*s->func)))
 			return -ENOMEM;
+		if (s->o.short_names && !(flags & ANA_ROW_UNRESOLVED) &&
+		    !(name = sym_short_name(&s->pool, name)))
+			return -ENOMEM;
 		id = (uint32_t)s->n_func;
 		struct func *f = &s->func[id];
-		*f = (struct func){ .name = name, .base = base, .path = path, .file = file,
-				    .line = line, .flags = flags, .inl_caller = NONE };
+		*f = (struct func){ .key = key, .name = name, .base = base, .path = path, .file = file,
+				    .line = line, .flags = flags, .inl_caller = inl,
+				    .inl_n = inl != NONE };
 		int e = modrow_get(s, base, path, &f->modrow);
 		if (e || idx_put(&s->func_idx, h, id))
 			return -ENOMEM;
@@ -225,37 +235,7 @@ static int sym_child(struct ana_set *s, uint32_t parent, uint32_t func, bool inl
 	return 0;
 }
 
-/* Pairs (inlined function, caller) seen, to count distinct callers. */
-struct inl_pairs {
-	struct idx idx;
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static bool pair_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct inl_pairs *p = ctx;
-	return p->v[id] == *(const uint64_t *)key;
-}
-
-static int note_inlined(struct ana_set *s, struct inl_pairs *ip, uint32_t f, uint32_t caller)
-{
-	uint64_t k = (uint64_t)f << 32 | caller;
-	uint64_t h = hash_u64(k, 11);
-	if (idx_find(&ip->idx, h, pair_eq, ip, &k) != NONE)
-		return 0;
-	if (vec_reserve(&ip->v, &ip->cap, ip->n + 1, sizeof(*ip->v)) ||
-	    idx_put(&ip->idx, h, (uint32_t)ip->n))
-		return -ENOMEM;
-	ip->v[ip->n++] = k;
-	if (s->func[f].inl_caller == NONE)
-		s->func[f].inl_caller = caller;
-	s->func[f].inl_n++;
-	return 0;
-}
-
-static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, uint32_t mod,
-		    uint64_t off, uint32_t *out)
+static int add_addr(struct ana_set *s, struct symtab *st, uint32_t mod, uint64_t off, uint32_t *out)
 {
 	struct sym_frame fr[64];
 	size_t n = 0;
@@ -267,6 +247,14 @@ static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, 
 		path = s->mod[mod].path;
 		n = symtab_lookup(st, s->mod[mod].sym, off, fr, 64);
 	}
+	if (n > 1 && s->o.no_inline) {
+		/* perf's --no-inline: the code is the outer function's, at
+		 * the address's own source line */
+		fr[n - 1].file = fr[0].file;
+		fr[n - 1].line = fr[0].line;
+		fr[0] = fr[n - 1];
+		n = 1;
+	}
 	if (vec_reserve(&s->addr, &s->cap_addr, s->n_addr + 1, sizeof(*s->addr)) ||
 	    vec_reserve(&s->frame, &s->cap_frame, s->n_frame + (n ? n : 1), sizeof(*s->frame)))
 		return -ENOMEM;
@@ -276,6 +264,8 @@ static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, 
 		char buf[300];
 		if (mod == PROF_NO_MODULE)
 			snprintf(buf, sizeof(buf), "[unknown]");
+		else if (base[0] == '[')	/* [JIT] */
+			snprintf(buf, sizeof(buf), "%.200s+0x%llx", base, (unsigned long long)off);
 		else
 			snprintf(buf, sizeof(buf), "[%.200s+0x%llx]", base, (unsigned long long)off);
 		const char *nm = strpool_str(&s->pool, buf);
@@ -284,18 +274,16 @@ static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, 
 			return -ENOMEM;
 		struct frame *f = &s->frame[s->n_frame++];
 		f->inlined = false;
-		if (func_get(s, nm, base, path, NULL, 0, ANA_ROW_UNRESOLVED, &f->func) ||
+		if (func_get(s, nm, nm, base, path, NULL, 0, ANA_ROW_UNRESOLVED, NONE, &f->func) ||
 		    line_get(s, f->func, NULL, 0, &f->line))
 			return -ENOMEM;
 	} else {
 		for (size_t j = n; j-- > 0;) {
 			struct frame *f = &s->frame[s->n_frame++];
 			f->inlined = j < n - 1;
-			if (func_get(s, fr[j].func, base, path, fr[j].decl_file, fr[j].decl_line, 0,
-				     &f->func) ||
+			if (func_get(s, fr[j].key, fr[j].func, base, path, fr[j].decl_file,
+				     fr[j].decl_line, 0, f->inlined ? f[-1].func : NONE, &f->func) ||
 			    line_get(s, f->func, fr[j].file, fr[j].line, &f->line))
-				return -ENOMEM;
-			if (f->inlined && note_inlined(s, ip, f->func, f[-1].func))
 				return -ENOMEM;
 		}
 	}
@@ -308,7 +296,6 @@ int set_symbolize(struct ana_set *s)
 	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .cache_dir = s->cache_dir,
 				  .pool = &s->pool };
 	struct symtab *st = symtab_new(&so);
-	struct inl_pairs ip = { 0 };
 	uint8_t *used = NULL;
 	int e = -ENOMEM;
 	if (!st)
@@ -324,10 +311,16 @@ int set_symbolize(struct ana_set *s)
 	for (size_t i = 0; i < s->n_mod; i++) {
 		if (!used[i])
 			continue;
+		if (s->o.progress)	/* a module's DWARF may take a while */
+			s->o.progress(s->o.progress_arg, "modules", i, s->n_mod);
 		char msg[1024];
 		enum ana_severity sev;
-		int h = symtab_load(st, s->mod[i].path, s->mod[i].bid_len ? s->mod[i].bid : NULL,
-				    s->mod[i].bid_len, msg, sizeof(msg), &sev);
+		const struct smodule *sm = &s->mod[i];
+		const uint8_t *bid = sm->bid_len ? sm->bid : NULL;
+		int h = sm->jit ? symtab_load_perfmap(st, sm->path, msg, sizeof(msg), &sev)
+			: sm->image ? symtab_load_image(st, sm->path, sm->image, sm->image_len, bid,
+							sm->bid_len, msg, sizeof(msg), &sev)
+			: symtab_load(st, sm->path, bid, sm->bid_len, msg, sizeof(msg), &sev);
 		if (h < 0)
 			goto out;
 		s->mod[i].sym = h;
@@ -350,7 +343,7 @@ int set_symbolize(struct ana_set *s)
 		uint64_t h = hash_u64(k.mod, k.off);
 		uint32_t a = idx_find(&s->addr_idx, h, addr_eq, s, &k);
 		if (a == NONE) {
-			if (add_addr(s, st, &ip, k.mod, k.off, &a) || idx_put(&s->addr_idx, h, a))
+			if (add_addr(s, st, k.mod, k.off, &a) || idx_put(&s->addr_idx, h, a))
 				goto out;
 		}
 		s->raddr[r] = a;
@@ -361,7 +354,7 @@ int set_symbolize(struct ana_set *s)
 				goto out;
 		}
 		s->rsym[r] = cur;
-		if (s->o.progress && (r & 0xffff) == 0)
+		if (s->o.progress && (r & 0xfff) == 0)
 			s->o.progress(s->o.progress_arg, "symbolize", r, s->n_raw);
 	}
 	/* samples taken with no stack at all still count, under a name */
@@ -373,7 +366,7 @@ int set_symbolize(struct ana_set *s)
 		uint32_t f;
 		const char *nm = strpool_str(&s->pool, "[no stack]");
 		const char *un = strpool_str(&s->pool, "[unknown]");
-		if (!nm || !un || func_get(s, nm, un, un, NULL, 0, ANA_ROW_UNRESOLVED, &f) ||
+		if (!nm || !un || func_get(s, nm, nm, un, un, NULL, 0, ANA_ROW_UNRESOLVED, NONE, &f) ||
 		    sym_child(s, 0, f, false, &s->nostack))
 			goto out;
 	}
@@ -381,20 +374,11 @@ int set_symbolize(struct ana_set *s)
 		struct func *fn = &s->func[f];
 		if (!fn->inl_n)
 			continue;
-		char buf[600];
-		if (fn->inl_n == 1)
-			snprintf(buf, sizeof(buf), "%s", s->func[fn->inl_caller].name);
-		else
-			snprintf(buf, sizeof(buf), "%.500s +%u more", s->func[fn->inl_caller].name,
-				 fn->inl_n - 1);
-		if (!(fn->inl_text = strpool_str(&s->pool, buf)))
-			goto out;
+		fn->inl_text = s->func[fn->inl_caller].name;
 	}
 	e = 0;
 out:
 	free(used);
-	idx_free(&ip.idx);
-	free(ip.v);
 	symtab_free(st);
 	return e;
 }

@@ -57,6 +57,12 @@ struct ana_opts {
 	void *progress_arg;
 	const char *cache_dir;		/* persistent symbol cache (one file per build-id,
 					 * created 0700), or NULL for none */
+	bool no_inline;			/* charge inlined code to the function it was
+					 * inlined into (perf's --no-inline); else an
+					 * inlined function has its own rows, one per
+					 * function it was inlined into */
+	bool short_names;		/* "run", not "ns::Accum<double, 300>::run" (rows
+					 * are still keyed by linkage name) */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 
@@ -221,8 +227,8 @@ struct ana_row {
 	const char *module;		/* module path, or NULL */
 	const char *file;		/* source file, or NULL */
 	unsigned line;			/* declaration line, or the line (LINES); 0 = unknown */
-	const char *inlined_into;	/* FUNCS: caller it was inlined into ("f", or
-					 * "f +N more"); NULL if never inlined */
+	const char *inlined_into;	/* FUNCS: the function it was inlined into (one
+					 * row per such function); NULL if not inlined */
 	uint32_t node;			/* trees: pass as query.node to expand; FUNCS: the
 					 * function, for CALLERS/CALLEES */
 	unsigned depth;			/* tree views: depth below the root (roots: 1) */

@@ -42,7 +42,7 @@ static const enum col report_cols[] = {
 static const enum col diff_cols[] = {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_RUN, C_BASE, C_RUN_EVENT, C_BASE_SAMPLES,
 	C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO, C_CI_LOW, C_CI_HIGH,
-	C_SIGNIFICANT, C_SPREAD, C_PRESENCE,
+	C_SIGNIFICANT, C_SPREAD, C_PRESENCE, C_INLINED_INTO,
 };
 
 static const char *const mode_name[] = {

@@ -77,13 +77,23 @@ void metric_free(struct metric *m);
 
 /* ---- symbolizer (symbols.c): one per module, each address once ---- */
 struct sym_frame {
-	const char *func;	/* interned; NULL when unresolved */
+	const char *key;	/* interned: the linkage name (mangled), or the plain
+				 * name of a C function; "name@0xADDR" for a local
+				 * symbol whose name the module holds more than once */
+	const char *func;	/* interned: what users read (demangled, qualified) */
 	const char *file;	/* source file or NULL */
 	unsigned line;
 	const char *decl_file;	/* the function's declaration */
 	unsigned decl_line;
 };
 struct symtab;
+/* The demangled, qualified name of a linkage name (C++ Itanium ABI, Rust
+ * legacy and v0) as perf shows it, interned; name itself when it is not
+ * mangled.  NULL on ENOMEM. */
+const char *sym_demangle(struct strpool *pool, const char *name);
+/* name without its scope ("ns::Accum<double, 300>::run" -> "run"),
+ * interned.  NULL on ENOMEM. */
+const char *sym_short_name(struct strpool *pool, const char *name);
 struct symtab_opts {
 	const char *debug_dirs;		/* colon-separated, may be NULL */
 	const char *cache_dir;		/* persistent symbol cache, or NULL */
@@ -98,16 +108,31 @@ void symtab_free(struct symtab *st);
  * not be used (lookups then resolve nothing), or -ENOMEM. */
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev);
+/* Load a module from its bytes (the vdso, saved in the profile); like
+ * symtab_load otherwise.  The bytes are copied. */
+int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
+/* Load a perf map file ("START SIZE name" per line, hex; the format of
+ * perf's jit-interface.txt, which LuaJIT, Node's --perf-basic-prof, the
+ * JVM's perf-map-agent and Python's -X perf write): lookups then take
+ * absolute addresses.  Same returns as symtab_load. */
+int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t len,
+			enum ana_severity *sev);
 /* Frames at ELF address off of module h, innermost first, into fr[max].
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
 
 /* ---- persistent symbol cache (symcache.c), one per build-id ---- */
 struct symcache;
-struct symcache *symcache_new(const uint8_t *bid, size_t n);
+/* kind names the answers' source: "sym" (with DWARF) or "elfsym" (the
+ * module has no debug info to be found: its ELF symbols are all there is),
+ * so that debug info found later is not hidden by older answers. */
+struct symcache *symcache_new(const uint8_t *bid, size_t n, const char *kind);
 /* The cache file for bid under dir, strings interned in pool; NULL if
  * absent or not valid. */
-struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, struct strpool *pool);
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind,
+			       struct strpool *pool);
 bool symcache_get(const struct symcache *c, uint64_t off, struct sym_frame *fr, size_t max, size_t *n);
 int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, size_t n);
 /* Write it (if anything was added): temp file + rename.  0 or -errno. */
@@ -160,15 +185,23 @@ struct smodule {
 	uint8_t bid[64];
 	uint32_t bid_len;
 	int sym;			/* symtab handle */
+	bool jit;			/* path is a perf map (/tmp/perf-PID.map) naming
+					 * the JIT code of the frames in no module */
+	uint8_t *image;			/* its bytes from a profile (the vdso), or NULL */
+	uint32_t image_len;
 };
 struct func {
+	const char *key;		/* linkage name (see struct sym_frame): with the
+					 * module basename and inl_caller, what rows and
+					 * runs are matched on */
 	const char *name, *base, *path;	/* function, module basename and path */
 	const char *file;		/* declaration */
 	unsigned line;
 	unsigned flags;			/* ANA_ROW_UNRESOLVED */
 	uint32_t modrow;
-	uint32_t inl_caller;		/* first function it was inlined into, or NONE */
-	uint32_t inl_n;			/* distinct functions it was inlined into */
+	uint32_t inl_caller;		/* the function it was inlined into (part of the
+					 * key: one row per caller), or NONE */
+	uint32_t inl_n;			/* 1 when inlined, else 0 */
 	const char *inl_text;
 };
 struct line {

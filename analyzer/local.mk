@@ -6,7 +6,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
 	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
-analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
+analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS) -lm
 
 # Test programs: a workload with known shares, inlining and a hot line, a
 # copy built differently (a "rebuilt binary"), a profile generator, and a
@@ -32,6 +32,18 @@ tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harn
 # -g: the test symbolizes its own functions
 tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
 tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la
+# one function inlined into three callers (tests/integration/inline_callers.sh)
+check_PROGRAMS += tests/progs/inl_work
+tests_progs_inl_work_SOURCES = tests/progs/inl_work.c
+tests_progs_inl_work_CFLAGS = -g -O2 -fno-omit-frame-pointer
+# two static functions of one name (tests/integration/names_static.sh)
+check_PROGRAMS += tests/progs/names_static
+tests_progs_names_static_SOURCES = tests/progs/names_static.c tests/progs/names_static2.c
+tests_progs_names_static_CFLAGS = -g -O2 -fno-omit-frame-pointer
+# time in the vdso (tests/integration/vdso_names.sh)
+check_PROGRAMS += tests/progs/vdso_loop
+tests_progs_vdso_loop_SOURCES = tests/progs/vdso_loop.c
+tests_progs_vdso_loop_CFLAGS = -g -O2
 # benchmarks: 512 functions for synthetic trees to point at
 check_PROGRAMS += tests/progs/ana_many
 tests_progs_ana_many_SOURCES = tests/progs/ana_many.c

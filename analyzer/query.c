@@ -389,9 +389,10 @@ static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8
 		colon += 2;
 	for (size_t f = 0; f < s->n_func; f++) {
 		const struct func *fn = &s->func[f];
-		bool m = !strcmp(fn->name, q->func);
+		/* the shown name, or the linkage name (mangled) */
+		bool m = !strcmp(fn->name, q->func) || !strcmp(fn->key, q->func);
 		if (!m && colon && colon > q->func)
-			m = !strcmp(fn->name, colon + 1) &&
+			m = (!strcmp(fn->name, colon + 1) || !strcmp(fn->key, colon + 1)) &&
 			    strlen(fn->base) == (size_t)(colon - q->func) &&
 			    !strncmp(fn->base, q->func, (size_t)(colon - q->func));
 		if (m) {

@@ -176,6 +176,8 @@ void ana_set_free(struct ana_set *s)
 	free(s->in_label);
 	free(s->ev_name);
 	free(s->ev_unit);
+	for (size_t i = 0; i < s->n_mod; i++)
+		free(s->mod[i].image);
 	free(s->mod);
 	idx_free(&s->mod_idx);
 	set_free_symbols(s);
@@ -380,6 +382,39 @@ static int module_index(struct ana_set *s, const struct prof_module *pm, uint32_
 	return 0;
 }
 
+/* Frames in no loaded object are JIT code when the process's JIT wrote a
+ * perf map: /tmp/perf-PID.map (read at report time, as perf does), or a
+ * copy of it beside the profile (for a report on another machine).  Its
+ * module is "[JIT]" whatever the pid, so runs match by function name. */
+static int jit_module(struct ana_set *s, const char *path, const struct prof *p, uint32_t *out)
+{
+	const char *pid = prof_meta_get(p, "pid");
+	bool any = false;
+	for (uint32_t i = 1; i < p->cct.n_nodes && !any; i++)
+		any = p->cct.module[i] >= p->n_modules;
+	if (!any || !pid || !*pid || pid[strspn(pid, "0123456789")] || strlen(pid) > 10)
+		return 0;
+	char cand[2][4200];
+	const char *sl = strrchr(path, '/');
+	snprintf(cand[0], sizeof(cand[0]), "%.*s/perf-%s.map", sl ? (int)(sl - path) : 1,
+		 sl ? path : ".", pid);
+	snprintf(cand[1], sizeof(cand[1]), "/tmp/perf-%s.map", pid);
+	for (int k = 0; k < 2; k++) {
+		struct stat sb;
+		if (stat(cand[k], &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		struct prof_module pm = { .path = cand[k] };
+		int e = module_index(s, &pm, out);
+		if (e)
+			return e;
+		s->mod[*out].jit = true;
+		if (!(s->mod[*out].base = strpool_str(&s->pool, "[JIT]")))
+			return -ENOMEM;
+		return 0;
+	}
+	return 0;
+}
+
 struct rkey {
 	uint32_t parent, mod;
 	uint64_t off;
@@ -518,6 +553,21 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		}
 		o->mods[mmap[i] / 64] |= 1ULL << (mmap[i] % 64);
 	}
+	uint32_t jit = PROF_NO_MODULE;
+	if ((e = jit_module(s, path, p, &jit)))
+		goto out;
+	/* modules that exist only in memory (the vdso): their bytes, once */
+	for (size_t i = 0; i < p->n_images; i++) {
+		struct smodule *sm = &s->mod[mmap[p->images[i].module]];
+		if (sm->image || !p->images[i].len)
+			continue;
+		if (!(sm->image = malloc(p->images[i].len))) {
+			e = -ENOMEM;
+			goto out;
+		}
+		memcpy(sm->image, p->images[i].data, p->images[i].len);
+		sm->image_len = p->images[i].len;
+	}
 	const struct prof_cct *c = &p->cct;
 	for (uint32_t i = 0; i < c->n_nodes; i++)
 		map[i] = NONE;
@@ -539,7 +589,7 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		while (sp) {
 			x = stack[--sp];
 			uint32_t m = c->module[x];
-			uint32_t mi = m < p->n_modules ? mmap[m] : PROF_NO_MODULE;
+			uint32_t mi = m < p->n_modules ? mmap[m] : jit;
 			if ((e = raw_child(s, map[c->parent[x]], mi, c->offset[x], &map[x])))
 				goto out;
 		}

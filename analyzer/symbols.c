@@ -1,8 +1,12 @@
 /* Symbolization with elfutils libdwfl: one Dwfl per module (modules are
  * looked up by ELF address, so they must not share an address space),
- * inlined frames from the DIE scopes around an address, and the ELF symbol
- * table when there is no DWARF.  Only the load-map modules and their debug
- * files are ever opened, and only regular files. */
+ * inlined frames from the DIE scopes around an address, and the function
+ * around an address from the module's ELF symbol table, read once into a
+ * sorted array (a binary search per address, where dwfl_module_addrinfo
+ * walked the table).  The outermost function is named as perf names it, by
+ * its ELF symbol; inlined ones by their DWARF linkage name.  Names are
+ * demangled with libiberty (C++ and Rust).  Only the load-map modules and
+ * their debug files are ever opened, and only regular files. */
 #include "config.h"
 
 #include <dwarf.h>
@@ -11,20 +15,42 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
+
+/* A function symbol: [lo, hi) in the Dwfl's addresses.  key points into
+ * libelf's string table until it is interned on first use. */
+struct esym {
+	GElf_Addr lo, hi;
+	const char *key;
+	const char *name;		/* demangled, interned on first use */
+	uint8_t bind;			/* sort rank: global 0, weak 1, local 2 */
+	bool dup;			/* a local whose name the module holds twice */
+	bool sized;			/* st_size was not 0 */
+	bool interned;
+	uint32_t seq;			/* perf maps: line number */
+};
 
 struct smod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr elf_bias;
 	bool dwarf;
+	bool syms_read;
+	bool perfmap;			/* sym is a perf map's (absolute addresses) */
+	bool dups_done;			/* esym.dup is set */
+	struct esym *sym;		/* sorted by lo, no two at one address */
+	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
+	bool cache_dwarf;		/* its answers came with DWARF */
 	char *lazy_path;		/* open only on a cache miss */
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
@@ -129,6 +155,7 @@ void symtab_free(struct symtab *st)
 			symcache_save(m->cache, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
 		free(m->lazy_path);
+		free(m->sym);
 		for (size_t k = 0; k < m->n_cus; k++)
 			free(m->cus[k].r);
 		free(m->cus);
@@ -195,7 +222,37 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	return 0;
 }
 
-static size_t file_build_id(int fd, uint8_t out[64]);
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len);
+
+/* Whether the .gnu_debuglink file name of the module at path exists where
+ * libdwfl looks for it: beside it, in .debug/ there, under each debug
+ * root (the user's, then /usr/lib/debug) with the module's directory. */
+static bool debuglink_exists(struct symtab *st, const char *path, const char *link)
+{
+	if (!path || !link[0] || strchr(link, '/'))
+		return false;
+	const char *sl = strrchr(path, '/');
+	int dl = sl ? (int)(sl - path) : 0;
+	char roots[4096], cand[8400];
+	struct stat sb;
+	snprintf(cand, sizeof(cand), "%.*s/%s", dl, path, link);
+	if (strcmp(cand, path) && !stat(cand, &sb) && S_ISREG(sb.st_mode))
+		return true;
+	snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dl, path, link);
+	if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+		return true;
+	snprintf(roots, sizeof(roots), "%s%s/usr/lib/debug", st->debug_dirs ? st->debug_dirs : "",
+		 st->debug_dirs ? ":" : "");
+	for (char *save, *r = strtok_r(roots, ":", &save); r; r = strtok_r(NULL, ":", &save)) {
+		snprintf(cand, sizeof(cand), "%s%.*s/%s", r, dl, path, link);
+		if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+			return true;
+		snprintf(cand, sizeof(cand), "%s/%s", r, link);
+		if (!stat(cand, &sb) && S_ISREG(sb.st_mode))
+			return true;
+	}
+	return false;
+}
 
 /* A debug file for this build-id under a debug root: ROOT/.build-id/xx/rest.debug. */
 static int find_by_build_id(struct symtab *st, const uint8_t *bid, size_t n, char *out, size_t len)
@@ -215,6 +272,18 @@ static int find_by_build_id(struct symtab *st, const uint8_t *bid, size_t n, cha
 	}
 	return -ENOENT;
 }
+
+static bool find_by_build_id_exists(struct symtab *st, const uint8_t *bid, size_t n)
+{
+	char path[4200];
+	int fd = find_by_build_id(st, bid, n, path, sizeof(path));
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static bool own_vdso_matches(const uint8_t *own, const uint8_t *bid, size_t n, size_t *len);
 
 static bool same_build_id(Dwfl_Module *mod, const uint8_t *bid, size_t n, char *have, size_t len)
 {
@@ -238,8 +307,17 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		return -ENOMEM;
 	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
-	if (path[0] != '/')
-		return h;	/* [vdso], anonymous code: nothing to open */
+	if (path[0] != '/') {
+		/* the vdso of a profile without its image: this machine's own
+		 * if it is the same (same kernel build) */
+		const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+		size_t olen;
+		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen)) {
+			st->n--;
+			return symtab_load_image(st, path, own, olen, bid, bid_len, msg, len, sev);
+		}
+		return h;	/* anonymous code: nothing to open */
+	}
 
 	char want[130], have[130], dbg[4200];
 	hex(want, sizeof(want), bid, bid ? bid_len : 0);
@@ -249,12 +327,26 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	 * the file's own build-id (equal to the recorded one, if any). */
 	uint8_t fbid[64];
 	size_t fbid_len = 0;
-	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid)) &&
-	    (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
-	    (m->cache = symcache_open(st->cache_dir, fbid, fbid_len, st->pool))) {
+	bool debug = false;	/* DWARF in it, or debug info to be found */
+	char link[256] = "";
+	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
+	    !debug && (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
+		debug = true;
+	/* DWARF answers are the best there are; ELF-only ones serve only a
+	 * module that has no debug info to be found */
+	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
+	    ((m->cache_dwarf = true,
+	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym", st->pool)) ||
+	     (!debug && (m->cache_dwarf = false,
+			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym", st->pool))))) {
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
+		if (!m->cache_dwarf) {	/* the same note as when it was opened */
+			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+				 "symbol table, no source lines", path);
+			*sev = ANA_NOTE_WARN;
+		}
 		return h;
 	}
 	if (fd >= 0) {
@@ -292,36 +384,105 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		return h;
 	}
 	if (!m->dwarf) {
-		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF symbol "
-			 "table, no source lines", path);
+		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+			 "symbol table, no source lines", path);
 		*sev = ANA_NOTE_WARN;
-	} else if (st->cache_dir && fbid_len) {
-		m->cache = symcache_new(fbid, fbid_len);	/* only full (DWARF) answers are kept */
+	}
+	/* the answers of a module, with or without DWARF, depend on its
+	 * build-id only: the next report need not open it */
+	if (st->cache_dir && fbid_len && (m->dwarf || !debug)) {
+		m->cache_dwarf = m->dwarf;
+		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
 	}
 	return h;
 }
 
-/* The build-id of the ELF file behind fd (its note only), or length 0. */
-static size_t file_build_id(int fd, uint8_t out[64])
+/* Whether the vdso mapped at own has build-id bid; *len: its image's size. */
+static bool own_vdso_matches(const uint8_t *own, const uint8_t *bid, size_t n, size_t *len)
+{
+	const GElf_Ehdr *eh = (const GElf_Ehdr *)own;
+	if (memcmp(own, ELFMAG, SELFMAG) || own[EI_CLASS] != ELFCLASS64)
+		return false;
+	*len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (*len > PROF_MAX_IMAGE)
+		return false;
+	Elf *e = elf_memory((char *)(uintptr_t)own, *len);
+	const void *b;
+	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
+	bool same = k > 0 && (size_t)k == n && !memcmp(b, bid, n);
+	if (e)
+		elf_end(e);
+	return same;
+}
+
+int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
+	msg[0] = 0;
+	*sev = ANA_NOTE_INFO;
+	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	int h = (int)st->n++;
+	struct smod *m = &st->mod[h];
+	/* libdwfl takes a descriptor: the bytes go into an anonymous file */
+	int fd = memfd_create("pmcprof-image", MFD_CLOEXEC);
+	if (fd < 0)
+		return h;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, img + done, len - done);
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	char have[130];
+	int e = done < len || lseek(fd, 0, SEEK_SET) != 0 ? -EIO : 0;
+	if (e)
+		close(fd);
+	else
+		e = report(st, m, path, fd);	/* consumes fd */
+	if (e) {
+		snprintf(msg, mlen, "%s: its image in the profile is not a readable ELF file", path);
+		*sev = ANA_NOTE_WARN;
+		return h;
+	}
+	if (bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
+		dwfl_end(m->dwfl);
+		memset(m, 0, sizeof(*m));
+		snprintf(msg, mlen, "%s: its image in the profile has another build-id (%s)", path, have);
+		*sev = ANA_NOTE_WARN;
+	}
+	return h;
+}
+
+/* The build-id of the ELF file behind fd (its note only), or length 0;
+ * *debug: whether it has DWARF; link: its .gnu_debuglink name, or "". */
+static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *b;
 	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
-	size_t n = k > 0 && k <= 64 ? (size_t)k : 0;
+	size_t n = k > 0 && k <= 64 ? (size_t)k : 0, shstr;
 	if (n)
 		memcpy(out, b, n);
+	*debug = false;
+	if (e && elf_getshdrstrndx(e, &shstr) == 0) {
+		for (Elf_Scn *sc = NULL; (sc = elf_nextscn(e, sc));) {
+			GElf_Shdr sh;
+			const char *nm = gelf_getshdr(sc, &sh) ? elf_strptr(e, shstr, sh.sh_name) : NULL;
+			if (nm && (!strcmp(nm, ".debug_info") || !strcmp(nm, ".zdebug_info")))
+				*debug = true;
+			Elf_Data *d;
+			if (nm && !strcmp(nm, ".gnu_debuglink") && (d = elf_getdata(sc, NULL)) &&
+			    d->d_buf && d->d_size)
+				snprintf(link, len, "%.*s", (int)strnlen(d->d_buf, d->d_size),
+					 (const char *)d->d_buf);
+		}
+	}
 	if (e)
 		elf_end(e);
 	return n;
-}
-
-static const char *die_name(Dwarf_Die *d)
-{
-	Dwarf_Attribute a;
-	const char *s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
-	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
-	return s;
 }
 
 static const char *intern(struct symtab *st, const char *s)
@@ -329,12 +490,420 @@ static const char *intern(struct symtab *st, const char *s)
 	return s ? strpool_str(st->pool, s) : NULL;
 }
 
+const char *sym_demangle(struct strpool *pool, const char *name)
+{
+	if (!name)
+		return NULL;
+	/* Itanium C++ (_Z) and Rust (legacy _ZN...17h<hash>E, v0 _R); no
+	 * parameter lists, as perf shows them.  cplus_demangle's automatic
+	 * style tries Rust first: legacy Rust names are valid C++ ones too. */
+	if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
+		char *d = cplus_demangle(name, DMGL_ANSI);
+		if (d) {
+			const char *r = strpool_str(pool, d);
+			free(d);
+			return r;
+		}
+	}
+	return strpool_str(pool, name);
+}
+
+const char *sym_short_name(struct strpool *pool, const char *name)
+{
+	size_t cut = 0;
+	int depth = 0;
+	for (size_t i = 0; name[i]; i++) {
+		if (depth == 0 && !strncmp(name + i, "operator", 8)) {
+			/* operator<, operator(), operator<<=: not brackets */
+			i += 8;
+			while (name[i] && strchr("<>()[]=!+-*/%^&|~,", name[i]))
+				i++;
+			if (!name[i])
+				break;
+			i--;
+			continue;
+		}
+		char c = name[i];
+		if (c == '<' || c == '(' || c == '[' || c == '{')
+			depth++;
+		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0)
+			depth--;
+		else if (c == ':' && name[i + 1] == ':' && depth == 0)
+			cut = ++i + 1;
+	}
+	return strpool_str(pool, name + cut);
+}
+
+/* ---- the ELF symbol table, sorted once per module ---- */
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; of aliases at one address the one perf's choose_best_symbol
+ * picks comes first: one with a size, not weak, global, fewer leading
+ * underscores, the longer name. */
+static int esym_cmp(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	bool zx = !x->sized, zy = !y->sized;
+	if (zx != zy)
+		return zx ? 1 : -1;
+	if ((x->bind == 1) != (y->bind == 1))
+		return x->bind == 1 ? 1 : -1;
+	if ((x->bind == 0) != (y->bind == 0))
+		return x->bind == 0 ? -1 : 1;
+	size_t ux = underscores(x->key), uy = underscores(y->key);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->key), ly = strlen(y->key);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static bool name_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct smod *m = ctx;
+	return !strcmp(m->sym[id].key, key);
+}
+
+/* PLT entries as perf names them ("memcpy@plt"): entry i of .rela.plt is
+ * the i-th 16-byte entry of .plt.sec when there is one, else of .plt
+ * after its first (the resolver's) entry.  x86-64 only. */
+static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
+{
+	size_t shstr;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstr))
+		return 0;
+	Elf_Scn *rela = NULL;
+	GElf_Shdr rsh = { 0 }, plt = { 0 }, sec = { 0 }, sh;
+	for (Elf_Scn *sc = NULL; (sc = elf_nextscn(elf, sc));) {
+		const char *nm = gelf_getshdr(sc, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		if (!nm)
+			continue;
+		if (!strcmp(nm, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = sc;
+			rsh = sh;
+		} else if (!strcmp(nm, ".plt")) {
+			plt = sh;
+		} else if (!strcmp(nm, ".plt.sec")) {
+			sec = sh;
+		}
+	}
+	Elf_Scn *dsc = rela ? elf_getscn(elf, rsh.sh_link) : NULL;
+	GElf_Shdr dsh;
+	Elf_Data *rd = rela ? elf_getdata(rela, NULL) : NULL, *dd = dsc ? elf_getdata(dsc, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dsc, &dsh) || !rsh.sh_entsize || (!plt.sh_size && !sec.sh_size))
+		return 0;
+	GElf_Addr base = sec.sh_size ? sec.sh_addr : plt.sh_addr + 16;
+	GElf_Addr end = sec.sh_size ? sec.sh_addr + sec.sh_size : plt.sh_addr + plt.sh_size;
+	size_t nr = rsh.sh_size / rsh.sh_entsize;
+	for (size_t i = 0; i < nr && base + 16 * (i + 1) <= end; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		if (!gelf_getrela(rd, (int)i, &r) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		const char *nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (!nm || !nm[0])
+			continue;
+		char buf[1100];
+		snprintf(buf, sizeof(buf), "%.1000s@plt", nm);
+		const char *k = intern(st, buf), *d = sym_demangle(st->pool, nm);
+		if (d) {
+			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
+			d = intern(st, buf);
+		}
+		if (!k || !d || vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
+			return -ENOMEM;
+		GElf_Addr lo = base + 16 * i + bias;
+		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = k, .name = d,
+						    .sized = true, .interned = true, .bind = 0 };
+	}
+	return 0;
+}
+
+/* One pass over .symtab (or .dynsym and the minidebuginfo) as libdwfl
+ * finds it, functions only, and the PLT entries; aliases at one address
+ * keep the one perf would; a symbol without a size ends where the next
+ * one starts. */
+static int read_syms(struct symtab *st, struct smod *m)
+{
+	m->syms_read = true;
+	int ns = dwfl_module_getsymtab(m->mod);
+	if (ns < 1)
+		ns = 1;	/* none: the PLT may still be there */
+	size_t cap = 0, n = 0;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	for (int i = 1; i < ns; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		GElf_Word shndx;
+		const char *nm = dwfl_module_getsym_info(m->mod, i, &sym, &a, &shndx, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
+		if (!nm || !nm[0] || (t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (vec_reserve(&m->sym, &cap, n + 1, sizeof(*m->sym)))
+			return -ENOMEM;
+		/* a symbol without a size (assembly: _init, _start) ends at
+		 * its section's end at the latest, not inside the PLT */
+		GElf_Addr hi = a + sym.st_size;
+		if (!sym.st_size && elf && shndx != SHN_ABS && shndx < SHN_LORESERVE) {
+			GElf_Shdr sh;
+			Elf_Scn *sc = elf_getscn(elf, shndx);
+			if (sc && gelf_getshdr(sc, &sh) && a >= sh.sh_addr + bias &&
+			    a < sh.sh_addr + bias + sh.sh_size)
+				hi = sh.sh_addr + bias + sh.sh_size;
+		}
+		m->sym[n++] = (struct esym){ .lo = a, .hi = hi, .key = nm, .sized = sym.st_size != 0,
+					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
+	}
+	m->n_sym = n;
+	if (elf && plt_syms(st, m, elf, bias, &cap))
+		return -ENOMEM;
+	n = m->n_sym;
+	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || m->sym[i].lo != m->sym[k - 1].lo)
+			m->sym[k++] = m->sym[i];
+	n = k;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Addr next = i + 1 < n ? m->sym[i + 1].lo : m->sym[i].lo + 1;
+		if (!m->sym[i].sized && (m->sym[i].hi <= m->sym[i].lo || m->sym[i].hi > next))
+			m->sym[i].hi = next;
+	}
+	m->n_sym = n;
+	return 0;
+}
+
+/* Local symbols of one name in several units (static helpers) are
+ * different functions: they are keyed by name and address.  Found when a
+ * local symbol is first hit (C++ code hits mostly global ones). */
+static int find_dups(struct smod *m)
+{
+	size_t n = m->n_sym;
+	struct idx names = { 0 };
+	m->dups_done = true;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = hash_bytes(m->sym[i].key, strlen(m->sym[i].key), 5);
+		uint32_t id = idx_find(&names, h, name_eq, m, m->sym[i].key);
+		if (id == NONE) {
+			if (idx_put(&names, h, (uint32_t)i)) {
+				idx_free(&names);
+				return -ENOMEM;
+			}
+		} else {
+			m->sym[i].dup = m->sym[i].bind == 2;
+			m->sym[id].dup |= m->sym[id].bind == 2;
+		}
+	}
+	idx_free(&names);
+	return 0;
+}
+
+/* The function symbol around addr (Dwfl address), or NULL. */
+static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
+{
+	if (!m->syms_read && read_syms(st, m))
+		return NULL;
+	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->sym[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || m->sym[lo - 1].hi <= addr)
+		return NULL;
+	struct esym *e = &m->sym[lo - 1];
+	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
+		return NULL;
+	if (!e->interned) {
+		const char *k = intern(st, e->key);
+		const char *at = strchr(e->key, '@'), *nm;
+		if (at && at > e->key) {
+			/* a symbol version ("f@@GLIBC_2.34") is not part of the name */
+			char buf[4096];
+			snprintf(buf, sizeof(buf), "%.*s", (int)(at - e->key), e->key);
+			nm = sym_demangle(st->pool, buf);
+		} else {
+			nm = sym_demangle(st->pool, e->key);
+		}
+		if (e->dup && k) {
+			char buf[4200];
+			snprintf(buf, sizeof(buf), "%.4000s@0x%llx", e->key,
+				 (unsigned long long)(e->lo - m->elf_bias));
+			k = intern(st, buf);
+		}
+		if (!k || !nm)
+			return NULL;
+		e->key = k;
+		e->name = nm;
+		e->interned = true;
+	}
+	return e;
+}
+
+/* ---- perf maps of JIT code ---- */
+
+#define PERFMAP_MAX_BYTES (256u << 20)
+
+/* Later lines win at one address: a JIT reuses the space of freed code. */
+static int pmap_cmp(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t len,
+			enum ana_severity *sev)
+{
+	msg[0] = 0;
+	*sev = ANA_NOTE_INFO;
+	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	int h = (int)st->n++;
+	struct smod *m = &st->mod[h];
+	m->perfmap = m->syms_read = true;
+	int fd = open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(msg, len, "%s: %s; JIT code not named", path, strerror(fd < 0 ? -fd : errno));
+		*sev = ANA_NOTE_WARN;
+		return h;
+	}
+	char line[4096];
+	size_t cap = 0, n = 0, bad = 0, bytes = 0;
+	while (fgets(line, sizeof(line), f) && (bytes += strlen(line)) < PERFMAP_MAX_BYTES) {
+		unsigned long long lo, sz;
+		int pos = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx %llx %n", &lo, &sz, &pos) != 2 || !pos || !line[pos] ||
+		    lo + sz < lo) {
+			bad++;
+			continue;
+		}
+		/* names are shown: no control bytes */
+		for (char *c = line + pos; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		const char *k = intern(st, line + pos);
+		const char *nm = k ? sym_demangle(st->pool, k) : NULL;
+		if (!nm || vec_reserve(&m->sym, &cap, n + 1, sizeof(*m->sym))) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		m->sym[n] = (struct esym){ .lo = lo, .hi = lo + (sz ? sz : 1), .key = k, .name = nm,
+					   .interned = true, .seq = (uint32_t)n };
+		n++;
+	}
+	fclose(f);
+	qsort(m->sym, n, sizeof(*m->sym), pmap_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || m->sym[i].lo != m->sym[k - 1].lo)
+			m->sym[k++] = m->sym[i];
+	m->n_sym = k;
+	snprintf(msg, len, "JIT code named from %s (%zu symbols%s)", path, k,
+		 bad ? ", some lines not understood" : "");
+	return h;
+}
+
+/* A DIE's linkage name, following its abstract origin and specification. */
+static const char *die_linkage(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+	return s;
+}
+
+/* "ns::Class::name" from the namespaces and classes around the DIE that
+ * declares d (its abstract origin's specification), for C++ functions
+ * without a linkage name; the plain name otherwise. */
+static const char *die_qualified(struct symtab *st, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Die decl = *d, tmp, cu;
+	Dwarf_Attribute a;
+	for (int i = 0; i < 4; i++) {
+		if (dwarf_attr(&decl, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &tmp))
+			decl = tmp;
+		else if (dwarf_attr(&decl, DW_AT_specification, &a) && dwarf_formref_die(&a, &tmp))
+			decl = tmp;
+		else
+			break;
+	}
+	int lang = dwarf_diecu(&decl, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+	if (lang != DW_LANG_C_plus_plus && lang != DW_LANG_C_plus_plus_03 &&
+	    lang != DW_LANG_C_plus_plus_11 && lang != DW_LANG_C_plus_plus_14)
+		return intern(st, name);
+	Dwarf_Die *sc = NULL;
+	int n = dwarf_getscopes_die(&decl, &sc);
+	char buf[2048] = "";
+	size_t k = 0;
+	for (int i = n - 1; i >= 1 && k < sizeof(buf); i--) {
+		int t = dwarf_tag(&sc[i]);
+		if (t != DW_TAG_namespace && t != DW_TAG_class_type && t != DW_TAG_structure_type &&
+		    t != DW_TAG_union_type)
+			continue;
+		const char *p = dwarf_diename(&sc[i]);
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s::",
+				      p ? p : t == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}");
+	}
+	free(sc);
+	if (k < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, "%s", name);
+	return intern(st, buf);
+}
+
+/* The key and shown name of a subprogram or inlined instance. */
+static void die_names(struct symtab *st, Dwarf_Die *d, const char **key, const char **name)
+{
+	const char *l = die_linkage(d);
+	if (l) {
+		*key = intern(st, l);
+		*name = sym_demangle(st->pool, l);
+		return;
+	}
+	Dwarf_Attribute a;
+	const char *nm = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	if (!nm) {
+		*key = *name = intern(st, "[anonymous]");
+		return;
+	}
+	*key = intern(st, nm);
+	*name = die_qualified(st, d, nm);
+}
+
 static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym_frame *fr, size_t max);
+static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr);
 
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max)
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
+	if (m->perfmap) {
+		struct esym *es = max ? sym_at(st, m, off) : NULL;
+		if (!es)
+			return 0;
+		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
+		return 1;
+	}
 	if (m->cache && symcache_get(m->cache, off, fr, max, &n))
 		return n;
 	if (m->lazy_path) {
@@ -347,7 +916,7 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 			return 0;
 	}
 	n = lookup(m, st, off, fr, max);
-	if (m->cache && m->dwarf)
+	if (m->cache && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
 	return n;
 }
@@ -491,7 +1060,7 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 	Dwarf_Addr addr = off + m->elf_bias;
 	const char *file = NULL;
 	int line = 0;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+	Dwfl_Line *l = m->dwarf ? dwfl_module_getsrc(m->mod, addr) : NULL;
 	if (l)
 		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 
@@ -518,12 +1087,20 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 			int tag = dwarf_tag(d);
 			if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 				continue;
-			const char *name = die_name(d);
+			const char *key, *name;
+			struct esym *es;
+			if (tag == DW_TAG_subprogram && (es = sym_at(st, m, addr))) {
+				key = es->key;	/* perf's name for the function */
+				name = es->name;
+			} else {
+				die_names(st, d, &key, &name);
+			}
 			int dl = 0;
 			if (dwarf_decl_line(d, &dl))
 				dl = 0;
 			fr[n++] = (struct sym_frame){
-				.func = intern(st, name ? name : "[anonymous]"),
+				.key = key,
+				.func = name,
 				.file = intern(st, file),
 				.line = line > 0 ? (unsigned)line : 0,
 				.decl_file = intern(st, dwarf_decl_file(d)),
@@ -544,12 +1121,11 @@ static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym
 		free(chain);
 	free(scopes);
 	if (n == 0) {
-		GElf_Off so;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(m->mod, addr, &so, &sym, NULL, NULL, NULL);
-		if (name)
+		struct esym *es = sym_at(st, m, addr);
+		if (es)
 			fr[n++] = (struct sym_frame){
-				.func = intern(st, name),
+				.key = es->key,
+				.func = es->name,
 				.file = intern(st, file),
 				.line = line > 0 ? (unsigned)line : 0,
 			};

@@ -1,13 +1,17 @@
 /* A persistent cache of symbolized addresses, one file per build-id
- * (CACHE/<build-id>.sym), so that reports of the same binaries need not
+ * (CACHE/<build-id>.sym, or .elfsym for a module without debug info to be
+ * found), so that reports of the same binaries need not
  * open their DWARF again (decompressing a -dbg package's debug info costs
  * more than the whole rest of a report).  Build-ids name immutable
- * contents, so entries never go stale.  The file is read as untrusted text:
- * anything malformed discards the whole cache.
+ * contents, so entries never go stale.  Every answer is kept, those from
+ * an ELF symbol table alone and "nothing here" (0 frames) too, so a warm
+ * report opens no module at all.  The file is read as untrusted text:
+ * anything malformed discards the whole cache (and so does another
+ * version: version 2 added the linkage name each row is keyed by).
  *
- *   pmcprof-symbols 1
+ *   pmcprof-symbols 2
  *   A <hex address> <frames>
- *   F <line> <decl line> <function>\t<file>\t<decl file>     (innermost first)
+ *   F <line> <decl line> <key>\t<function>\t<file>\t<decl file>     (innermost first)
  */
 #include "config.h"
 
@@ -45,7 +49,7 @@ static bool ent_eq(const void *ctx, uint32_t id, const void *key)
 	return c->e[id].off == *(const uint64_t *)key;
 }
 
-struct symcache *symcache_new(const uint8_t *bid, size_t n)
+struct symcache *symcache_new(const uint8_t *bid, size_t n, const char *kind)
 {
 	if (!bid || !n || n > 64)
 		return NULL;
@@ -54,7 +58,8 @@ struct symcache *symcache_new(const uint8_t *bid, size_t n)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		sprintf(c->name + 2 * i, "%02x", bid[i]);
-	strcat(c->name, ".sym");
+	strcat(c->name, ".");
+	strncat(c->name, kind, 8);
 	return c;
 }
 
@@ -75,11 +80,11 @@ int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, s
 		return 0;
 	/* a name with a tab or newline cannot be stored: do not cache it */
 	for (size_t i = 0; i < n; i++) {
-		const char *s[3] = { fr[i].func, fr[i].file, fr[i].decl_file };
-		for (int k = 0; k < 3; k++)
+		const char *s[4] = { fr[i].key, fr[i].func, fr[i].file, fr[i].decl_file };
+		for (int k = 0; k < 4; k++)
 			if (s[k] && s[k][strcspn(s[k], "\t\n")])
 				return 0;
-		if (!fr[i].func || !fr[i].func[0])
+		if (!fr[i].func || !fr[i].func[0] || !fr[i].key || !fr[i].key[0])
 			return 0;
 	}
 	if (vec_reserve(&c->e, &c->cap, c->n + 1, sizeof(*c->e)) ||
@@ -108,32 +113,52 @@ static const char *field(struct strpool *pool, char *s)
 	return *s ? strpool_str(pool, s) : NULL;
 }
 
+/* An unsigned number at *p in base 16 or 10, then one space or the end
+ * (end: the number must end the line); advances *p past the space.  No
+ * sscanf: the cache of a big binary has a hundred thousand lines. */
+static bool num(char **p, int base, bool end, unsigned long long max, unsigned long long *v)
+{
+	char *s = *p, *e;
+	if (!((*s >= '0' && *s <= '9') || (base == 16 && ((*s >= 'a' && *s <= 'f') ||
+							   (*s >= 'A' && *s <= 'F')))))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, base);
+	if (errno || *v > max || (end ? *e != 0 : *e != ' '))
+		return false;
+	*p = end ? e : e + 1;
+	return true;
+}
+
 /* Parse buf (NUL-terminated) into c; false if anything is off. */
 static bool parse(struct symcache *c, char *buf, struct strpool *pool)
 {
 	char *save, *line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, "pmcprof-symbols 1"))
+	if (!line || strcmp(line, "pmcprof-symbols 2"))
 		return false;
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		unsigned long long off;
-		unsigned n;
-		char end;
-		if (sscanf(line, "A %llx %u%c", &off, &n, &end) != 2 || n > MAX_FRAMES)
+		unsigned long long off, n;
+		char *q = line + 2;
+		if (line[0] != 'A' || line[1] != ' ' || !num(&q, 16, false, UINT64_MAX, &off) ||
+		    !num(&q, 10, true, MAX_FRAMES, &n))
 			return false;
 		struct sym_frame fr[MAX_FRAMES];
 		for (unsigned i = 0; i < n; i++) {
-			unsigned ln, dl;
-			int pos = 0;
-			if (!(line = strtok_r(NULL, "\n", &save)) ||
-			    sscanf(line, "F %u %u %n", &ln, &dl, &pos) != 2 || !pos)
+			unsigned long long ln, dl;
+			char *k;
+			if (!(line = strtok_r(NULL, "\n", &save)) || line[0] != 'F' || line[1] != ' ' ||
+			    !(k = line + 2, num(&k, 10, false, UINT32_MAX, &ln)) ||
+			    !num(&k, 10, false, UINT32_MAX, &dl))
 				return false;
-			char *f = line + pos, *t1 = strchr(f, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-			if (!t2 || strchr(t2 + 1, '\t') || t1 == f)
+			char *t0 = strchr(k, '\t');
+			char *f = t0 ? t0 + 1 : NULL, *t1 = f ? strchr(f, '\t') : NULL;
+			char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+			if (!t2 || strchr(t2 + 1, '\t') || t0 == k || t1 == f)
 				return false;
-			*t1 = *t2 = 0;
-			fr[i] = (struct sym_frame){ field(pool, f), field(pool, t1 + 1), ln,
-						    field(pool, t2 + 1), dl };
-			if (!fr[i].func)
+			*t0 = *t1 = *t2 = 0;
+			fr[i] = (struct sym_frame){ field(pool, k), field(pool, f), field(pool, t1 + 1),
+						    (unsigned)ln, field(pool, t2 + 1), (unsigned)dl };
+			if (!fr[i].func || !fr[i].key)
 				return false;
 		}
 		if (symcache_put(c, off, fr, n))
@@ -143,9 +168,10 @@ static bool parse(struct symcache *c, char *buf, struct strpool *pool)
 	return true;
 }
 
-struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, struct strpool *pool)
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind,
+			       struct strpool *pool)
 {
-	struct symcache *c = symcache_new(bid, n);
+	struct symcache *c = symcache_new(bid, n, kind);
 	if (!c)
 		return NULL;
 	char path[4096];
@@ -209,12 +235,12 @@ int symcache_save(struct symcache *c, const char *dir)
 		unlink(tmp);
 		return -ENOMEM;
 	}
-	fputs("pmcprof-symbols 1\n", f);
+	fputs("pmcprof-symbols 2\n", f);
 	for (size_t i = 0; i < c->n; i++) {
 		fprintf(f, "A %llx %u\n", (unsigned long long)c->e[i].off, c->e[i].n);
 		for (uint32_t j = 0; j < c->e[i].n; j++) {
 			const struct sym_frame *x = &c->fr[c->e[i].first + j];
-			fprintf(f, "F %u %u %s\t%s\t%s\n", x->line, x->decl_line, x->func,
+			fprintf(f, "F %u %u %s\t%s\t%s\t%s\n", x->line, x->decl_line, x->key, x->func,
 				x->file ? x->file : "", x->decl_file ? x->decl_file : "");
 		}
 	}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/analyze.h"
@@ -216,6 +217,10 @@ int parse_common(struct common *c, int argc, char **argv, int *i)
 		c->quiet = true;
 	else if (!strcmp(a, "--no-cache"))
 		c->no_cache = true;
+	else if (!strcmp(a, "--no-inline"))
+		c->o.no_inline = true;
+	else if (!strcmp(a, "--short-names"))
+		c->o.short_names = true;
 	else if (!strcmp(a, "--lines"))
 		c->view = ANA_VIEW_LINES;
 	else if (!strcmp(a, "--modules"))
@@ -259,9 +264,17 @@ int parse_common(struct common *c, int argc, char **argv, int *i)
 
 static bool progress_shown;
 
+/* Quiet for the first half second: a quick report shows no flicker. */
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total)
 {
+	static struct timespec start;
+	struct timespec now;
 	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!start.tv_sec && !start.tv_nsec)
+		start = now;
+	if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 500)
+		return;
 	if (total)
 		fprintf(stderr, "\r%s: %llu%%   ", phase, (unsigned long long)(100 * done / total));
 	else

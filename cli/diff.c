@@ -37,6 +37,9 @@ static const char usage[] =
 	"  --weight              ratios of sample weights (count x period used)\n"
 	"Symbols:\n"
 	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
+	"  --no-inline           charge inlined code to the function it was inlined\n"
+	"                        into (as perf report --no-inline)\n"
+	"  --short-names         function names without their namespace and class\n"
 	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
 	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
 	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
@@ -285,8 +288,10 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	for (size_t i = 0; i < ana_rows_n(rows); i++) {
 		const struct ana_row *row = ana_rows_row(rows, i);
 		size_t k = 0;
-		snprintf(buf[k++], 96, "%s%s", row->name,
-			 row->inlined_into && c->view == ANA_VIEW_FUNCS ? " [inlined]" : "");
+		if (row->inlined_into && c->view == ANA_VIEW_FUNCS)
+			snprintf(buf[k++], 96, "%s [inlined into %s]", row->name, row->inlined_into);
+		else
+			snprintf(buf[k++], 96, "%s", row->name);
 		if (c->view == ANA_VIEW_LINES)
 			fmt_source(buf[k++], 96, row);
 		else if (c->view != ANA_VIEW_MODULES)

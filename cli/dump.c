@@ -92,6 +92,8 @@ static void print_lists(const struct prof *p)
 		put_str(p->counters[i].name);
 		printf(" = %" PRIu64 "\n", p->counters[i].value);
 	}
+	for (size_t i = 0; i < p->n_images; i++)
+		printf("image of module %u: %u bytes\n", p->images[i].module, p->images[i].len);
 }
 
 static void print_node(const struct prof *p, uint32_t i, uint32_t depth)

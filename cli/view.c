@@ -33,6 +33,9 @@ static void usage(FILE *f)
 		"      --min-samples=N    compare: hide functions with fewer samples in every run\n"
 		"      --no-compare       open several runs without compare mode\n"
 		"      --debug-dir=DIRS   extra debug-info and source roots, colon-separated\n"
+		"      --no-inline        charge inlined code to the function it was inlined\n"
+		"                         into (as perf report --no-inline)\n"
+		"      --short-names      function names without their namespace and class\n"
 		"      --remap=OLD=NEW    read modules and sources under OLD from NEW (repeatable)\n"
 		"      --no-mouse         leave the mouse to the terminal\n"
 		"      --snapshot=WxH     print the first screen at W columns by H rows as text\n"
@@ -79,7 +82,7 @@ static int snapshot(struct ui *ui, int w, int h)
 
 int main(int argc, char **argv)
 {
-	enum { O_MIN = 256, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP };
+	enum { O_MIN = 256, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "weighted", no_argument, NULL, 'w' },
@@ -90,6 +93,8 @@ int main(int argc, char **argv)
 		{ "remap", required_argument, NULL, O_REMAP },
 		{ "no-mouse", no_argument, NULL, O_NOMOUSE },
 		{ "snapshot", required_argument, NULL, O_SNAP },
+		{ "no-inline", no_argument, NULL, O_NOINL },
+		{ "short-names", no_argument, NULL, O_SHORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -152,6 +157,12 @@ int main(int argc, char **argv)
 			break;
 		case O_NOMOUSE:
 			mouse = false;
+			break;
+		case O_NOINL:
+			lo.no_inline = true;
+			break;
+		case O_SHORT:
+			lo.short_names = true;
 			break;
 		case O_SNAP:
 			if (sscanf(optarg, "%dx%d", &snap_w, &snap_h) != 2 || snap_w < 1 ||

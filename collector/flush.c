@@ -533,6 +533,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	size_t nm = 0, nc = 0, n_mods;
 	struct prof p;
 	struct prof_module *mods;
+	struct prof_image vdso;
 	size_t mods_len;
 	const char *why;
 	int dirfd, ret;
@@ -646,6 +647,8 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	}
 	p.modules = mods;
 	p.n_modules = n_mods;
+	p.n_images = loadmap_vdso_image(mods, n_mods, &vdso);
+	p.images = &vdso;
 	cct_view(&t->cct, &p.cct);
 	p.n_counters = nc;
 	p.counters = ctrs;

@@ -302,6 +302,7 @@ int loadmap_init(const void *self, lm_hazard_fn in_use)
 	exe_path[l > 0 ? l : 0] = '\0';
 	hazard_in_use = in_use;
 	self_pc = (uintptr_t)self;
+	loadmap_vdso_save();
 	ret = loadmap_refresh();
 	if (ret < 0)
 		return ret;

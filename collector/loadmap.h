@@ -62,6 +62,13 @@ const struct prof_module *loadmap_modules(size_t *n);
  * to fill), so it must be given a copy.  Async-signal-safe. */
 void loadmap_modules_copy(struct prof_module *out, size_t n);
 
+/* The vdso's image (vdso.c): save copies it (at startup, outside any
+ * handler); image points out at that copy, as the image of the module of
+ * mods[n] that is the vdso.  Returns 1, or 0 if there is none.  image is
+ * async-signal-safe. */
+void loadmap_vdso_save(void);
+size_t loadmap_vdso_image(const struct prof_module *mods, size_t n, struct prof_image *out);
+
 /* Change counter: how many load/unload events so far.  Async-signal-safe. */
 uint32_t loadmap_seq(void);
 

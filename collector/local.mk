@@ -4,7 +4,8 @@
 coll_core_sources = collector/collector.h \
 	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \
 	collector/settings.c collector/settings.h \
-	collector/init.c collector/thread.c collector/flush.c collector/interpose.c
+	collector/init.c collector/thread.c collector/flush.c collector/interpose.c \
+	collector/vdso.c
 
 pkglib_LTLIBRARIES += collector/libpmcprof-collector.la
 collector_libpmcprof_collector_la_SOURCES = $(coll_core_sources)
@@ -22,7 +23,7 @@ UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadm
 tests_unit_test_cct_SOURCES = tests/unit/test_cct.c collector/cct.c collector/cct.h tests/harness.h
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings.c \
 	collector/settings.h tests/harness.h
-tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c \
+tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c collector/vdso.c \
 	collector/loadmap.h tests/harness.h
 tests_unit_test_loadmap_LDADD = -ldl -lpthread
 

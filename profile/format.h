@@ -24,8 +24,10 @@ enum prof_section {
 	PROF_SEC_MODULES = 3,
 	PROF_SEC_CCT = 4,
 	PROF_SEC_COUNTERS = 5,
-	PROF_SEC_LAST = PROF_SEC_COUNTERS,
+	PROF_SEC_IMAGES = 6,		/* format 1.1, optional */
+	PROF_SEC_LAST = PROF_SEC_IMAGES,
 };
+
 
 /* The fixed header, decoded.  All fields are little-endian on disk:
  *   0  magic[8]   8 version u32   12 flags u32   16 header_size u32

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #define PROF_VERSION 1
+/* Minor additions a version-1 reader skips: 1 = the images section. */
+#define PROF_VERSION_MINOR 1
 #define PROF_NO_MODULE UINT32_MAX	/* node has no module (root, unknown pc) */
 
 /* Metadata: ordered key/value strings (command, host, pid, tid, kernel, ...).
@@ -63,6 +65,17 @@ struct prof_counter {
 	uint64_t value;
 };
 
+/* The bytes of a module that exists only in memory (the vdso), so that
+ * another machine can symbolize it.  At most PROF_MAX_IMAGE bytes each,
+ * PROF_MAX_IMAGES per profile. */
+#define PROF_MAX_IMAGE (1u << 20)
+#define PROF_MAX_IMAGES 16
+struct prof_image {
+	uint32_t module;		/* index into modules */
+	uint32_t len;
+	const uint8_t *data;
+};
+
 /* A whole per-thread profile, as plain arrays. */
 struct prof {
 	uint32_t version;
@@ -76,6 +89,8 @@ struct prof {
 	struct prof_cct cct;
 	size_t n_counters;
 	const struct prof_counter *counters;
+	size_t n_images;		/* format 1.1; 0 when absent */
+	const struct prof_image *images;
 };
 
 /* ---- writer (async-signal-safe: mmap/munmap and syscalls only) ---- */

@@ -26,6 +26,7 @@ struct prof_file {
 	struct prof_event *events;
 	struct prof_module *modules;
 	struct prof_counter *counters;
+	struct prof_image *images;
 	uint32_t *parent, *module;
 	uint64_t *offset, *counts;
 };
@@ -263,6 +264,39 @@ static int dec_counters(struct prof_file *f, struct cur *c)
 	return 0;
 }
 
+/* Needs the modules decoded first. */
+static int dec_images(struct prof_file *f, struct cur *c)
+{
+	int err = get_count(c, &f->p.n_images, 2, "images");
+
+	if (err)
+		return err;
+	if (f->p.n_images > PROF_MAX_IMAGES)
+		return fail(c->msg, c->mlen, PROF_ECORRUPT, "corrupt: %zu module images (limit %d)",
+			    f->p.n_images, PROF_MAX_IMAGES);
+	f->images = alloc_array(f->p.n_images, sizeof(*f->images));
+	if (f->p.n_images && !f->images)
+		return oom(c);
+	for (size_t i = 0; i < f->p.n_images; i++) {
+		struct prof_image *im = &f->images[i];
+
+		if ((err = get_u32(c, &im->module, "image module")) ||
+		    (err = get_u32(c, &im->len, "image length")))
+			return err;
+		if (im->module >= f->p.n_modules)
+			return fail(c->msg, c->mlen, PROF_ECORRUPT,
+				    "corrupt: image %zu: module %u of %zu", i, im->module,
+				    f->p.n_modules);
+		if (im->len > PROF_MAX_IMAGE)
+			return fail(c->msg, c->mlen, PROF_ECORRUPT,
+				    "corrupt: image %zu: %u bytes (limit %u)", i, im->len, PROF_MAX_IMAGE);
+		if ((err = get_bytes(c, &im->data, im->len, "image")))
+			return err;
+	}
+	f->p.images = f->images;
+	return 0;
+}
+
 /* Needs the events and modules decoded first. */
 static int dec_cct(struct prof_file *f, struct cur *c)
 {
@@ -335,12 +369,14 @@ static const struct {
 	enum prof_section tag;
 	const char *name;
 	int (*dec)(struct prof_file *, struct cur *);
+	bool optional;
 } sections[] = {
-	{ PROF_SEC_META, "meta", dec_meta },
-	{ PROF_SEC_EVENTS, "events", dec_events },
-	{ PROF_SEC_MODULES, "modules", dec_modules },
-	{ PROF_SEC_COUNTERS, "counters", dec_counters },
-	{ PROF_SEC_CCT, "cct", dec_cct },
+	{ PROF_SEC_META, "meta", dec_meta, false },
+	{ PROF_SEC_EVENTS, "events", dec_events, false },
+	{ PROF_SEC_MODULES, "modules", dec_modules, false },
+	{ PROF_SEC_COUNTERS, "counters", dec_counters, false },
+	{ PROF_SEC_CCT, "cct", dec_cct, false },
+	{ PROF_SEC_IMAGES, "images", dec_images, true },
 };
 
 static int dec_payload(struct prof_file *f, size_t raw, char *msg, size_t mlen)
@@ -369,6 +405,8 @@ static int dec_payload(struct prof_file *f, size_t raw, char *msg, size_t mlen)
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		struct cur *c = &found[sections[i].tag];
 
+		if (!c->p && sections[i].optional)
+			continue;
 		if (!c->p)
 			return fail(msg, mlen, PROF_ECORRUPT, "corrupt: no %s section",
 				    sections[i].name);
@@ -528,6 +566,7 @@ void prof_file_free(struct prof_file *f)
 	free(f->events);
 	free(f->modules);
 	free(f->counters);
+	free(f->images);
 	free(f->parent);
 	free(f->module);
 	free(f->offset);

@@ -177,6 +177,23 @@ static int enc_counters(struct sink *s, const struct prof *p)
 	return 0;
 }
 
+static int enc_images(struct sink *s, const struct prof *p)
+{
+	if ((p->n_images && !p->images) || p->n_images > PROF_MAX_IMAGES)
+		return -EINVAL;
+	put_varint(s, p->n_images);
+	for (size_t i = 0; i < p->n_images; i++) {
+		const struct prof_image *im = &p->images[i];
+
+		if (im->module >= p->n_modules || im->len > PROF_MAX_IMAGE || (im->len && !im->data))
+			return -EINVAL;
+		put_varint(s, im->module);
+		put_varint(s, im->len);
+		put_bytes(s, im->data, im->len);
+	}
+	return 0;
+}
+
 static const struct {
 	enum prof_section tag;
 	int (*enc)(struct sink *, const struct prof *);
@@ -186,6 +203,7 @@ static const struct {
 	{ PROF_SEC_MODULES, enc_modules },
 	{ PROF_SEC_CCT, enc_cct },
 	{ PROF_SEC_COUNTERS, enc_counters },
+	{ PROF_SEC_IMAGES, enc_images },	/* only when there are images */
 };
 
 /* Each section: tag byte, varint body length, body. */
@@ -194,8 +212,11 @@ static int enc_payload(struct sink *s, const struct prof *p)
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		struct sink count = { NULL, 0 };
 		uint8_t tag = (uint8_t)sections[i].tag;
-		int err = sections[i].enc(&count, p);
+		int err;
 
+		if (sections[i].tag == PROF_SEC_IMAGES && !p->n_images)
+			continue;
+		err = sections[i].enc(&count, p);
 		if (err)
 			return err;
 		put_bytes(s, &tag, 1);

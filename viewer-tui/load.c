@@ -57,6 +57,7 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 	struct progress prog = { 0 };
 	bool tty_progress = o->progress && !o->progress_fn && isatty(STDERR_FILENO);
 	ANA_OPTS(opts, .weighted = o->weighted, .debug_dirs = o->debug_dirs, .remap = o->remap,
+		 .no_inline = o->no_inline, .short_names = o->short_names,
 		 .progress = tty_progress ? progress_stderr : o->progress_fn,
 		 .progress_arg = tty_progress ? (void *)&prog : o->progress_arg);
 	struct ana_set *s;

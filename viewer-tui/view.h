@@ -236,6 +236,8 @@ struct load_opts {
 	bool progress;		/* a progress line on stderr */
 	ana_progress_fn progress_fn;	/* or this instead (the UI's message line) */
 	void *progress_arg;
+	bool no_inline;		/* ana_opts.no_inline */
+	bool short_names;	/* ana_opts.short_names */
 };
 /* A finished set with one run per entry of runs[] (a file or directory;
  * "A,B" gives one run with repeats A and B).  Returns 0 with *out set, or a

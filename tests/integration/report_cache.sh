@@ -49,3 +49,13 @@ rm -rf symbols
 PMCPROF_CACHE_DIR= "$PMCPROF" report p.pmcp >/dev/null
 "$PMCPROF" report --no-cache p.pmcp >/dev/null
 check "PMCPROF_CACHE_DIR= and --no-cache write nothing" test ! -e symbols
+
+# a module without debug info: its ELF-only answers are cached too (.elfsym),
+# and a warm report says what a cold one said, warnings included
+strip -o stripped "$PROGS/ana_work"
+"$PROGS/ana_mkprofile" -o s.pmcp -b "$PROGS/ana_work" -P "$PWD/stripped" "main;work_a=60" "main;work_b=30"
+"$PMCPROF" report s.pmcp >s-cold.txt 2>&1
+sbid=$(readelf -n stripped | awk '/Build ID/ { print $3 }')
+check "stripped module: ELF-only answers cached in <build-id>.elfsym" test -s "symbols/$sbid.elfsym"
+"$PMCPROF" report s.pmcp >s-warm.txt 2>&1
+check "stripped module: warm report = cold report, warnings included" cmp -s s-cold.txt s-warm.txt

@@ -116,7 +116,7 @@ check "diff CSV: documented columns" python3 -c "
 import csv
 rows = list(csv.DictReader(open('diff.csv', newline='')))
 cols = ('event,function,module,file,line,run,base,run_event,base_samples,run_samples,base_pct,run_pct,'
-        'mode,ratio,ci_low,ci_high,significant,spread,presence').split(',')
+        'mode,ratio,ci_low,ci_high,significant,spread,presence,inlined_into').split(',')
 assert list(rows[0].keys()) == cols, rows[0].keys()
 assert all(float(r['ratio']) == 1.0 and r['significant'] == '0' for r in rows)
 assert all(r['run_event'] == r['event'] for r in rows)"

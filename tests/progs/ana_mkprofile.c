@@ -19,6 +19,8 @@
  *   -F FILES         write FILES profiles OUT/t<i>.pmcp (tid = i, counts reseeded)
  *   -D               with -F: file i holds only the contexts j with j % FILES == i
  *                    and their callers (threads doing different work)
+ *   -I               store BINARY's bytes as the module's image (as the
+ *                    collector stores the vdso's)
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -242,11 +244,11 @@ int main(int argc, char **argv)
 	size_t n_meta = 0;
 	struct prof_counter ctr[32];
 	size_t n_ctr = 0;
-	int partial = 0, disjoint = 0, opt;
+	int partial = 0, disjoint = 0, image = 0, opt;
 	long draw = 0, files = 0;
 	size_t syn_ctx = 0;
 	uint64_t syn_samples = 0;
-	while ((opt = getopt(argc, argv, "o:b:e:m:c:B:P:pn:s:S:F:D")) != -1) {
+	while ((opt = getopt(argc, argv, "o:b:e:m:c:B:P:pn:s:S:F:DI")) != -1) {
 		char *eq, *at;
 		switch (opt) {
 		case 'o': out = optarg; break;
@@ -258,6 +260,7 @@ int main(int argc, char **argv)
 		case 's': rng = strtoull(optarg, NULL, 0) * 2654435761ULL + 1; break;
 		case 'F': files = atol(optarg); break;
 		case 'D': disjoint = 1; break;
+		case 'I': image = 1; break;
 		case 'S':
 			syn_ctx = strtoul(optarg, &at, 10);
 			syn_samples = *at == ':' ? strtoull(at + 1, NULL, 10) : 0;
@@ -391,6 +394,16 @@ int main(int argc, char **argv)
 		.cct = { (uint32_t)n_nodes, (uint32_t)n_ev, parent, module, offset, counts },
 		.n_counters = n_ctr, .counters = ctr,
 	};
+	static uint8_t img[PROF_MAX_IMAGE];
+	struct prof_image pimg = { 0, 0, img };
+	if (image) {
+		ssize_t k = pread(fd, img, sizeof(img), 0);
+		if (k <= 0)
+			die("cannot read %s", bin);
+		pimg.len = (uint32_t)k;
+		p.n_images = 1;
+		p.images = &pimg;
+	}
 	int err;
 	if (files) {
 		mkdir(out, 0777);

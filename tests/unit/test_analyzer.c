@@ -154,10 +154,46 @@ static void test_calibration(void)
 	}
 }
 
+/* Names as perf shows them (libiberty, no parameter lists), and the short
+ * name --short-names shows. */
+static const struct {
+	int line;
+	const char *sym, *shown, *short_name;
+} name_cases[] = {
+	{ __LINE__, "_ZN2ns5AccumIdLi300EE3runEm", "ns::Accum<double, 300>::run", "run" },
+	{ __LINE__, "_ZN2ns5AccumIlLi300EE3runEm", "ns::Accum<long, 300>::run", "run" },
+	{ __LINE__, "_ZN12_GLOBAL__N_18map_workEm", "(anonymous namespace)::map_work", "map_work" },
+	{ __LINE__, "_ZNK2ns6WidgetclEm", "ns::Widget::operator()", "operator()" },
+	{ __LINE__, "_ZZ4mainENKUlmE_clEm", "main::{lambda(unsigned long)#1}::operator()", "operator()" },
+	{ __LINE__, "_ZN2nsltERKNS_1AES2_", "ns::operator<", "operator<" },
+	{ __LINE__, "_ZN2ns1AlsEi", "ns::A::operator<<", "operator<<" },
+	{ __LINE__, "_ZN2ns5AccumIdLi300EE3runEm.isra.0", "ns::Accum<double, 300>::run", "run" },
+	{ __LINE__, "_ZN8names_rs1r5hashy17h0123456789abcdefE", "names_rs::r::hashy", "hashy" },
+	{ __LINE__, "_RNvNtCs1234_8names_rs1r5hashy", "names_rs::r::hashy", "hashy" },
+	{ __LINE__, "main", "main", "main" },
+	{ __LINE__, "_Zbogus", "_Zbogus", "_Zbogus" },
+	{ __LINE__, "JS:*hotLoop /tmp/x.js:1", "JS:*hotLoop /tmp/x.js:1", "JS:*hotLoop /tmp/x.js:1" },
+};
+
+static void test_names(void)
+{
+	struct strpool sp = { 0 };
+	for (size_t i = 0; i < sizeof(name_cases) / sizeof(*name_cases); i++) {
+		const char *d = sym_demangle(&sp, name_cases[i].sym);
+		const char *sh = d ? sym_short_name(&sp, d) : NULL;
+		T_OK(d && sh && !strcmp(d, name_cases[i].shown) && !strcmp(sh, name_cases[i].short_name),
+		     "name line %d: %s -> '%s' / '%s' (got '%s' / '%s')", name_cases[i].line,
+		     name_cases[i].sym, name_cases[i].shown, name_cases[i].short_name, d ? d : "(null)",
+		     sh ? sh : "(null)");
+	}
+	strpool_free(&sp);
+}
+
 int main(void)
 {
 	test_ratios();
 	test_metrics();
 	test_calibration();
+	test_names();
 	return T_DONE();
 }

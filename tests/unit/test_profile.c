@@ -369,6 +369,48 @@ static void test_null_strings(void)
 	dir_clean();
 }
 
+/* Format 1.1: module images round-trip; a file without them reads with
+ * none; the writer refuses a bad module index or size; the reader refuses
+ * an image of a module that does not exist. */
+static void test_images(void)
+{
+	static const uint8_t bytes[] = "\177ELF image bytes";
+	struct prof_event ev = { .name = "e" };
+	struct prof_module mods[2] = { { .path = "a" }, { .path = "linux-vdso.so.1" } };
+	struct prof_image im = { 1, sizeof(bytes), bytes };
+	struct prof p = { .n_events = 1, .events = &ev, .n_modules = 2, .modules = mods,
+			  .n_images = 1, .images = &im };
+	struct prof_file *f = NULL;
+	const struct prof *q;
+	char msg[256], path[128];
+
+	snprintf(path, sizeof(path), "%s/img.pmcp", dir);
+	T_OK(prof_write(&p, dirfd_, "img.pmcp", 0644) == 0 &&
+	     prof_file_read(path, &f, msg, sizeof(msg)) == 0, "images: written and read");
+	q = prof_file_data(f);
+	T_OK(q && q->n_images == 1 && q->images[0].module == 1 &&
+	     q->images[0].len == sizeof(bytes) && !memcmp(q->images[0].data, bytes, sizeof(bytes)),
+	     "images: the bytes come back");
+	prof_file_free(f);
+	f = NULL;
+	dir_clean();
+	p.n_images = 0;
+	T_OK(prof_write(&p, dirfd_, "img.pmcp", 0644) == 0 &&
+	     prof_file_read(path, &f, msg, sizeof(msg)) == 0 && prof_file_data(f)->n_images == 0,
+	     "images: optional (a 1.0 file has none)");
+	prof_file_free(f);
+	dir_clean();
+	im.module = 2;
+	p.n_images = 1;
+	T_OK(prof_write(&p, dirfd_, "img.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "images: writer refuses a module index out of range");
+	im.module = 1;
+	im.len = PROF_MAX_IMAGE + 1;
+	T_OK(prof_write(&p, dirfd_, "img.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "images: writer refuses an image over PROF_MAX_IMAGE");
+	dir_clean();
+}
+
 /* The writer validates what it is given; nothing is left behind. */
 static void test_writer_rejects(void)
 {
@@ -693,6 +735,16 @@ static const struct {
 	{ __LINE__, P(META0 EVENTS1 MODS1 "\4\x0d\3\1\1\0\1\1\0\x05\x02\0\2\3\0" CNT0),
 	  PROF_ECORRUPT, "cct section has 1 unexplained" },
 	{ __LINE__, P(META0 EVENTS1 MODS1 "\4\1\0" CNT0), 0, "" },	/* no nodes */
+	/* format 1.1: images (module varint, length varint, bytes) */
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\5\1\0\2EL"), 0, "" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\5\1\1\2EL"), PROF_ECORRUPT,
+	  "image 0: module 1 of 1" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\5\1\0\3EL"), PROF_ECORRUPT,
+	  "image of 3 bytes exceeds the 2 left" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\7\1\0\x81\x80\x40" "EL"), PROF_ECORRUPT,
+	  "image 0: 1048577 bytes (limit 1048576)" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\4\x11\0\0\0"), PROF_ECORRUPT,
+	  "images cannot fit" },
 #undef P
 };
 
@@ -815,6 +867,11 @@ static int write_corpus(const char *out)
 		snprintf(name, sizeof(name), "handmade-%zu.raw", k);
 		status |= write_at(fd, name, payloads[k].raw, payloads[k].len);
 	}
+	if (fd >= 0) {	/* format 1.1: an images section */
+		static const char img[] = META0 EVENTS1 MODS1 CCT3 CNT0 "\6\5\1\0\2EL";
+
+		status |= write_at(fd, "handmade-images.raw", img, sizeof(img) - 1);
+	}
 	if (fd >= 0)
 		close(fd);
 	return status;
@@ -835,6 +892,7 @@ int main(int argc, char **argv)
 	test_round_trip();
 	test_null_strings();
 	test_writer_rejects();
+	test_images();
 	test_exclusive();
 	test_fsize_limit();
 	test_signal_handler();
