@@ -18,7 +18,7 @@
 #define FG_FRAME 16		/* frame height */
 #define FG_FONT 12
 #define FG_CHAR 0.59		/* average glyph width / font size (Verdana-ish) */
-#define FG_TOP 56		/* title, buttons, legend */
+#define FG_TOP 72		/* title, buttons, legend */
 #define FG_BOTTOM 34		/* details line */
 #define FG_MIN_PX 0.1		/* frames narrower than this are not drawn */
 
@@ -93,7 +93,8 @@ static void module_color(char *buf, size_t len, const char *const *mods, size_t 
 
 /* Differential colour: red where RUN has the larger share, blue where the
  * smaller, deeper with |log ratio| up to 4x; only significant changes get
- * strong colours, the others a faint tint. */
+ * strong colours (full at 2x or 1/2x, or 10 points), the others a faint
+ * tint. */
 static void diff_color(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode)
 {
 	double t;
@@ -108,7 +109,7 @@ static void diff_color(char *buf, size_t len, const struct ana_cmp *c, enum ana_
 		t = fabs(c->ratio) / 10;	/* 10 points: full colour */
 		up = c->ratio > 0;
 	} else {
-		t = c->ratio > 0 ? fabs(log(c->ratio)) / log(4) : 1;
+		t = c->ratio > 0 ? fabs(log(c->ratio)) / log(2) : 1;
 		up = c->ratio > 1;
 	}
 	if (t > 1)
@@ -437,7 +438,7 @@ static void fg_legend_diff(struct fg *g)
 {
 	FILE *f = g->f;
 	enum ana_ratio m = rows_query(g->r)->ratio;
-	static const double ratios[] = { 0.25, 0.5, 0.8, 1, 1.25, 2, 4 };
+	static const double ratios[] = { 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2 };
 	static const double deltas[] = { -10, -5, -2, 0, 2, 5, 10 };
 	fputs("<g id=\"legend\"><text x=\"10\" y=\"47\" class=\"small\">", f);
 	fputs(m == ANA_RATIO_DELTA ? "delta (points):" : "run / base:", f);
@@ -449,9 +450,10 @@ static void fg_legend_diff(struct fg *g)
 		char color[48];
 		diff_color(color, sizeof(color), &c, m);
 		fprintf(f, "<rect x=\"%.0f\" y=\"38\" width=\"44\" height=\"10\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"60\" class=\"small\" text-anchor=\"middle\">%s%g%s</text>",
-			x, color, x + 22, m == ANA_RATIO_DELTA && c.ratio > 0 ? "+" : "",
-			c.ratio, m == ANA_RATIO_DELTA ? "" : "x");
+			"<text x=\"%.0f\" y=\"61\" class=\"small\" text-anchor=\"middle\">%s%s%g%s</text>",
+			x, color, x + 22, k == 0 ? "\u2264" : k == 6 ? "\u2265" : "",
+			m == ANA_RATIO_DELTA && c.ratio > 0 ? "+" : "", c.ratio,
+			m == ANA_RATIO_DELTA ? "" : "x");
 		x += 46;
 	}
 	struct ana_cmp ns = { .ratio = m == ANA_RATIO_DELTA ? 10 : 4, .significant = false,
@@ -460,11 +462,13 @@ static void fg_legend_diff(struct fg *g)
 	diff_color(color, sizeof(color), &ns, m);
 	fprintf(f, "<rect x=\"%.0f\" y=\"38\" width=\"10\" height=\"10\" fill=\"%s\" stroke=\"#999\"/>"
 		"<text x=\"%.0f\" y=\"47\" class=\"small\">not significant (the %g%% interval includes "
-		"%s): faint; widths: %s; grey: in %s only</text>",
-		x + 10, color, x + 24,
+		"%s): faint.  Widths: ", x + 10, color, x + 24,
 		100 * (rows_query(g->r)->conf > 0 ? rows_query(g->r)->conf : 0.95),
-		m == ANA_RATIO_DELTA ? "0" : "1", ana_set_run(g->s, g->run)->label,
-		ana_set_run(g->s, g->base)->label);
+		m == ANA_RATIO_DELTA ? "0" : "1");
+	xml_put(f, ana_set_run(g->s, g->run)->label, 60);
+	fputs(" (contexts only in ", f);
+	xml_put(f, ana_set_run(g->s, g->base)->label, 60);
+	fputs(" have none)</text>", f);
 	fputs("</g>\n", f);
 }
 
