@@ -293,8 +293,8 @@ static int fg_rows(struct fg *g, unsigned run, double start, unsigned base_depth
 }
 
 /* The script: hover details, click to zoom, search, and parameters in the
- * address (#x=ID zooms, #s=REGEX searches; also ?x= and ?s=) so a view can
- * be linked to.  It marks the root <svg> data-js="ready" when done. */
+ * address (#x=ID zooms, #s=REGEX searches, #h=ID shows a frame's details as
+ * a hover does; also ?x= ...) so a view can be linked to.  It marks the root <svg> data-js="ready" when done. */
 static const char fg_script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"(function(){\n"
@@ -372,6 +372,8 @@ static const char fg_script[] =
 	"var q=new URLSearchParams(location.search||location.hash.replace(/^#/,''));\n"
 	"zoom(q.get('x')?document.getElementById(q.get('x')):null);\n"
 	"if(q.get('s'))search(q.get('s'));\n"
+	"var h=q.get('h')&&document.getElementById(q.get('h'));\n"
+	"if(h){details.textContent=describe(h);h.querySelector('rect').style.stroke='#000';}\n"
 	"svg.setAttribute('data-js','ready');\n"
 	"})();\n"
 	"]]></script>\n";
@@ -539,7 +541,7 @@ int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *
 	      "text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
 	      ".small{font-size:11px}.title{font-size:16px;text-anchor:middle}\n"
 	      ".btn{cursor:pointer;fill:#333}.btn:hover{fill:#000;text-decoration:underline}\n"
-	      "g.f text{pointer-events:none}g.f{cursor:pointer}\n"
+	      "g.f text{pointer-events:none}g.f{cursor:pointer}g.f rect{stroke:#fbfbf7;stroke-width:0.6}\n"
 	      "g.f:hover rect{stroke:#000;stroke-width:0.5}\n"
 	      "g.inl rect{stroke:#555;stroke-dasharray:3,2;stroke-width:1}g.inl text{font-style:italic}\n"
 	      "g.parent rect{opacity:0.55}\n"
