@@ -192,7 +192,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 		module_color(color, sizeof(color), g->mods, g->n_mods, d->module, d->name);
 	fprintf(f, "<g class=\"f%s\" id=\"f%lu\" data-x=\"%.10g\" data-v=\"%.10g\" data-d=\"%u\" "
 		"data-s=\"%llu\" data-p=\"%.4f\"", d->inlined ? " inl" : "", id, off, d->value, depth,
-		(unsigned long long)d->samples, d->pct);
+		(unsigned long long)d->samples, isnan(d->pct) ? 0 : d->pct);
 	fputs(" data-n=\"", f);
 	xml_put(f, d->name, 4096);
 	fputs("\" data-m=\"", f);
@@ -228,7 +228,8 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 		xml_put(f, base_of(d->module), 4096);
 		putc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%", (unsigned long long)d->samples, d->pct);
+	fprintf(f, ": %llu samples, %.2f%%", (unsigned long long)d->samples,
+		isnan(d->pct) ? 0 : d->pct);
 	if (g->diff && c && !isnan(c->lo))
 		fprintf(f, "; ratio %.3g [%.3g, %.3g]%s", c->ratio, c->lo, c->hi,
 			c->significant ? " significant" : "");
