@@ -253,7 +253,7 @@ except jsonschema.ValidationError:
 raise SystemExit(1)"
 	fi
 else
-	skip "speedscope schema: npm could not fetch the speedscope package (offline?): $(tail -1 npm/npm.log 2>/dev/null)"
+	skip "speedscope schema: npm could not fetch the speedscope package (offline?): $(grep -m2 -i 'err' npm/npm.log 2>/dev/null | tr '\n' ' ')"
 fi
 
 # ---- a real run of examples/hotspots ----
