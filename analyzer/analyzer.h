@@ -57,6 +57,9 @@ struct ana_opts {
 	void *progress_arg;
 	const char *cache_dir;		/* persistent symbol cache (one file per build-id,
 					 * created 0700), or NULL for none */
+	bool line_contexts;		/* also keep each calling context with the source
+					 * line of every frame, for ana_set_write_pprof's
+					 * line numbers (memory: about the raw contexts') */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 
@@ -307,6 +310,8 @@ ANA_API int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flam
  * inlined into it as pprof lines; one sample type per event (value:
  * samples x period in the event's unit, or the count where no fixed
  * period was used; weights with opts.weighted); run metadata as comments.
+ * Line numbers (of the sampled instruction, and of each call and inlined
+ * call site) only with opts.line_contexts, else 0 ("unknown").
  * 0, -ENOMEM, -EIO. */
 ANA_API int ana_set_write_pprof(struct ana_set *s, FILE *f);
 

@@ -5,7 +5,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
 	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c \
-	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c
+	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) \
@@ -43,7 +43,8 @@ tests_unit_test_analyzer_LDADD = analyzer/libpmcprof-analyzer.la
 tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harness.h
 # -g: the test symbolizes its own functions
 tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
-tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la
+tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la \
+	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 # benchmarks: 512 functions for synthetic trees to point at
 check_PROGRAMS += tests/progs/ana_many
 tests_progs_ana_many_SOURCES = tests/progs/ana_many.c

@@ -37,6 +37,7 @@ struct pp {
 	PLocation *loc;
 	PLine *line;			/* lines of the locations, in one pool */
 	uint32_t *loc_func;		/* the functions of each location, in one pool */
+	uint32_t *loc_no;		/* and their line numbers */
 	size_t *loc_first;		/* [location] its first line in the pools */
 	size_t n_loc, cap_loc, cap_loc_first, n_line, cap_line;
 	struct idx loc_idx;
@@ -133,7 +134,7 @@ static int pp_mapping(struct pp *p, uint32_t m)
 }
 
 struct lkey {
-	const uint32_t *f;
+	const uint32_t *f, *no;
 	size_t n;
 };
 
@@ -144,24 +145,26 @@ static bool loc_eq(const void *ctx, uint32_t id, const void *key)
 	const PLocation *l = &p->loc[id];
 	if (l->n_line != k->n)
 		return false;
-	const uint32_t *f = &p->loc_func[p->loc_first[id]];
-	return !memcmp(f, k->f, k->n * sizeof(*f));
+	const uint32_t *f = &p->loc_func[p->loc_first[id]], *no = &p->loc_no[p->loc_first[id]];
+	return !memcmp(f, k->f, k->n * sizeof(*f)) && !memcmp(no, k->no, k->n * sizeof(*no));
 }
 
 /* The location of frames f[0..n) (innermost first: the frames inlined into
  * f[n-1], which was really called); made on first use.  Line pointers are
  * fixed up once every pool has its final address. */
-static int pp_location(struct pp *p, const uint32_t *f, size_t n, uint64_t *out)
+static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size_t n,
+		       uint64_t *out)
 {
-	struct lkey k = { f, n };
-	uint64_t h = hash_bytes(f, n * sizeof(*f), 0x10c);
+	struct lkey k = { f, no, n };
+	uint64_t h = hash_u64(hash_bytes(f, n * sizeof(*f), 0x10c), hash_bytes(no, n * sizeof(*no), 1));
 	uint32_t id = idx_find(&p->loc_idx, h, loc_eq, p, &k);
 	if (id == NONE) {
 		size_t c = p->cap_line;
 		if (vec_reserve(&p->loc, &p->cap_loc, p->n_loc + 1, sizeof(*p->loc)) ||
 		    vec_reserve(&p->loc_first, &p->cap_loc_first, p->n_loc + 1, sizeof(size_t)) ||
 		    vec_reserve(&p->line, &c, p->n_line + n, sizeof(*p->line)) ||
-		    (c = p->cap_line, vec_reserve(&p->loc_func, &c, p->n_line + n, sizeof(uint32_t))))
+		    (c = p->cap_line, vec_reserve(&p->loc_func, &c, p->n_line + n, sizeof(uint32_t))) ||
+		    (c = p->cap_line, vec_reserve(&p->loc_no, &c, p->n_line + n, sizeof(uint32_t))))
 			return -ENOMEM;
 		p->cap_line = c;
 		id = (uint32_t)p->n_loc;
@@ -179,9 +182,9 @@ static int pp_location(struct pp *p, const uint32_t *f, size_t n, uint64_t *out)
 			perftools__profiles__line__init(ln);
 			if (pp_func(p, f[j], &ln->function_id))
 				return -ENOMEM;
-			/* the tree keeps functions, not call lines: 0 is "unknown" */
-			ln->line = 0;
+			ln->line = no[j];	/* 0: unknown */
 			p->loc_func[p->n_line + j] = f[j];
+			p->loc_no[p->n_line + j] = no[j];
 		}
 		p->n_line += n;
 		if (idx_put(&p->loc_idx, h, id))
@@ -204,6 +207,144 @@ static int64_t pp_value(const struct ana_set *s, const bool *periodic, unsigned 
 	return (int64_t)n;
 }
 
+/* One sample of run: frames f[0..n) leaf first, their line numbers and
+ * whether each was inlined into the next; values v[ne]. */
+static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32_t *no,
+		     const bool *inl, size_t n, const int64_t *v, size_t ne)
+{
+	size_t first_id = p->n_ids;
+	if (vec_reserve(&p->ids, &p->cap_ids, p->n_ids + n, sizeof(*p->ids)) ||
+	    vec_reserve(&p->val, &p->cap_val, p->n_val + ne, sizeof(*p->val)) ||
+	    vec_reserve(&p->smp, &p->cap_smp, p->n_smp + 1, sizeof(*p->smp)) ||
+	    vec_reserve(&p->smp_at, &p->cap_smp_at, p->n_smp + 1, sizeof(*p->smp_at)))
+		return -ENOMEM;
+	/* locations, leaf first: each a frame really called and the frames
+	 * inlined into it, innermost first */
+	for (size_t k = 0, from = 0; k < n; k++)
+		if (!inl[k] || k + 1 == n) {
+			if (pp_location(p, f + from, no + from, k + 1 - from, &p->ids[p->n_ids++]))
+				return -ENOMEM;
+			from = k + 1;
+		}
+	PSample *sm = &p->smp[p->n_smp];
+	perftools__profiles__sample__init(sm);
+	sm->n_location_id = p->n_ids - first_id;
+	sm->n_value = ne;
+	sm->n_label = p->s->n_orun > 1;
+	/* pointers into the pools once they stop moving */
+	p->smp_at[p->n_smp][0] = first_id;
+	p->smp_at[p->n_smp][1] = p->n_val;
+	p->smp_at[p->n_smp++][2] = run;
+	memcpy(&p->val[p->n_val], v, ne * sizeof(*v));
+	p->n_val += ne;
+	return 0;
+}
+
+/* Samples from a full top-down row set: rows come depth first, so the
+ * path to a row is the last row seen at each depth above it. */
+static int pp_samples_rows(struct pp *p, const struct ana_rows *r, const bool *periodic)
+{
+	struct ana_set *s = p->s;
+	size_t n = ana_rows_n(r), ne = s->n_ev;
+	unsigned maxd = 1;
+	for (size_t i = 0; i < n; i++)
+		if (ana_rows_row(r, i)->depth > maxd)
+			maxd = ana_rows_row(r, i)->depth;
+	uint32_t *path = calloc(maxd + 1, sizeof(*path)), *fr = calloc(maxd + 1, sizeof(*fr));
+	uint32_t *no = calloc(maxd + 1, sizeof(*no));
+	bool *pinl = calloc(maxd + 1, sizeof(*pinl)), *inl = calloc(maxd + 1, sizeof(*inl));
+	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
+	int e = -ENOMEM;
+	if (!path || !fr || !no || !pinl || !inl || !v)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_row *row = ana_rows_row(r, i);
+		unsigned d = row->depth;
+		path[d] = s->sfunc[row->node];
+		pinl[d] = row->flags & ANA_ROW_INLINED;
+		for (unsigned run = 0; run < s->n_orun; run++) {
+			bool any = false;
+			for (size_t ev = 0; ev < ne; ev++) {
+				uint64_t c = ana_rows_samples(r, i, run, ev, ANA_SELF);
+				any |= c != 0;
+				v[ev] = pp_value(s, periodic, run, ev, c,
+						 ana_rows_value(r, i, run, ev, ANA_SELF));
+			}
+			if (!any)
+				continue;
+			for (unsigned k = 0; k < d; k++) {
+				fr[k] = path[d - k];
+				inl[k] = pinl[d - k];
+			}
+			if (pp_sample(p, run, fr, no, inl, d, v, ne))
+				goto out;
+		}
+	}
+	e = 0;
+out:
+	free(path);
+	free(fr);
+	free(no);
+	free(pinl);
+	free(inl);
+	free(v);
+	return e;
+}
+
+/* Samples from the line contexts (ana_opts.line_contexts): sorted by run
+ * and node, one sample per (run, node) with a value per event. */
+static int pp_samples_lines(struct pp *p, const bool *periodic)
+{
+	struct ana_set *s = p->s;
+	size_t ne = s->n_ev, cap = 0;
+	uint32_t *fr = NULL, *no = NULL;
+	bool *inl = NULL;
+	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
+	int e = -ENOMEM;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_lsmp;) {
+		const struct lsample *a = &s->lsmp[i];
+		memset(v, 0, ne * sizeof(*v));
+		size_t j = i;
+		for (; j < s->n_lsmp && s->lsmp[j].run == a->run && s->lsmp[j].node == a->node; j++) {
+			const struct lsample *b = &s->lsmp[j];
+			if (b->ev < ne)
+				v[b->ev] += pp_value(s, periodic, b->run, b->ev, b->cnt, b->wt);
+		}
+		if (a->node == NONE || a->node == 0) {
+			i = j;
+			continue;
+		}
+		size_t d = 0;
+		for (uint32_t x = a->node; x; x = s->lparent[x])
+			d++;
+		if (d > cap) {
+			size_t c = cap;
+			if (vec_reserve(&fr, &c, d, sizeof(*fr)) || (c = cap, vec_reserve(&no, &c, d, sizeof(*no))) ||
+			    (c = cap, vec_reserve(&inl, &c, d, sizeof(*inl))))
+				goto out;
+			cap = c;
+		}
+		size_t k = 0;
+		for (uint32_t x = a->node; x; x = s->lparent[x], k++) {
+			fr[k] = s->lfunc[x];
+			no[k] = s->lno[x];
+			inl[k] = s->linl[x];
+		}
+		if (pp_sample(p, a->run, fr, no, inl, d, v, ne))
+			goto out;
+		i = j;
+	}
+	e = 0;
+out:
+	free(fr);
+	free(no);
+	free(inl);
+	free(v);
+	return e;
+}
+
 static void pp_free(struct pp *p)
 {
 	strpool_free(&p->pool);
@@ -214,6 +355,7 @@ static void pp_free(struct pp *p)
 	free(p->loc);
 	free(p->line);
 	free(p->loc_func);
+	free(p->loc_no);
 	free(p->loc_first);
 	free(p->smp_at);
 	idx_free(&p->loc_idx);
@@ -257,7 +399,6 @@ int ana_set_write_pprof(struct ana_set *s, FILE *f)
 	unsigned nr = (unsigned)s->n_orun;
 	int e = -ENOMEM;
 	uint8_t *buf = NULL;
-	uint32_t *path = NULL, *fr = NULL;
 	PValueType *vt = calloc(ne + 1, sizeof(*vt));
 	PValueType **vtp = calloc(ne + 1, sizeof(*vtp));
 	bool *periodic = calloc(ne ? ne : 1, sizeof(*periodic));
@@ -349,68 +490,12 @@ int ana_set_write_pprof(struct ana_set *s, FILE *f)
 	prof.n_comment = n_comments;
 	prof.comment = comments;
 
-	/* samples: rows come depth first, path[] holds the set functions on
-	 * the way down and inl[] whether each was inlined into its parent */
-	size_t n = ana_rows_n(r);
-	unsigned maxd = 1;
-	for (size_t i = 0; i < n; i++)
-		if (ana_rows_row(r, i)->depth > maxd)
-			maxd = ana_rows_row(r, i)->depth;
-	path = calloc(maxd + 1, sizeof(*path));
-	fr = calloc(maxd + 1, sizeof(*fr));
-	bool *inl = calloc(maxd + 1, sizeof(*inl));
-	if (!path || !fr || !inl) {
-		free(inl);
+	/* samples: from the line contexts when the set kept them (exact
+	 * lines), else from the tree's rows (functions only, lines 0) */
+	e = s->n_lctx ? pp_samples_lines(&p, periodic) : pp_samples_rows(&p, r, periodic);
+	if (e)
 		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ana_row *row = ana_rows_row(r, i);
-		unsigned d = row->depth;
-		path[d] = s->sfunc[row->node];
-		inl[d] = row->flags & ANA_ROW_INLINED;
-		for (unsigned run = 0; run < nr; run++) {
-			bool any = false;
-			for (size_t ev = 0; ev < ne; ev++)
-				any |= ana_rows_samples(r, i, run, ev, ANA_SELF) != 0;
-			if (!any)
-				continue;
-			/* locations, leaf first: each is a frame really called
-			 * and the frames inlined into it, innermost first */
-			size_t first_id = p.n_ids;
-			if (vec_reserve(&p.ids, &p.cap_ids, p.n_ids + d, sizeof(*p.ids)) ||
-			    vec_reserve(&p.val, &p.cap_val, p.n_val + ne, sizeof(*p.val)) ||
-			    vec_reserve(&p.smp, &p.cap_smp, p.n_smp + 1, sizeof(*p.smp)) ||
-			    vec_reserve(&p.smp_at, &p.cap_smp_at, p.n_smp + 1, sizeof(*p.smp_at))) {
-				free(inl);
-				goto out;
-			}
-			size_t nf = 0;
-			for (unsigned k = d; k >= 1; k--) {
-				fr[nf++] = path[k];
-				if (!inl[k] || k == 1) {
-					if (pp_location(&p, fr, nf, &p.ids[p.n_ids++])) {
-						free(inl);
-						goto out;
-					}
-					nf = 0;
-				}
-			}
-			PSample *sm = &p.smp[p.n_smp];
-			perftools__profiles__sample__init(sm);
-			sm->n_location_id = p.n_ids - first_id;
-			sm->n_value = ne;
-			sm->n_label = nr > 1;
-			/* pointers into the pools once they stop moving */
-			p.smp_at[p.n_smp][0] = first_id;
-			p.smp_at[p.n_smp][1] = p.n_val;
-			p.smp_at[p.n_smp++][2] = run;
-			for (size_t ev = 0; ev < ne; ev++)
-				p.val[p.n_val++] = pp_value(s, periodic, run, ev,
-							     ana_rows_samples(r, i, run, ev, ANA_SELF),
-							     ana_rows_value(r, i, run, ev, ANA_SELF));
-		}
-	}
-	free(inl);
+	e = -ENOMEM;
 
 	/* the pools are final: offsets become pointers */
 	PSample **smp = malloc((p.n_smp ? p.n_smp : 1) * sizeof(*smp));
@@ -476,8 +561,6 @@ int ana_set_write_pprof(struct ana_set *s, FILE *f)
 out:
 	ana_rows_free(r);
 	free(buf);
-	free(path);
-	free(fr);
 	free(vt);
 	free(vtp);
 	free(periodic);

@@ -368,6 +368,7 @@ static int speedscope_by_thread(struct opts *o, int argc, char **argv, int first
 {
 	struct common *c = &o->c;
 	c->o.split = ANA_SPLIT_THREAD;
+	c->o.line_contexts = false;
 	struct ana_set *s = common_set(c);
 	c->o.split = ANA_SPLIT_NONE;
 	if (!s)
@@ -450,6 +451,7 @@ static int run(struct opts *op, int argc, char **argv)
 	if (parse(op, argc, argv, &first))
 		return EXIT_USAGE;
 	struct common *c = &op->c;
+	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
 	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
 		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
 	struct ana_set *s = common_set(c);

@@ -204,6 +204,20 @@ rows = [r for r in csv.DictReader(sys.stdin) if int(r['self_samples'])]
 rows.sort(key=lambda r: -int(r['self_samples']))
 for r in rows[:$2]: print(r['function'], '%.2f' % float(r['self_pct']))"
 	}
+	# the same by source line: pprof's lines are the analyzer's
+	pp_lines() {	# FILE N
+		gopp -top -lines -nodecount=50 "$1" | awk -v n="$2" '
+			f && NF >= 7 && $1 != "0" { sub("%", "", $2); k2 = split($7, p, "/");
+				print $6, p[k2], $2; if (++k == n) exit }
+			/flat%/ { f = 1 }'
+	}
+	report_lines() {	# PROFILE N
+		"$PMCPROF" report --lines --csv "$1" | python3 -c "
+import csv, os, sys
+rows = [r for r in csv.DictReader(sys.stdin) if int(r['self_samples'])]
+rows.sort(key=lambda r: -int(r['self_samples']))
+for r in rows[:$2]: print(r['function'], '%s:%s' % (os.path.basename(r['file']), r['line']), '%.2f' % float(r['self_pct']))"
+	}
 	pp_top base.pb.gz 4 >pp.top
 	report_top base.pmcp 4 >rep.top
 	if cmp -s pp.top rep.top; then
@@ -213,6 +227,14 @@ for r in rows[:$2]: print(r['function'], '%.2f' % float(r['self_pct']))"
 		paste pp.top rep.top | sed 's/^/    | /'
 		gopp -top base.pb.gz | sed 's/^/    | /' | head -20
 	fi
+	pp_lines base.pb.gz 4 >pp.lines
+	report_lines base.pmcp 4 >rep.lines
+	if [ -s pp.lines ] && cmp -s pp.lines rep.lines; then
+		pass "go tool pprof -top -lines agrees with report --lines: $(tr '\n' ' ' <pp.lines)"
+	else
+		fail "go tool pprof -top -lines disagrees with report --lines"
+		paste pp.lines rep.lines | sed 's/^/    | /'
+	fi
 	gopp -raw base.pb.gz >raw.txt
 	check "pprof: one sample type per event, with its unit" grep -q 'perf::CPU-CLOCK/nanoseconds\[dflt\]' raw.txt
 	check "pprof: the period" grep -q '^Period: 1000000$' raw.txt
@@ -220,6 +242,10 @@ for r in rows[:$2]: print(r['function'], '%.2f' % float(r['self_pct']))"
 	check "pprof: hot_inline is a line of the location of inline_caller" \
 		awk '/ hot_inline / { h = NR } h && NR == h + 1 && /^ +inline_caller / { ok = 1 } END { exit !ok }' raw.txt
 	check "pprof: values are samples x period (600 x 1000000 ns)" grep -q '^ *600000000: ' raw.txt
+	# hot_inline's location: its own line, then the line in inline_caller it was inlined at
+	CALL=$(grep -n 'hot_inline(x, n)\|= hot_inline(' "$PMCPROF_SRC/tests/progs/ana_work.c" | head -1 | cut -d: -f1)
+	check "pprof: the inlined call site is inline_caller's line (ana_work.c:$CALL)" \
+		awk -v c="ana_work.c:$CALL" '/ hot_inline / { h = NR } h && NR == h + 1 && /^ +inline_caller / && index($0, c) { ok = 1 } END { exit !ok }' raw.txt
 fi
 
 # ---- speedscope ----
@@ -275,6 +301,14 @@ raise SystemExit(not {'matmul', 'sort_pass', 'checksum'} <= n)"
 		else
 			fail "hotspots: go tool pprof -top disagrees with report"
 			paste hot-pp.top hot-rep.top | sed 's/^/    | /'
+		fi
+		pp_lines hot.pb.gz 3 >hot-pp.lines
+		report_lines hot 3 >hot-rep.lines
+		if [ -s hot-pp.lines ] && cmp -s hot-pp.lines hot-rep.lines; then
+			pass "hotspots: go tool pprof -top -lines agrees with report --lines: $(tr '\n' ' ' <hot-pp.lines)"
+		else
+			fail "hotspots: go tool pprof -top -lines disagrees with report --lines"
+			paste hot-pp.lines hot-rep.lines | sed 's/^/    | /'
 		fi
 	fi
 	if [ -n "${schema:-}" ]; then
