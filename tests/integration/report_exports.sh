@@ -119,6 +119,15 @@ check "flame.svg: hot_inline marked inlined" \
 import json; d = json.load(open('file.frames'))
 raise SystemExit(not [f for f in d['frames'] if f['data-n'] == 'hot_inline' and 'inl' in f['class'].split()])"
 check "flame.svg: no external references" sh -c '! grep -Eq "(href|src)=\"(https?:)?//" flame.svg'
+# --by thread: a root frame per thread under "all", the functions' frames
+# adding up to the merged run's samples
+"$PMCPROF" report -q --by thread --flamegraph threads.svg threads
+"$PMCPROF" report --csv threads >threads.csv
+check_widths threads threads.svg threads.csv >threads.out
+check "--by thread flame graph: frames as wide as their samples, functions as merged" test $? -eq 0
+check "--by thread flame graph: a root frame per thread" python3 -c "
+import json; d = json.load(open('threads.frames'))['frames']
+raise SystemExit(sorted(f['data-n'] for f in d if f['data-d'] == '1') != ['tid=1000', 'tid=1001', 'tid=1002'])"
 
 BROWSER=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 dom() {	# URL OUT
