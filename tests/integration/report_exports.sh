@@ -265,7 +265,9 @@ ok = len(p) == 3 and all(x['type'] == 'sampled' and sum(x['weights']) == x['endV
 	len(x['weights']) == len(x['samples']) for x in p)
 raise SystemExit(not ok)"
 mkdir npm
-if (cd npm && npm_config_cache="$TMP/npm-cache" npm_config_update_notifier=false \
+if ! command -v npm >/dev/null 2>&1; then
+	skip "speedscope schema: npm is not installed (node and npm fetch the speedscope package)"
+elif (cd npm && npm_config_cache="$TMP/npm-cache" npm_config_update_notifier=false \
 	timeout 120 npm pack speedscope >npm.log 2>&1) && tar xzf npm/speedscope-*.tgz -C npm 2>/dev/null; then
 	schema=$(find npm/package -name file-format-schema.json | head -1)
 	if [ -z "$schema" ]; then
