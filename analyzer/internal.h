@@ -364,6 +364,20 @@ struct ana_set {
 	uint32_t *bu_mark;		/* [sym] the bottom-up node it was last an entry of */
 	struct agg a_bu;		/* dense, grown with the nodes */
 	size_t cap_a_bu;
+
+	/* line contexts (opts.line_contexts, linectx.c): node 0 the root, each
+	 * node a frame (function, source line, inlined into its parent); and
+	 * the self samples of each (run, node, event), sorted */
+	uint32_t *lparent, *lfunc, *lno;
+	uint8_t *linl;
+	size_t n_lctx, cap_lctx;
+	struct idx lctx_idx;
+	struct lsample {
+		uint32_t run, node, ev;
+		uint64_t cnt;
+		double wt;
+	} *lsmp;
+	size_t n_lsmp, cap_lsmp;
 };
 
 /* set.c */
@@ -377,6 +391,11 @@ void set_free_symbols(struct ana_set *s);
  * s->merge_* scratch.  0 or -ENOMEM. */
 int part_merge(struct ana_set *s, struct part *p);
 void part_free(struct part *p);
+/* linectx.c: build the line contexts from the raw tree and the parts'
+ * entries (after set_symbolize, before set_aggregate frees the parts);
+ * nothing unless opts.line_contexts.  0 or -ENOMEM. */
+int set_line_contexts(struct ana_set *s);
+void set_free_line_contexts(struct ana_set *s);
 /* query.c */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);

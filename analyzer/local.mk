@@ -4,9 +4,21 @@ noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
-	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
-analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
-analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) $(IBERTY_LIBS) -lm
+	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c \
+	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c
+nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
+analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) \
+	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) -lm
+
+# pprof's profile.proto (the messages we write), compiled at build time.
+EXTRA_DIST += analyzer/profile.proto
+BUILT_SOURCES += analyzer/profile.pb-c.c analyzer/profile.pb-c.h
+CLEANFILES += analyzer/profile.pb-c.c analyzer/profile.pb-c.h
+analyzer/profile.pb-c.h: analyzer/profile.pb-c.c
+analyzer/profile.pb-c.c: $(top_srcdir)/analyzer/profile.proto
+	$(AM_V_GEN)mkdir -p analyzer && \
+	$(PROTOC_C) --proto_path=$(top_srcdir) --c_out=. $(top_srcdir)/analyzer/profile.proto
 
 # Test programs: a workload with known shares, inlining and a hot line, a
 # copy built differently (a "rebuilt binary"), a profile generator, and a
@@ -31,7 +43,8 @@ tests_unit_test_analyzer_LDADD = analyzer/libpmcprof-analyzer.la
 tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harness.h
 # -g: the test symbolizes its own functions
 tests_unit_test_analyzer_set_CFLAGS = $(AM_CFLAGS) -g -O1 -fno-inline
-tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la
+tests_unit_test_analyzer_set_LDADD = analyzer/libpmcprof-analyzer.la profile/libprofile.la \
+	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS)
 # one function inlined into three callers (tests/integration/inline_callers.sh)
 check_PROGRAMS += tests/progs/inl_work
 tests_progs_inl_work_SOURCES = tests/progs/inl_work.c

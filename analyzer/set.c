@@ -181,6 +181,7 @@ void ana_set_free(struct ana_set *s)
 	free(s->mod);
 	idx_free(&s->mod_idx);
 	set_free_symbols(s);
+	set_free_line_contexts(s);
 	agg_free_all(s);
 	free(s->ptot);
 	free(s->ptot_wt);
@@ -1255,7 +1256,7 @@ int ana_set_finish(struct ana_set *s)
 			return e;
 	trust_checks(s);
 	cross_checks(s);
-	if ((e = set_symbolize(s)) || (e = set_aggregate(s)))
+	if ((e = set_symbolize(s)) || (e = set_line_contexts(s)) || (e = set_aggregate(s)))
 		return e;
 	free_raw(s);
 	s->finished = true;

@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/analyze.h"
 
@@ -45,6 +47,10 @@ static const char usage[] =
 	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
 	"Output:\n"
 	"  --csv | --json        CSV (RFC 4180) or JSON instead of text\n"
+	"  --flamegraph FILE     write a differential flame graph of RUN against BASE\n"
+	"                        instead (FILE.svg, or FILE.html for a page): widths from\n"
+	"                        RUN, colours from the ratio of each calling context's\n"
+	"                        inclusive share, strong only where significant\n"
 	"  --width N             text width (default: $COLUMNS or 80)\n"
 	"  --no-header           no header lines in text output\n"
 	"  -q, --quiet           no informational notes or progress\n"
@@ -60,6 +66,7 @@ struct opts {
 	const char **labels;
 	size_t n_labels;
 	bool no_header;
+	const char *flame;		/* --flamegraph FILE */
 };
 
 static int parse(struct opts *o, int argc, char **argv, int *first)
@@ -130,6 +137,11 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 			i++;
 		} else if (!strcmp(a, "--no-header")) {
 			o->no_header = true;
+		} else if (!strcmp(a, "--flamegraph")) {
+			if (!v || !*v)
+				return usage_error(c, "--flamegraph needs a file name");
+			o->flame = v;
+			i++;
 		} else if (!strcmp(a, "--")) {
 			i++;
 			break;
@@ -144,6 +156,9 @@ static int parse(struct opts *o, int argc, char **argv, int *first)
 		return usage_error(c, "need a BASE and at least one RUN");
 	if (c->out == OUT_COLLAPSED || c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
 		return usage_error(c, "diff compares flat views only");
+	if (o->flame && (argc - i != 2 || c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS))
+		return usage_error(c, "--flamegraph draws one RUN against BASE, and no other output "
+				   "or view");
 	return 0;
 }
 
@@ -326,6 +341,41 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	return 0;
 }
 
+/* --flamegraph: the calling-context tree of RUN, compared node by node. */
+static int flame(const struct opts *o, struct ana_set *s)
+{
+	const struct common *c = &o->c;
+	struct ana_query q = o->q;
+	q.view = ANA_VIEW_TOPDOWN;
+	q.node = ANA_ROOT;
+	q.kind = ANA_INCL;
+	q.sort = ANA_SORT_NAME;
+	q.max_depth = UINT_MAX;
+	q.top = 0;
+	struct ana_rows *rows = ana_set_query(s, &q);
+	if (!rows) {
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	size_t n = strlen(o->flame);
+	ANA_FLAME_OPTS(fo, .run = 1, .html = (n >= 5 && !strcasecmp(o->flame + n - 5, ".html")) ||
+					  (n >= 4 && !strcasecmp(o->flame + n - 4, ".htm")));
+	FILE *f = strcmp(o->flame, "-") ? fopen(o->flame, "w") : stdout;
+	int e = f ? ana_rows_write_flame(rows, &fo, f) : -errno;
+	if (f && f != stdout && fclose(f) && !e)
+		e = -errno;
+	ana_rows_free(rows);
+	if (e) {
+		fprintf(stderr, "%s: %s: %s\n", c->prog, o->flame, ana_strerror(e));
+		if (f && f != stdout)
+			remove(o->flame);
+		return EXIT_RUNTIME;
+	}
+	if (!c->quiet && f != stdout)
+		fprintf(stderr, "%s: wrote %s\n", c->prog, o->flame);
+	return ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
+}
+
 static int run(struct opts *op, int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -391,6 +441,13 @@ static int run(struct opts *op, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	check_raw(op, s);
+	if (op->flame) {
+		print_notes(c, s, NULL);
+		check_events(op, s, stderr);
+		int rc = flame(op, s);
+		ana_set_free(s);
+		return rc;
+	}
 	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
 		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));

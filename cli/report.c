@@ -1,5 +1,6 @@
 /* pmcprof report: what a run spent its samples on, per function, line,
- * module or calling context, as text, CSV, JSON or collapsed stacks. */
+ * module or calling context, as text, CSV, JSON or collapsed stacks; or
+ * into files other tools read: a flame graph, pprof, speedscope. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/analyze.h"
 
@@ -45,6 +47,14 @@ static const char usage[] =
 	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
 	"Output:\n"
 	"  --csv | --json | --collapsed   CSV (RFC 4180), JSON, FlameGraph stacks\n"
+	"  --flamegraph FILE     write a flame graph: FILE.svg, or FILE.html for a page\n"
+	"                        (hover, click to zoom, search; --tree=bottom-up: by\n"
+	"                        self cost, callers above)\n"
+	"  --pprof FILE          write pprof's profile.proto, gzipped (go tool pprof)\n"
+	"  --speedscope FILE     write a speedscope file, one profile per thread (implies\n"
+	"                        --by thread unless --by is given)\n"
+	"                        (FILE '-': standard output; the options combine, and\n"
+	"                        replace the report on standard output)\n"
 	"  --width N             text width (default: $COLUMNS or 80)\n"
 	"  --no-header           no header lines in text output\n"
 	"  -q, --quiet           no informational notes or progress\n"
@@ -59,6 +69,7 @@ struct opts {
 	bool tree, bottom_up, no_header, sort_given, min_pct_given;
 	const char *line_func;		/* --function */
 	unsigned depth;
+	const char *flame, *pprof, *speedscope;	/* files to write instead of a report */
 };
 
 static int parse_uint(struct common *c, const char *opt, const char *v, unsigned long max,
@@ -137,6 +148,12 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 			o->tree = o->bottom_up = true;
 		} else if (!strcmp(a, "--collapsed")) {
 			c->out = OUT_COLLAPSED;
+		} else if (!strcmp(a, "--flamegraph") || !strcmp(a, "--pprof") ||
+			   !strcmp(a, "--speedscope")) {
+			if (!v || !*v)
+				return usage_error(c, "%s needs a file name", a);
+			*(a[2] == 'f' ? &o->flame : a[2] == 'p' ? &o->pprof : &o->speedscope) = v;
+			i++;
 		} else if (!strcmp(a, "--no-header")) {
 			o->no_header = true;
 		} else if (!strcmp(a, "--")) {
@@ -156,6 +173,10 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 			return usage_error(c, "options go before the profiles ('%s')", argv[k]);
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
+	if ((o->flame || o->pprof || o->speedscope) &&
+	    (c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS))
+		return usage_error(c, "--flamegraph, --pprof and --speedscope write the calling-context "
+				   "tree: they do not combine with other outputs or views");
 	if (o->line_func) {
 		if (c->view != ANA_VIEW_LINES)
 			return usage_error(c, "--function goes with --lines");
@@ -308,6 +329,113 @@ static int collapsed(struct ana_set *s, const struct opts *o, FILE *out)
 	return 0;
 }
 
+/* Open an output file ("-": standard output). */
+static FILE *out_open(const struct common *c, const char *path)
+{
+	if (!strcmp(path, "-"))
+		return stdout;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "%s: %s: %s\n", c->prog, path, strerror(errno));
+	return f;
+}
+
+/* Close f and say what was written; a failed write removes the file. */
+static int out_close(const struct common *c, const char *path, FILE *f, int e)
+{
+	if (f == stdout) {
+		fflush(f);
+	} else if (fclose(f) && !e) {
+		e = -errno;
+	}
+	if (e) {
+		fprintf(stderr, "%s: %s: %s\n", c->prog, path, ana_strerror(e));
+		if (strcmp(path, "-"))
+			remove(path);
+		return EXIT_RUNTIME;
+	}
+	if (!c->quiet && strcmp(path, "-"))
+		fprintf(stderr, "%s: wrote %s\n", c->prog, path);
+	return EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && !strcasecmp(s + n - m, tail);
+}
+
+/* speedscope shows one profile per thread: when the other files are of
+ * the merged runs (no --by), it gets a set of its own split by thread. */
+static int speedscope_by_thread(struct opts *o, int argc, char **argv, int first)
+{
+	struct common *c = &o->c;
+	c->o.split = ANA_SPLIT_THREAD;
+	c->o.line_contexts = false;
+	struct ana_set *s = common_set(c);
+	c->o.split = ANA_SPLIT_NONE;
+	if (!s)
+		return EXIT_RUNTIME;
+	for (int i = first; i < argc; i++)
+		ana_set_add(s, 0, 0, argv[i]);
+	if (first + 1 == argc)
+		ana_set_label(s, 0, argv[first]);
+	int e = ana_set_finish(s), rc = EXIT_RUNTIME;
+	progress_done();
+	int col = e ? -1 : common_columns(c, s);
+	if (e)
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+	FILE *f;
+	if (col >= 0 && (f = out_open(c, o->speedscope)))
+		rc = out_close(c, o->speedscope, f, ana_set_write_speedscope(s, (size_t)col, f));
+	ana_set_free(s);
+	return rc;
+}
+
+/* --flamegraph, --pprof, --speedscope: the files, in that order. */
+static int exports(struct opts *o, struct ana_set *s, int argc, char **argv, int first)
+{
+	const struct common *c = &o->c;
+	if (o->q.event >= ana_set_n_events(s) - c->n_metrics) {
+		fprintf(stderr, "%s: a flame graph, pprof or speedscope file needs an event, not a "
+			"metric\n", c->prog);
+		return EXIT_USAGE;
+	}
+	FILE *f;
+	int rc = EXIT_OK;
+	if (o->flame) {
+		ANA_QUERY(q, .view = o->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN,
+			  .node = ANA_ROOT, .event = o->q.event, .sort = ANA_SORT_NAME,
+			  .max_depth = o->depth ? o->depth : UINT_MAX, .min_pct = o->q.min_pct);
+		ANA_FLAME_OPTS(fo, .html = ends_with(o->flame, ".html") || ends_with(o->flame, ".htm"));
+		struct ana_rows *rows = ana_set_query(s, &q);
+		if (!rows) {
+			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if ((f = out_open(c, o->flame)))
+			rc |= out_close(c, o->flame, f, ana_rows_write_flame(rows, &fo, f));
+		else
+			rc = EXIT_RUNTIME;
+		ana_rows_free(rows);
+	}
+	if (o->pprof) {
+		if ((f = out_open(c, o->pprof)))
+			rc |= out_close(c, o->pprof, f, ana_set_write_pprof(s, f));
+		else
+			rc = EXIT_RUNTIME;
+	}
+	if (o->speedscope && (o->flame || o->pprof) && c->o.split == ANA_SPLIT_NONE) {
+		rc |= speedscope_by_thread(o, argc, argv, first);
+	} else if (o->speedscope) {
+		if ((f = out_open(c, o->speedscope)))
+			rc |= out_close(c, o->speedscope, f, ana_set_write_speedscope(s, o->q.event, f));
+		else
+			rc = EXIT_RUNTIME;
+	}
+	return rc ? EXIT_RUNTIME : EXIT_OK;
+}
+
 static int run(struct opts *op, int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -326,6 +454,9 @@ static int run(struct opts *op, int argc, char **argv)
 	if (parse(op, argc, argv, &first))
 		return EXIT_USAGE;
 	struct common *c = &op->c;
+	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
+	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
+		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
@@ -361,6 +492,11 @@ static int run(struct opts *op, int argc, char **argv)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
 
 	int rc = EXIT_OK;
+	if (op->flame || op->pprof || op->speedscope) {
+		print_notes(c, s, NULL);
+		rc = exports(op, s, argc, argv, first);
+		goto done;
+	}
 	if (c->out == OUT_COLLAPSED) {
 		print_notes(c, s, NULL);
 		if (op->q.event >= ana_set_n_events(s) - c->n_metrics) {

@@ -3,10 +3,14 @@
 # PMCPROF_DEPS_BUILD_ONLY=1 installs only what the build needs.
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
-  libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev libiberty-dev"
-# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
+  libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev libiberty-dev
+  protobuf-c-compiler libprotobuf-c-dev zlib1g-dev"
+# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer;
+# the readers of the exports: go tool pprof, a browser, speedscope's schema
+# (npm fetches the schema itself; node and npm are not Debian's here);
+# programs in other languages (Node for JIT maps, Rust, C++).
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
-  openmpi-bin libopenmpi-dev nodejs rustc g++"
+  openmpi-bin libopenmpi-dev golang-go chromium python3-jsonschema nodejs rustc g++"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ const struct keyhelp ui_keyhelp[] = {
 	{ "i", "run facts: command, backend, events and periods, collector counters, notes",
 	  NULL },
 	{ "x", "export this view as CSV (the same as pmcprof report/diff --csv)", "CSV" },
+	{ "F", "write this view's flame graph to pmcprof-flame-*.svg in the current directory "
+	       "(a tree: its direction; compare mode: differential against the base)", NULL },
 	{ "[ ]", "in the source: previous and next hot line", NULL },
 	{ "?", "this help", "Help" },
 	{ "q", "quit", "Quit" },
@@ -295,6 +298,15 @@ static enum react key_export(struct ui *ui)
 	return start_prompt(ui, PROMPT_EXPORT, name);
 }
 
+static enum react key_flame(struct ui *ui)
+{
+	char path[64];
+
+	if (ui_flame(ui, path, sizeof(path)) == 0)
+		ui_message(ui, ROLE_NORMAL, "wrote the flame graph to %s (open it in a browser)", path);
+	return REACT_BODY;
+}
+
 static enum react key_add(struct ui *ui)
 {
 	return start_prompt(ui, PROMPT_ADD, "");
@@ -330,6 +342,7 @@ static const struct {
 	{ 'c', key_compare },	{ 'r', key_ratio },	 { '/', key_search },
 	{ 'n', key_next },	{ 'N', key_prev },	 { 'x', key_export },
 	{ 'a', key_add },	{ VK_CLICK, key_click }, { VK_CTRL('l'), key_redraw },
+	{ 'F', key_flame },
 };
 
 /* ---- adding a run ---- */
@@ -395,6 +408,57 @@ static void add_run(struct ui *ui, const char *path)
 }
 
 /* ---- export ---- */
+
+int ui_flame(struct ui *ui, char *path, size_t len)
+{
+	struct panel *p = ui_top(ui);
+	bool bottomup = !strcmp(p->ops->slug(p), "bottomup");
+	struct ana_query q;
+	FILE *f = NULL;
+	int rc;
+
+	view_query(&ui->st, bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN, &q);
+	q.node = ANA_ROOT;
+	q.max_depth = UINT_MAX;
+	q.sort = ANA_SORT_NAME;	/* stable left-to-right order, as flame graphs have */
+	q.min_samples = 0;
+	struct ana_rows *rows = ana_set_query(ui->set, &q);
+	if (!rows) {
+		rc = -errno;
+		ui_message(ui, ROLE_WARN, "no flame graph: %s", ana_strerror(rc));
+		return rc;
+	}
+	/* a new file each time: never overwrite one written before */
+	const char *what = ui->st.compare ? "diff" : bottomup ? "bottomup" : "topdown";
+	for (int n = 1; n < 1000 && !f; n++) {
+		if (n == 1)
+			snprintf(path, len, "pmcprof-flame-%s.svg", what);
+		else
+			snprintf(path, len, "pmcprof-flame-%s-%d.svg", what, n);
+		f = fopen(path, "wx");
+		if (!f && errno != EEXIST)
+			break;
+	}
+	if (!f) {
+		rc = -errno;
+		ui_message(ui, ROLE_WARN, "cannot write %s: %s", path, strerror(errno));
+		ana_rows_free(rows);
+		return rc;
+	}
+	ANA_FLAME_OPTS(fo, .run = ui->st.base);
+	rc = ana_rows_write_flame(rows, &fo, f);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	ana_rows_free(rows);
+	if (rc) {
+		if (rc == -EINVAL)
+			ui_message(ui, ROLE_WARN, "no flame graph of a metric: press e for an event");
+		else
+			ui_message(ui, ROLE_WARN, "cannot write %s: %s", path, ana_strerror(rc));
+		remove(path);
+	}
+	return rc;
+}
 
 int ui_export(struct ui *ui, const char *path)
 {

@@ -350,6 +350,11 @@ void ui_message(struct ui *ui, enum role r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Write the top panel's rows as CSV to path; 0 or -errno (message set). */
 int ui_export(struct ui *ui, const char *path);
+/* Write the top panel's flame graph (a tree panel: its direction; else
+ * top-down; compare mode: differential, base against the first other run)
+ * to a new file pmcprof-flame-KIND[-N].svg in the current directory, its
+ * name into path[len].  0 or -errno (message set). */
+int ui_flame(struct ui *ui, char *path, size_t len);
 /* The command line that prints the same CSV as `x` here, or false. */
 bool ui_command(struct ui *ui, char *buf, size_t len);
 

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/profile.pb-c.h"
 #include "profile/profile.h"
 #include "tests/harness.h"
 
@@ -784,6 +786,115 @@ static void test_compare_and_csv(void)
 	ana_set_free(s);
 }
 
+/* pprof, decoded back: every stack once (as function names, leaf first)
+ * with its values, whether the set kept line contexts or not; with them,
+ * lines are filled in; recursion stays one location per frame. */
+static char *pprof_stacks(const char *const *files, bool lines, bool *has_lines, size_t *n_types)
+{
+	ANA_OPTS(o, .line_contexts = lines);
+	struct ana_set *s = open_set(&o, files, 0);
+	char *gz = NULL, *out = NULL;
+	size_t gz_len = 0, out_len = 0;
+	FILE *m = open_memstream(&gz, &gz_len);
+	int e = ana_set_finish(s) || !m ? -1 : ana_set_write_pprof(s, m);
+	if (m)
+		fclose(m);
+	ana_set_free(s);
+	uint8_t *raw = malloc(1 << 20);
+	z_stream z = { 0 };
+	if (e || !raw || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(raw);
+		free(gz);
+		return NULL;
+	}
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gz_len;
+	z.next_out = raw;
+	z.avail_out = 1 << 20;
+	int zr = inflate(&z, Z_FINISH);
+	size_t raw_len = (1 << 20) - z.avail_out;
+	inflateEnd(&z);
+	free(gz);
+	Perftools__Profiles__Profile *p = zr == Z_STREAM_END ?
+		perftools__profiles__profile__unpack(NULL, raw_len, raw) : NULL;
+	free(raw);
+	if (!p)
+		return NULL;
+	*n_types = p->n_sample_type;
+	*has_lines = false;
+	m = open_memstream(&out, &out_len);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *sm = p->sample[i];
+		for (size_t k = 0; k < sm->n_location_id; k++)
+			for (size_t l = 0; l < p->n_location; l++) {
+				const Perftools__Profiles__Location *loc = p->location[l];
+				if (loc->id != sm->location_id[k])
+					continue;
+				for (size_t j = 0; j < loc->n_line; j++) {
+					*has_lines |= loc->line[j]->line != 0;
+					for (size_t f = 0; f < p->n_function; f++)
+						if (p->function[f]->id == loc->line[j]->function_id)
+							fprintf(m, "%s;", p->string_table[p->function[f]->name]);
+				}
+			}
+		for (size_t v = 0; v < sm->n_value; v++)
+			fprintf(m, " %lld", (long long)sm->value[v]);
+		fputc('\n', m);
+	}
+	fclose(m);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	return out;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text, sorted (sample order is not part of the format). */
+static void sort_lines(char *text)
+{
+	char *lines[64], *save = NULL;
+	size_t n = 0;
+	for (char *l = strtok_r(text, "\n", &save); l && n < 64; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = strdup(l);
+	qsort(lines, n, sizeof(*lines), line_cmp);
+	text[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		strcat(text, lines[i]);
+		strcat(text, "\n");
+		free(lines[i]);
+	}
+}
+
+static void test_pprof(void)
+{
+	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
+	bool lines_a = true, lines_b = false;
+	size_t types_a = 0, types_b = 0;
+	char *a = pprof_stacks(files, false, &lines_a, &types_a);
+	char *b = pprof_stacks(files, true, &lines_b, &types_b);
+	T_OK(a && b, "pprof written and decoded, with and without line contexts");
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return;
+	}
+	sort_lines(a);
+	sort_lines(b);
+	/* t1 + t2 of test_merge_and_views: t_a 120, t_b 50, t_rec x3 30 samples
+	 * (x period 1000, in events) */
+	const char *want = "t_a;t_main; 120000\n"
+			   "t_b;t_main; 50000\n"
+			   "t_rec;t_rec;t_rec;t_main; 30000\n";
+	T_OK(!strcmp(a, want), "stacks from the tree: '%s'", a);
+	T_OK(!strcmp(b, want), "stacks from the line contexts: '%s'", b);
+	T_OK(!lines_a && lines_b, "line numbers only with line contexts");
+	T_OK(types_a == 1 && types_b == 1, "one sample type per event (the profiles have one)");
+	free(a);
+	free(b);
+}
+
 /* Runs that sampled different events (a fallback, another backend): each
  * run is compared on its event at the selected event's place. */
 static const struct {
@@ -882,6 +993,7 @@ int main(void)
 	test_metrics_weights();
 	test_compare_and_csv();
 	test_cross_events();
+	test_pprof();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))

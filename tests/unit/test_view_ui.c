@@ -326,6 +326,32 @@ static void test_functions(void)
 	if (f)
 		fclose(f);
 
+	/* F: the view's flame graph, a new file each time, named on the message line */
+	char cwd[4096], flame[600];
+	T_OK(getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0, "into the test directory");
+	keys(ui, "F");
+	draw(ui, 120, 40);
+	T_OK(row_with("wrote the flame graph to pmcprof-flame-topdown.svg") > 0,
+	     "F says where the flame graph went: '%s'", line(38));
+	keys(ui, "F");
+	draw(ui, 120, 40);
+	T_OK(row_with("pmcprof-flame-topdown-2.svg") > 0, "F again does not overwrite it: '%s'",
+	     line(38));
+	snprintf(flame, sizeof(flame), "grep -q 'data-n=\"work_a\"' %s/pmcprof-flame-topdown.svg && "
+		 "grep -q 'data-mode=\"top-down\"' %s/pmcprof-flame-topdown.svg", dir, dir);
+	T_OK(system(flame) == 0, "the file is the analyzer's flame graph of the tree");
+	keys(ui, "t");
+	keys(ui, "t");
+	keys(ui, "F");
+	draw(ui, 120, 40);
+	snprintf(flame, sizeof(flame), "grep -q 'data-mode=\"bottom-up\"' %s/pmcprof-flame-bottomup.svg",
+		 dir);
+	T_OK(row_with("pmcprof-flame-bottomup.svg") > 0 && system(flame) == 0,
+	     "F in the bottom-up tree draws it bottom-up: '%s'", line(38));
+	ui_on_key(ui, VK_ESC);
+	ui_on_key(ui, VK_ESC);
+	T_OK(chdir(cwd) == 0, "back");
+
 	/* sizes */
 	static const struct {
 		int line, w, h;
@@ -428,6 +454,15 @@ static void test_compare(void)
 	     "s reaches ratio order in compare mode: '%s'", line(y + 1));
 	draw(ui, 80, 24);
 	T_OK(fits() && row_with("1.50") > 0, "compare mode at 80x24");
+	char cwd[4096], flame[600];
+	T_OK(getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0, "into the test directory");
+	keys(ui, "F");
+	draw(ui, 120, 40);
+	snprintf(flame, sizeof(flame), "grep -q 'data-n=\"work_b\".*data-sig=\"1\"' "
+		 "%s/pmcprof-flame-diff.svg", dir);
+	T_OK(row_with("pmcprof-flame-diff.svg") > 0 && system(flame) == 0,
+	     "F in compare mode: a differential flame graph, work_b significant: '%s'", line(38));
+	T_OK(chdir(cwd) == 0, "back");
 	keys(ui, "c");
 	draw(ui, 120, 40);
 	T_OK(row_with("Self%") > 0 && row_with("run.pmcp") < 0, "c turns compare mode off");

@@ -1,0 +1,157 @@
+/* speedscope export: its file format
+ * (https://www.speedscope.app/file-format-schema.json), one "sampled"
+ * profile per run, so a --by thread report gives one per thread.
+ * docs/exports.md. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+/* A JSON string; control bytes are escaped, bytes that are not UTF-8
+ * become '?' (a JSON file must be UTF-8). */
+static void json_put(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	putc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			   : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (!ok) {
+			putc('?', f);
+			p++;
+		} else if (len > 1) {
+			fwrite(p, 1, len, f);
+			p += len;
+		} else {
+			if (c == '"' || c == '\\')
+				fprintf(f, "\\%c", c);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				putc((int)c, f);
+			p++;
+		}
+	}
+	putc('"', f);
+}
+
+static const char *ss_unit(const char *unit)
+{
+	if (unit && !strcmp(unit, "ns"))
+		return "nanoseconds";
+	if (unit && !strcmp(unit, "us"))
+		return "microseconds";
+	return NULL;
+}
+
+int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f)
+{
+	if (!s->finished)
+		return -ANA_ESTATE;
+	if (ev >= s->n_ev)
+		return -EINVAL;
+	ANA_QUERY(q, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT, .max_depth = UINT_MAX,
+		  .sort = ANA_SORT_NAME, .kind = ANA_INCL, .event = ev);
+	struct ana_rows *r = ana_set_query(s, &q);
+	if (!r)
+		return -errno;
+	size_t n = ana_rows_n(r);
+	unsigned maxd = 1, nr = (unsigned)s->n_orun;
+	for (size_t i = 0; i < n; i++)
+		if (ana_rows_row(r, i)->depth > maxd)
+			maxd = ana_rows_row(r, i)->depth;
+	/* frames: a set function, inlined or not ("f [inlined]"), in first-use order */
+	uint32_t *frame = malloc(2 * (s->n_func ? s->n_func : 1) * sizeof(*frame));
+	uint32_t *order = malloc(2 * (s->n_func ? s->n_func : 1) * sizeof(*order));
+	uint32_t *path = malloc((maxd + 1) * sizeof(*path));
+	uint32_t n_frames = 0;
+	if (!frame || !order || !path) {
+		free(frame);
+		free(order);
+		free(path);
+		ana_rows_free(r);
+		return -ENOMEM;
+	}
+	memset(frame, 0xff, 2 * (s->n_func ? s->n_func : 1) * sizeof(*frame));
+	for (size_t i = 0; i < n; i++) {
+		const struct ana_row *row = ana_rows_row(r, i);
+		uint32_t k = s->sfunc[row->node] * 2 + !!(row->flags & ANA_ROW_INLINED);
+		if (frame[k] == NONE) {
+			frame[k] = n_frames;
+			order[n_frames++] = k;
+		}
+	}
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
+	fputs("\"exporter\":\"pmcprof " PACKAGE_VERSION "\",\"name\":", f);
+	json_put(f, nr == 1 ? s->orun[0].pub.label : "pmcprof");
+	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", f);
+	for (uint32_t j = 0; j < n_frames; j++) {
+		const struct func *fn = &s->func[order[j] / 2];
+		char name[4096];
+		snprintf(name, sizeof(name), "%s%s", fn->name, order[j] & 1 ? " [inlined]" : "");
+		fputs(j ? ",\n{\"name\":" : "\n{\"name\":", f);
+		json_put(f, name);
+		fputs(",\"file\":", f);
+		json_put(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
+		if (fn->line && fn->file)
+			fprintf(f, ",\"line\":%u", fn->line);
+		putc('}', f);
+	}
+	fputs("]},\n\"profiles\":[", f);
+	for (unsigned run = 0; run < nr; run++) {
+		const struct ana_event_fact *x = &s->orun[run].pub.events[ev];
+		const char *unit = ss_unit(s->ev_unit[ev]);
+		bool periodic = !s->o.weighted && x->period && !x->freq && !x->mixed;
+		if (!s->o.weighted && !periodic)
+			unit = NULL;
+		double total = s->o.weighted ? s->rtot_val[run * s->n_ev + ev]
+			     : (double)s->rtot[run * s->n_ev + ev] * (periodic ? (double)x->period : 1);
+		char name[4096];
+		snprintf(name, sizeof(name), "%s (%s)", s->orun[run].pub.label, s->ev_name[ev]);
+		fputs(run ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", f);
+		json_put(f, name);
+		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
+			unit ? unit : "none", total);
+		bool first = true;
+		for (size_t i = 0; i < n; i++) {
+			const struct ana_row *row = ana_rows_row(r, i);
+			path[row->depth] = frame[s->sfunc[row->node] * 2 + !!(row->flags & ANA_ROW_INLINED)];
+			if (!ana_rows_samples(r, i, run, ev, ANA_SELF))
+				continue;
+			fputs(first ? "\n[" : ",\n[", f);
+			first = false;
+			for (unsigned d = 1; d <= row->depth; d++)
+				fprintf(f, d > 1 ? ",%u" : "%u", path[d]);
+			putc(']', f);
+		}
+		fputs("],\"weights\":[", f);
+		first = true;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t c = ana_rows_samples(r, i, run, ev, ANA_SELF);
+			if (!c)
+				continue;
+			double w = s->o.weighted ? ana_rows_value(r, i, run, ev, ANA_SELF)
+				 : (double)c * (periodic ? (double)x->period : 1);
+			fprintf(f, first ? "%.0f" : ",%.0f", w);
+			first = false;
+		}
+		fputs("]}", f);
+	}
+	fputs("\n]}\n", f);
+	free(frame);
+	free(order);
+	free(path);
+	ana_rows_free(r);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
