@@ -8,7 +8,7 @@
 #   tests/fuzz/run-fuzz.sh [RUNS]        FUZZ_SECONDS=N caps each target's time
 #   PMCPROF_BUILD=DIR is a configured build tree (config.h); default: in-tree
 #   FUZZ_OUT=DIR keeps the build and crash artifacts (default: a temp dir)
-#   FUZZ_JOBS=N runs each target in N processes (libFuzzer -fork=N)
+#   FUZZ_RUNS_<target>=N overrides RUNS for that target (e.g. FUZZ_RUNS_fuzz_report)
 #
 # fuzz_report symbolizes against a real module: tests/progs/ana_work.c is
 # built here with -g and its path given as PMCPROF_FUZZ_MODULE (the seeds in
@@ -73,10 +73,11 @@ while IFS=: read -r target deps; do
 	fi
 	seeds=$src/tests/fuzz/corpus/${target#fuzz_}
 	[ -d "$seeds" ] || seeds=
+	trun=$(eval "echo \${FUZZ_RUNS_$target:-$runs}")
 	start=$(date +%s)
 	# New inputs go to the scratch corpus (first dir), never to the seeds.
-	"$work/$target" -runs="$runs" ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} \
-		${FUZZ_JOBS:+-fork=$FUZZ_JOBS -ignore_crashes=0} -timeout=60 -report_slow_units=60 \
+	"$work/$target" -runs="$trun" ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} \
+		-timeout=60 -report_slow_units=60 \
 		-artifact_prefix="$work/artifacts/" -print_final_stats=1 \
 		"$work/corpus" $seeds >"$work/run.log" 2>&1
 	rc=$?
