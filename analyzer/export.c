@@ -309,16 +309,28 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 
 /* Frame names for FlameGraph: ';' separates frames and the last space
  * the count, so neither may appear in a name; inlined frames get "_[i]"
- * as in stackcollapse-perf. */
-static size_t put_frame(char *buf, size_t at, size_t cap, const char *name, bool inl)
+ * as in stackcollapse-perf.  Appends to *buf (grown as needed: a stack is
+ * as deep as the profile says); returns the new length, or SIZE_MAX when
+ * out of memory. */
+static size_t put_frame(char **buf, size_t *cap, size_t at, const char *name, bool inl)
 {
-	if (at && at < cap)
-		buf[at++] = ';';
-	for (const char *p = name; *p && at < cap; p++)
-		buf[at++] = *p == ';' ? ':' : *p == ' ' ? '_' : *p;
+	size_t need = at + 1 + 2 * strlen(name) + 4;
+
+	if (need > *cap) {
+		size_t c = *cap * 2 > need ? *cap * 2 : need;
+		char *b = realloc(*buf, c);
+		if (!b)
+			return SIZE_MAX;
+		*buf = b;
+		*cap = c;
+	}
+	if (at)
+		(*buf)[at++] = ';';
+	for (const char *p = name; *p; p++)
+		(*buf)[at++] = *p == ';' ? ':' : *p == ' ' ? '_' : *p;
 	if (inl)
-		for (const char *p = "_[i]"; *p && at < cap; p++)
-			buf[at++] = *p;
+		for (const char *p = "_[i]"; *p; p++)
+			(*buf)[at++] = *p;
 	return at;
 }
 
@@ -329,7 +341,7 @@ int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
 	if (run >= s->n_orun || ev >= s->n_ev)
 		return -EINVAL;
 	size_t cap = 65536;
-	char *buf = malloc(cap + 1);
+	char *buf = malloc(cap);
 	uint32_t *stack = malloc((s->n_sym + 1) * sizeof(*stack));
 	size_t *len = malloc((s->n_sym + 1) * sizeof(*len));
 	if (!buf || !stack || !len) {
@@ -346,7 +358,13 @@ int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
 	}
 	while (sp) {
 		uint32_t x = stack[--sp];
-		size_t at = put_frame(buf, len[sp], cap, s->func[s->sfunc[x]].name, s->sinl[x]);
+		size_t at = put_frame(&buf, &cap, len[sp], s->func[s->sfunc[x]].name, s->sinl[x]);
+		if (at == SIZE_MAX) {
+			free(buf);
+			free(stack);
+			free(len);
+			return -ENOMEM;
+		}
 		double v = 0;
 		for (size_t p = 0; p < s->n_part; p++) {
 			if (s->part[p].orun != run)

@@ -359,6 +359,9 @@ struct ana_set {
 	uint32_t *bu_ent;		/* pairs, see struct bunode */
 	size_t n_bu_ent, cap_bu_ent;
 	uint32_t *bu_slot;		/* scratch while expanding: [func] -> kid, or NONE */
+	uint64_t count_sum;		/* every count read so far (kept below 2^64) */
+	size_t bu_root_ent;		/* entries of the root's children (every sampled node) */
+	bool bu_cut;			/* an expansion was refused: too many entries */
 	uint32_t *bu_kfunc, *bu_kcnt;	/* scratch: [kid] -> func, entries */
 	uint32_t *bu_up;		/* [sym] nearest ancestor of the same function, or NONE */
 	uint32_t *bu_mark;		/* [sym] the bottom-up node it was last an entry of */

@@ -461,43 +461,57 @@ static unsigned sym_depth(const struct ana_set *s, uint32_t x)
 	return d;
 }
 
-static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left);
-static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned left);
+/* Appends node's children at depth to r, filtered, sorted and cut. */
+typedef int (*kids_fn)(struct ana_rows *r, uint32_t node, unsigned depth);
 
-typedef int (*expand_fn)(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left);
-
-/* Rows [from, n) are one node's children: put each child's own subtree
- * (expand, left - 1 more levels) right after it, depth first.  With
- * only_expandable, children without ANA_ROW_EXPANDABLE are not descended. */
-static int rows_descend(struct ana_rows *r, size_t from, unsigned depth, unsigned left,
-			expand_fn expand, bool only_expandable)
+/* Moves rows [from, r->n) of r onto the stack p, last row first. */
+static int rows_stack(struct ana_rows *p, struct ana_rows *r, size_t from)
 {
-	size_t n = r->n - from;
-	struct ana_rows *kids = rows_new(r->s, &r->q);
-	int e = 0;
+	if (rows_reserve(p, p->n + (r->n - from)))
+		return -ENOMEM;
+	for (size_t j = r->n; j-- > from;)
+		rows_copy(p, p->n++, r, j);
+	r->n = from;
+	return 0;
+}
 
-	if (!kids || rows_reserve(kids, n ? n : 1)) {
-		ana_rows_free(kids);
+/* node's subtree, `levels` levels deep, depth first.  The rows still to be
+ * shown wait on an explicit stack, so a profile's depth decides the size
+ * of a heap array, never the depth of the C stack.  With only_expandable,
+ * rows without ANA_ROW_EXPANDABLE are not descended. */
+static int rows_tree(struct ana_rows *r, uint32_t node, unsigned depth, unsigned levels,
+		     kids_fn kids, bool only_expandable)
+{
+	size_t from = r->n;
+	int e = kids(r, node, depth);
+
+	if (e || levels <= 1)
+		return e;
+	struct ana_rows *pend = rows_new(r->s, &r->q);
+	if (!pend || rows_stack(pend, r, from)) {
+		ana_rows_free(pend);
 		return -ENOMEM;
 	}
-	for (size_t j = 0; j < n; j++)
-		rows_copy(kids, j, r, from + j);
-	kids->n = n;
-	r->n = from;
-	for (size_t j = 0; j < n && !e; j++) {
+	while (pend->n && !e) {
 		if (rows_reserve(r, r->n + 1)) {
 			e = -ENOMEM;
 			break;
 		}
-		rows_copy(r, r->n++, kids, j);
-		if (!only_expandable || (kids->row[j].flags & ANA_ROW_EXPANDABLE))
-			e = expand(r, kids->row[j].node, depth + 1, left - 1);
+		rows_copy(r, r->n++, pend, --pend->n);
+		const struct ana_row *x = &r->row[r->n - 1];
+		unsigned below = x->depth - depth;	/* levels above x within this query */
+		if (below + 1 >= levels || (only_expandable && !(x->flags & ANA_ROW_EXPANDABLE)))
+			continue;
+		size_t at = r->n;
+		e = kids(r, x->node, x->depth + 1);
+		if (!e)
+			e = rows_stack(pend, r, at);
 	}
-	ana_rows_free(kids);
+	ana_rows_free(pend);
 	return e;
 }
 
-static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned left)
+static int topdown_kids(struct ana_rows *r, uint32_t node, unsigned depth)
 {
 	struct ana_set *s = r->s;
 	size_t from = r->n;
@@ -512,14 +526,16 @@ static int topdown(struct ana_rows *r, uint32_t node, unsigned depth, unsigned l
 		if (rows_push(r, &d, &s->a_sym, c))
 			return -ENOMEM;
 	}
-	int e = rows_finish(r, from);
-	if (e || left <= 1)
-		return e;
-	/* depth-first: move each child's subtree in right after it */
-	return rows_descend(r, from, depth, left, topdown, false);
+	return rows_finish(r, from);
 }
 
 /* ---- bottom-up: an inverted tree of call chains, expanded on demand ---- */
+
+/* Entries (occurrence, cursor) held by all expanded bottom-up nodes at most:
+ * a recursion N deep has about N^2/2 of them when fully expanded, so a
+ * small hostile profile could ask for billions.  Past this (64 MiB of
+ * entries) nodes stay unexpanded and the set gets a note. */
+#define BU_MAX_ENTRIES ((size_t)1 << 23)
 
 /* Room for n more nodes and their counts (zeroed). */
 static int bu_reserve(struct ana_set *s, size_t n)
@@ -682,6 +698,10 @@ static int bu_expand(struct ana_set *s, uint32_t b)
 		total++;
 	}
 	int e = -ENOMEM;
+	if (b && s->n_bu_ent - s->bu_root_ent + total > BU_MAX_ENTRIES) {
+		e = -E2BIG;
+		goto out;
+	}
 	if (s->n_bu_ent + total >= NONE || bu_reserve(s, nk) ||
 	    vec_reserve(&s->bu_ent, &s->cap_bu_ent, 2 * (s->n_bu_ent + total), sizeof(uint32_t)))
 		goto out;
@@ -712,6 +732,8 @@ static int bu_expand(struct ana_set *s, uint32_t b)
 	s->bu[b].kid0 = kid0;
 	s->bu[b].n_kids = nk;
 	s->bu[b].expanded = true;
+	if (!b)
+		s->bu_root_ent = s->n_bu_ent;
 	e = 0;
 out:
 	for (uint32_t j = 0; j < nk; j++)
@@ -719,10 +741,18 @@ out:
 	return e;
 }
 
-static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned left)
+static int bottomup_kids(struct ana_rows *r, uint32_t b, unsigned depth)
 {
 	struct ana_set *s = r->s;
 	int e = bu_expand(s, b);
+	if (e == -E2BIG && b) {
+		if (!s->bu_cut)
+			set_note(s, ANA_NOTE_WARN, -1,
+				 "bottom-up tree cut: more than %zu caller paths (deep recursion); "
+				 "use --depth to see fewer levels", BU_MAX_ENTRIES);
+		s->bu_cut = true;
+		return 0;
+	}
 	if (e)
 		return e;
 	size_t from = r->n;
@@ -736,9 +766,7 @@ static int bottomup(struct ana_rows *r, uint32_t b, unsigned depth, unsigned lef
 		if (rows_push(r, &d, &s->a_bu, k))
 			return -ENOMEM;
 	}
-	if ((e = rows_finish(r, from)) || left <= 1)
-		return e;
-	return rows_descend(r, from, depth, left, bottomup, true);
+	return rows_finish(r, from);
 }
 
 static unsigned bu_depth(const struct ana_set *s, uint32_t b)
@@ -852,12 +880,15 @@ struct ana_rows *ana_set_query(struct ana_set *s, const struct ana_query *qin)
 	unsigned levels = q.max_depth ? q.max_depth : 1;
 	switch (q.view) {
 	case ANA_VIEW_TOPDOWN:
-		e = q.node < s->n_sym ? topdown(r, q.node, sym_depth(s, q.node) + 1, levels) : -EINVAL;
+		e = q.node < s->n_sym ? rows_tree(r, q.node, sym_depth(s, q.node) + 1, levels,
+						    topdown_kids, false)
+				       : -EINVAL;
 		break;
 	case ANA_VIEW_BOTTOMUP:
 		e = bu_expand(s, 0);
 		if (!e)
-			e = q.node < s->n_bu ? bottomup(r, q.node, bu_depth(s, q.node) + 1, levels)
+			e = q.node < s->n_bu ? rows_tree(r, q.node, bu_depth(s, q.node) + 1, levels,
+							 bottomup_kids, true)
 					     : -EINVAL;
 		break;
 	case ANA_VIEW_CALLERS:

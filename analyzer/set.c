@@ -500,6 +500,26 @@ static int counter_add(struct ana_set *s, struct orun *o, const char *name, uint
 	return 0;
 }
 
+/* Every sum the analyzer makes (inclusive, per function, per run, across
+ * files) is part of the sum of all counts it has read, so keeping that
+ * below 2^64 keeps every other sum exact.  A file that would push it over
+ * is refused, never wrapped. */
+static int counts_fit(struct ana_set *s, const struct prof *p, const char *path)
+{
+	const struct prof_cct *c = &p->cct;
+	uint64_t sum = s->count_sum;
+
+	for (size_t i = 0; i < (size_t)c->n_nodes * c->n_events; i++)
+		if (__builtin_add_overflow(sum, c->counts[i], &sum)) {
+			set_note(s, ANA_NOTE_ERROR, -1,
+				 "%s: sample counts overflow 64 bits with the files before it; skipped",
+				 path);
+			return -EOVERFLOW;
+		}
+	s->count_sum = sum;
+	return 0;
+}
+
 static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *path,
 		 const struct prof *p)
 {
@@ -515,7 +535,8 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 	}
 	unsigned oi;
 	struct part *pt;
-	if ((e = get_orun(s, run, group, &oi)) || (e = get_part(s, oi, repeat, &pt)))
+	if ((e = counts_fit(s, p, path)) || (e = get_orun(s, run, group, &oi)) ||
+	    (e = get_part(s, oi, repeat, &pt)))
 		return e;
 
 	/* events: union by used name */
@@ -761,6 +782,8 @@ static int walk_dir(struct ana_set *s, struct walk *w, const char *dir, int dept
 				w->first_err = r;
 			if (r == -ENOMEM)
 				e = r;
+		} else if (is_pmcp(names[i])) {
+			set_note(s, ANA_NOTE_WARN, -1, "%s: not a regular file: skipped", path);
 		}
 	}
 	for (size_t i = 0; i < n; i++)

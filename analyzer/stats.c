@@ -8,11 +8,17 @@
 #include "analyzer/internal.h"
 
 /* Two-sided normal quantile: z with P(|Z| <= z) = conf, by bisection on
- * erfc (exact enough and dependency-free). */
+ * erfc (exact enough and dependency-free).  Every compared row asks for
+ * the same level, so the last answer is kept (per thread: the library is
+ * used from a viewer's worker thread too). */
 double z_for_conf(double conf)
 {
+	static __thread double last_conf = -1, last_z;
+
 	if (!(conf > 0 && conf < 1))
 		conf = 0.95;
+	if (conf == last_conf)
+		return last_z;
 	double lo = 0, hi = 40;
 	for (int i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
@@ -21,7 +27,8 @@ double z_for_conf(double conf)
 		else
 			hi = mid;
 	}
-	return (lo + hi) / 2;
+	last_conf = conf;
+	return last_z = (lo + hi) / 2;
 }
 
 /* A zero count has no log: use 0.5 (Haldane's correction) for the interval. */

@@ -5,8 +5,10 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend/internal.h"
@@ -48,14 +50,73 @@ static int path_foreach(int (*fn)(const char *dir, void *arg), void *arg)
 struct find_arg {
 	const char *name;
 	char path[512];
+	char why[384];			/* set when a plugin was found but not trusted */
 };
+
+/* Code we may run: owned by root or by us, and writable by nobody else
+ * (a group-writable one only when the group is root's or ours).  Whoever
+ * could write it could make every profiled program run their code. */
+static bool st_trusted(const struct stat *st)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != 0 && st->st_uid != me)
+		return false;
+	if (st->st_mode & S_IWOTH)
+		return false;
+	return !(st->st_mode & S_IWGRP) || st->st_gid == 0 || st->st_gid == getegid();
+}
+
+static void untrusted_why(char *buf, size_t len, const char *what, const char *path,
+			  const struct stat *st)
+{
+	pmc_fmt(buf, len, "refusing to load %s: %s %s is %s (plugins load only from files and "
+		"directories owned by root or you and writable by no one else)", what,
+		S_ISDIR(st->st_mode) ? "directory" : "file", path,
+		st->st_uid != 0 && st->st_uid != geteuid() ? "owned by another user"
+							     : "writable by others");
+}
 
 static int find_in(const char *dir, void *arg)
 {
 	struct find_arg *f = arg;
+	struct stat st;
 
 	pmc_fmt(f->path, sizeof(f->path), "%s/pmc-%s.so", dir, f->name);
-	return access(f->path, R_OK) == 0;
+	if (access(f->path, R_OK) != 0)
+		return 0;
+	if (stat(dir, &st) != 0 || !st_trusted(&st)) {
+		untrusted_why(f->why, sizeof(f->why), f->path, dir, &st);
+		return -1;
+	}
+	return 1;
+}
+
+/* dlopen the file we checked, not whatever the path names a moment later. */
+static void *open_trusted(const char *path, char *why, size_t len)
+{
+	char fdpath[64];
+	struct stat st;
+	void *h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		pmc_fmt(why, len, "cannot load %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || !st_trusted(&st)) {
+		untrusted_why(why, len, path, path, &st);
+		close(fd);
+		return NULL;
+	}
+	pmc_fmt(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	h = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		pmc_fmt(why, len, "cannot load %s: %s", path, dlerror());
+	close(fd);
+	return h;
 }
 
 int pmc_backend_load(const char *name, struct pmc_backend **out, char *err_msg, size_t len)
@@ -70,17 +131,21 @@ int pmc_backend_load(const char *name, struct pmc_backend **out, char *err_msg, 
 		pmc_fmt(err_msg, len, "invalid backend name '%s'", name ? name : "");
 		return -PMC_EPLUGIN;
 	}
-	if (!path_foreach(find_in, &f)) {
+	switch (path_foreach(find_in, &f)) {
+	case 1:
+		break;
+	case -1:
+		pmc_fmt(err_msg, len, "%s", f.why);
+		return -PMC_EPLUGIN;
+	default:
 		pmc_fmt(err_msg, len, "no backend plugin '%s' (pmc-%s.so not found in %s%s%s)",
 			name, name, getenv("PMCPROF_PLUGIN_PATH") ? getenv("PMCPROF_PLUGIN_PATH") : "",
 			getenv("PMCPROF_PLUGIN_PATH") ? ":" : "", PMC_PLUGIN_DIR);
 		return -PMC_EPLUGIN;
 	}
-	h = dlopen(f.path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		pmc_fmt(err_msg, len, "cannot load %s: %s", f.path, dlerror());
+	h = open_trusted(f.path, err_msg, len);
+	if (!h)
 		return -PMC_EPLUGIN;
-	}
 	pl = dlsym(h, PMC_PLUGIN_SYMBOL);
 	if (!pl) {
 		pmc_fmt(err_msg, len, "%s is not a pmcprof plugin (no '%s' symbol)", f.path,

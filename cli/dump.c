@@ -4,10 +4,13 @@
 #define _GNU_SOURCE 1
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile/format.h"
 #include "profile/profile.h"
@@ -178,10 +181,31 @@ static int dump_file(const char *path)
 	void *buf = NULL;
 	int err;
 
-	/* Read it ourselves: the header is printed as stored. */
-	in = fopen(path, "rb");
+	/* Read it ourselves: the header is printed as stored.  O_NONBLOCK:
+	 * a FIFO must not block the open; only regular files are read. */
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		fd = -2;	/* a socket: cannot be opened, say what it is below */
+	else if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "pmcprof dump: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 2;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "pmcprof dump: %s: %s, not a profile file%s\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			: S_ISSOCK(st.st_mode) ? "a socket" : "a device",
+			S_ISDIR(st.st_mode) ? " (give one of its .pmcp files)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 2;
+	}
+	in = fdopen(fd, "rb");
 	if (!in) {
 		fprintf(stderr, "pmcprof dump: %s: %s\n", path, strerror(errno));
+		close(fd);
 		return 2;
 	}
 	errno = 0;

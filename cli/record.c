@@ -291,6 +291,61 @@ static void sanitize(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
+/* The first symbolic link on the way to path (resolved as the kernel
+ * would, component by component) that belongs to another user, not root:
+ * where fs.protected_symlinks is 0, a link planted in /tmp would send the
+ * profiles wherever its owner chose.  0 if none, 1 with its name in link. */
+static int foreign_link(const char *path, char *link, size_t len)
+{
+	char done[PATH_MAX] = "", todo[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	int hops = 0;
+
+	if (path[0] != '/' && !getcwd(done, sizeof(done)))
+		return 0;
+	snprintf(todo, sizeof(todo), "%s", path);
+	while (todo[0]) {
+		char *slash = strchr(todo, '/'), *rest = slash ? slash + 1 : todo + strlen(todo);
+		size_t n = slash ? (size_t)(slash - todo) : strlen(todo);
+		char comp[NAME_MAX + 1];
+
+		if (n > NAME_MAX)
+			return 0;
+		memcpy(comp, todo, n);
+		comp[n] = '\0';
+		memmove(todo, rest, strlen(rest) + 1);
+		if (!n || !strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			char *up = strrchr(done, '/');
+			if (up)
+				*up = '\0';
+			continue;
+		}
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", done, comp) >= sizeof(next) ||
+		    lstat(next, &st) < 0)
+			return 0;	/* the rest does not exist yet: mkdir decides */
+		if (!S_ISLNK(st.st_mode)) {
+			memcpy(done, next, sizeof(done));
+			continue;
+		}
+		if (st.st_uid != geteuid() && st.st_uid != 0) {
+			snprintf(link, len, "%s", next);
+			return 1;
+		}
+		ssize_t t = readlink(next, target, sizeof(target) - 1);
+		if (t < 0 || ++hops > 40)
+			return 0;
+		target[t] = '\0';
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", target, todo) >= sizeof(next))
+			return 0;
+		memcpy(todo, next, sizeof(todo));
+		if (target[0] == '/')
+			done[0] = '\0';
+	}
+	return 0;
+}
+
 /* Create (or, when named with -o, accept) the output directory and make
  * sure a profile can be created in it before anything runs. */
 static void make_outdir(struct opts *o, const char *cmd)
@@ -314,6 +369,10 @@ static void make_outdir(struct opts *o, const char *cmd)
 		snprintf(name, sizeof(name), "pmcprof-%s-%s-%d", safe_cmd, safe_host,
 			 (int)getpid());
 	}
+	if (foreign_link(name, real, sizeof(real)))
+		die(EXIT_RUNTIME,
+		    "%s goes through the symbolic link %s, which belongs to another user: "
+		    "pmcprof does not follow it (name the directory it points to)", name, real);
 	if (mkdir(name, mode) < 0) {
 		if (errno != EEXIST)
 			die(EXIT_RUNTIME, "cannot create output directory %s: %s", name,

@@ -501,6 +501,19 @@ bad:
 	return err;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "not a plain file";
+}
+
 int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t len)
 {
 	struct stat st;
@@ -509,9 +522,16 @@ int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t l
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(msg, len, errno, "%s", strerror(errno));
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is then
+	 * refused below like any file that is not regular. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = errno;
+		/* a socket cannot be opened at all (ENXIO): say what it is */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return fail(msg, len, EINVAL, "not a regular file (%s)", file_kind(st.st_mode));
+		return fail(msg, len, err, "%s", strerror(err));
+	}
 	if (fstat(fd, &st) != 0) {
 		err = fail(msg, len, errno, "%s", strerror(errno));
 		close(fd);
@@ -519,7 +539,7 @@ int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t l
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(msg, len, EINVAL, "not a regular file");
+		return fail(msg, len, EINVAL, "not a regular file (%s)", file_kind(st.st_mode));
 	}
 	if ((uint64_t)st.st_size > PROF_HEADER_MAX + 2 * PROF_MAX_RAW) {
 		close(fd);

@@ -8,6 +8,11 @@
 #   tests/fuzz/run-fuzz.sh [RUNS]        FUZZ_SECONDS=N caps each target's time
 #   PMCPROF_BUILD=DIR is a configured build tree (config.h); default: in-tree
 #   FUZZ_OUT=DIR keeps the build and crash artifacts (default: a temp dir)
+#   FUZZ_RUNS_<target>=N overrides RUNS for that target (e.g. FUZZ_RUNS_fuzz_report)
+#
+# fuzz_report symbolizes against a real module: tests/progs/ana_work.c is
+# built here with -g and its path given as PMCPROF_FUZZ_MODULE (the seeds in
+# tests/fuzz/corpus/report name it /fuzz/mod).
 #
 # Seeds for the profile reader come from `test-profile --write-corpus DIR`.
 
@@ -16,9 +21,10 @@
 TARGETS='
 fuzz_profile: profile/header.c profile/reader.c
 fuzz_event: backend/event.c backend/alias.c backend/error.c -lpfm
+fuzz_report: profile/header.c profile/reader.c analyzer/*.c -lm
 '
 # pkg-config packages every target links against.
-PKGS=libzstd
+PKGS="libzstd libdw"
 
 src=${PMCPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PMCPROF_BUILD:-$src}	# for config.h
@@ -36,6 +42,10 @@ if ! $CC -fsanitize=fuzzer "$out/probe.c" -o "$out/probe" 2>/dev/null; then
 	exit 77
 fi
 libs=$(pkg-config --cflags --libs $PKGS) || exit 1
+
+cc -g -O2 -fno-omit-frame-pointer "$src/tests/progs/ana_work.c" -o "$out/fuzzmod" || exit 1
+PMCPROF_FUZZ_MODULE=$out/fuzzmod
+export PMCPROF_FUZZ_MODULE
 
 status=0
 for f in "$src"/tests/fuzz/fuzz_*.c; do
@@ -63,14 +73,17 @@ while IFS=: read -r target deps; do
 	fi
 	seeds=$src/tests/fuzz/corpus/${target#fuzz_}
 	[ -d "$seeds" ] || seeds=
+	trun=$(eval "echo \${FUZZ_RUNS_$target:-$runs}")
 	start=$(date +%s)
 	# New inputs go to the scratch corpus (first dir), never to the seeds.
-	"$work/$target" -runs="$runs" ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} \
+	"$work/$target" -runs="$trun" ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} \
+		-timeout=60 -report_slow_units=60 \
 		-artifact_prefix="$work/artifacts/" -print_final_stats=1 \
 		"$work/corpus" $seeds >"$work/run.log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/run.log" | tail -1)
-	crashes=$(find "$work/artifacts" -type f | wc -l)
+	# slow-unit-* files are reports, not failures: -timeout catches hangs
+	crashes=$(find "$work/artifacts" -type f ! -name 'slow-unit-*' | wc -l)
 	[ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1
 	printf '%-20s %12s %8s %8s\n' "$target" "${execs:-?}" "$crashes" $(( $(date +%s) - start ))
 	if [ "$crashes" -ne 0 ]; then

@@ -204,3 +204,51 @@ if command -v strace >/dev/null; then
 	check "  ... though it reads perf_event_paranoid" grep -q 'perf_event_paranoid' st.txt
 fi
 check "perf_event_paranoid unchanged ($p0)" [ "$(cat /proc/sys/kernel/perf_event_paranoid)" = "$p0" ]
+
+# ---- plugins load only from trusted files and directories ----
+PLUG="$PMCPROF_BUILD/plugins/.libs/pmc-cputimer.so"
+plug_case() {	# name, then the setup of directory pl/ (holding pmc-cputimer.so)
+	_name=$1; shift
+	rm -rf pl; mkdir pl; cp "$PLUG" pl/; chmod 755 pl; chmod 644 pl/pmc-cputimer.so
+	"$@"
+	PMCPROF_PLUGIN_PATH=$PWD/pl "$PMCPROF" record -e CPUTIME@1000 -o plr.$$ -- "$W" work 1 20 \
+		>/dev/null 2>err.txt
+	rc=$?
+	check "plugin $_name: refused (status $rc)" [ $rc -eq 2 ]
+	contains "  ... says why" "refusing to load $PWD/pl/pmc-cputimer.so" err.txt
+	PMCPROF_PLUGIN_PATH=$PWD/pl "$PMCPROF" list >list.txt 2>&1
+	contains "  ... list shows it refused" "cputimer *refused: refusing" list.txt
+}
+plug_case "in a world-writable directory" chmod 777 pl
+plug_case "world-writable file" chmod 666 pl/pmc-cputimer.so
+if [ $root = 1 ]; then
+	plug_case "in another user's directory" chown 65534 pl
+	plug_case "file of another user" chown 65534 pl/pmc-cputimer.so
+fi
+rm -rf pl; mkdir pl; cp "$PLUG" pl/; chmod 755 pl; chmod 644 pl/pmc-cputimer.so
+PMCPROF_PLUGIN_PATH=$PWD/pl "$PMCPROF" record -e CPUTIME@1000 -o plok -- "$W" work 1 20 >/dev/null 2>&1
+check "plugin in our own 0755 directory: loads (status $?)" [ $? -eq 0 ]
+
+# ---- -o through a symbolic link another user planted, whatever protected_symlinks says ----
+if [ $root = 1 ] && [ -w /proc/sys/fs/protected_symlinks ]; then
+	ps0=$(cat /proc/sys/fs/protected_symlinks)
+	mkdir -m 1777 sticky victim
+	ln -s "$PWD/victim" sticky/out && chown -h 65534 sticky/out
+	for ps in 0 1; do
+		echo $ps >/proc/sys/fs/protected_symlinks
+		for o in sticky/out sticky/out/sub; do
+			"$PMCPROF" record -e $EV -o "$o" -- "$W" work 1 20 >/dev/null 2>err.txt
+			rc=$?
+			check "protected_symlinks=$ps: -o $o through another user's link refused ($rc)" \
+				[ $rc -eq 2 ]
+			contains "  ... says why" "symbolic link $PWD/sticky/out, which belongs to another user" err.txt
+		done
+		check "  ... nothing written through it" [ -z "$(ls -A victim)" ]
+	done
+	echo "$ps0" >/proc/sys/fs/protected_symlinks
+	ln -s "$PWD/victim" mine
+	"$PMCPROF" record -e $EV -o mine -- "$W" work 1 20 >/dev/null 2>&1
+	check "-o through our own link: followed (status $?)" [ $? -eq 0 ]
+else
+	skip "foreign symbolic links (needs root to set fs.protected_symlinks)"
+fi

@@ -8,6 +8,7 @@
  *   NAME:LINE   an address of source line LINE whose innermost function is NAME
  *   inl:NAME    an address inside an inlined instance of NAME
  *   0xOFF       that ELF address;   ?0xADDR   an address in no module
+ *   FRAME*N     FRAME repeated N times (a deep recursion)
  * Options:
  *   -e NAME[@PERIOD][=REQUESTED]  an event (repeatable; default perf::CPU-CLOCK@1000000)
  *   -m KEY=VALUE     metadata      -c NAME=VALUE   collector counter
@@ -335,9 +336,15 @@ int main(int argc, char **argv)
 		*eq = 0;
 		uint32_t cur = 0;
 		char *save;
-		for (char *f = strtok_r(argv[i], ";", &save); f; f = strtok_r(NULL, ";", &save))
-			cur = f[0] == '?' ? child(cur, PROF_NO_MODULE, strtoull(f + 1, NULL, 16))
-					  : child(cur, 0, resolve(f));
+		for (char *f = strtok_r(argv[i], ";", &save); f; f = strtok_r(NULL, ";", &save)) {
+			char *star = strchr(f, '*');
+			long reps = star ? atol(star + 1) : 1;
+			if (star)
+				*star = 0;
+			for (long k = 0; k < reps; k++)
+				cur = f[0] == '?' ? child(cur, PROF_NO_MODULE, strtoull(f + 1, NULL, 16))
+						  : child(cur, 0, resolve(f));
+		}
 		char *c = eq + 1;
 		for (size_t e = 0; e < n_ev; e++) {
 			nodes[cur].count[e] += strtoull(c, &c, 10);

@@ -7,7 +7,9 @@
 #   STRESS_ONLY="a b"     sections to run (default all): scenarios faults
 #                         fuzz overhead sanitizers valgrind
 #   STRESS_SECONDS=60     the run at the highest sampling rate (seconds)
-#   STRESS_FUZZ_RUNS=1000000   executions per fuzz target
+#   STRESS_FUZZ_RUNS=1000000   executions per fuzz target, but:
+#   STRESS_REPORT_FUZZ_RUNS=10000000   executions of fuzz_report (the whole
+#                         report path; about 1-3 hours on one idle core)
 #   STRESS_REPS=5         interleaved runs per overhead figure (fastest kept)
 #   STRESS_SAN_DIR=DIR    where the sanitizer builds go (default
 #                         $PMCPROF_BUILD/stress-san; reused when built)
@@ -310,8 +312,10 @@ fi
 # ---------------------------------------------------------------------------
 if want fuzz; then
 	runs=${STRESS_FUZZ_RUNS:-1000000}
-	echo "== Fuzzing ($runs executions per target; tests/fuzz/run-fuzz.sh)"
-	sh "$S/tests/fuzz/run-fuzz.sh" "$runs" >"$tmp/fuzz.txt" 2>&1
+	FUZZ_RUNS_fuzz_report=${STRESS_REPORT_FUZZ_RUNS:-10000000}
+	export FUZZ_RUNS_fuzz_report
+	echo "== Fuzzing ($runs executions per target, $FUZZ_RUNS_fuzz_report of fuzz_report; tests/fuzz/run-fuzz.sh)"
+	PMCPROF_BUILD=$B sh "$S/tests/fuzz/run-fuzz.sh" "$runs" >"$tmp/fuzz.txt" 2>&1
 	rc=$?
 	cat "$tmp/fuzz.txt"
 	if [ $rc -eq 77 ]; then
