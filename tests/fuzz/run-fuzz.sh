@@ -21,10 +21,10 @@
 TARGETS='
 fuzz_profile: profile/header.c profile/reader.c
 fuzz_event: backend/event.c backend/alias.c backend/error.c -lpfm
-fuzz_report: profile/header.c profile/reader.c analyzer/*.c -lm
+fuzz_report: profile/header.c profile/reader.c analyzer/*.c @analyzer/profile.pb-c.c -liberty -lm
 '
 # pkg-config packages every target links against.
-PKGS="libzstd libdw"
+PKGS="libzstd libdw libprotobuf-c zlib"
 
 src=${PMCPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PMCPROF_BUILD:-$src}	# for config.h
@@ -62,7 +62,9 @@ while IFS=: read -r target deps; do
 	srcs=$src/tests/fuzz/$target.c
 	ldflags=
 	for d in $deps; do
-		case "$d" in -*) ldflags="$ldflags $d" ;; *) srcs="$srcs $src/$d" ;; esac
+		# @FILE: a source generated in the build tree
+		case "$d" in -*) ldflags="$ldflags $d" ;; @*) srcs="$srcs $build/${d#@}" ;;
+			*) srcs="$srcs $src/$d" ;; esac
 	done
 	# shellcheck disable=SC2086
 	if ! $CC $CFLAGS $srcs $libs $ldflags -o "$work/$target" 2>"$work/build.log"; then
