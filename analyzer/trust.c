@@ -130,18 +130,19 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 	const struct trust_acc *t = &o->trust;
 	struct ana_run *r = &o->pub;
 	double reps = o->n_repeats ? o->n_repeats : 1;
-	const char *hv = NULL;
 
-	for (size_t i = 0; i < r->n_meta; i++)
-		if (!strcmp(r->meta[i].key, "hypervisor"))
-			hv = r->meta[i].value;
+	/* any of its files under an emulator makes the run one */
+	r->emulator = NULL;
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (!strcmp(o->meta[i].key, "hypervisor"))
+			for (size_t k = 0; k < o->meta[i].n && !r->emulator; k++)
+				r->emulator = trust_emulator(o->meta[i].val[k]);
 	r->cpu_time = t->n_cpu ? t->cpu_ns / 1e9 / reps : NAN;
 	r->handler_time = t->n_handler ? t->handler_ns / 1e9 / reps : NAN;
 	r->sampled_time = t->n_judged ? t->judged_got_ns / 1e9 / reps : NAN;
 	r->coverage = t->n_judged && t->judged_cpu_ns > 0 ? t->judged_got_ns / t->judged_cpu_ns : NAN;
 	r->n_judged = t->n_judged;
 	r->n_short = t->n_short;
-	r->emulator = trust_emulator(hv);
 	r->trust = 0;
 
 	if (!isnan(r->coverage) && r->coverage < 1 - ANA_TRUST_LOST_SHARE) {

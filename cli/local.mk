@@ -35,8 +35,9 @@ pmcprof_dump_LDADD = profile/libprofile.la
 
 # `pmcprof vm`: a shell script (it only drives record, diff and QEMU).
 pkglibexec_SCRIPTS = pmcprof-vm
+# (a new file, then a rename: a running bash reads its script as it goes)
 pmcprof-vm: $(top_srcdir)/cli/vm.sh
-	$(AM_V_GEN)cp $< $@ && chmod +x $@
+	$(AM_V_GEN)cp $< $@.tmp && chmod +x $@.tmp && mv -f $@.tmp $@
 CLEANFILES += pmcprof-vm
 EXTRA_DIST += cli/vm.sh
 

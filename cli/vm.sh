@@ -32,8 +32,9 @@ the two with `pmcprof diff`.  The guest sees this machine's / read-only
                         and shows their spread).  Default 1
   -a, --accel=MODE      auto (default: KVM if /dev/kvm boots a stock kernel,
                         else TCG), kvm, or tcg
-  -q, --qemu-arg=ARG    extra QEMU argument (repeatable), e.g. for a vPMU
-                        where the host has one:  -q -cpu -q host,pmu=on
+  -q, --qemu-args=ARGS  extra QEMU arguments, split at spaces (repeatable),
+                        e.g. a vPMU where the host has one:
+                        -q '-cpu host,pmu=on' 
   -k, --kernel=PATH     guest kernel (default: newest /boot/vmlinuz-*; its
                         modules must be in /lib/modules/VERSION)
   -t, --timeout=SEC     give up on a guest after SEC seconds (default 600)
@@ -79,7 +80,7 @@ while [ $# -gt 0 ]; do
 	-m | --memory) need_arg "$@"; mem=$2; shift 2 ;;
 	-r | --repeats) need_arg "$@"; repeats=$2; shift 2 ;;
 	-a | --accel) need_arg "$@"; accel=$2; shift 2 ;;
-	-q | --qemu-arg) need_arg "$@"; qargs+=("$2"); shift 2 ;;
+	-q | --qemu-args | --qemu-arg) need_arg "$@"; set -f; qargs+=($2); set +f; shift 2 ;;
 	-k | --kernel) need_arg "$@"; kernel=$2; shift 2 ;;
 	-t | --timeout) need_arg "$@"; tmo=$2; shift 2 ;;
 	--diff-arg) need_arg "$@"; dargs+=("$2"); shift 2 ;;
@@ -204,7 +205,8 @@ tmp_tmpfs=$tmp_tmpfs
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
-echo PMCPROF-VM-BOOTED
+t() { echo "PMCPROF-VM-T \$(cut -d' ' -f1 /proc/uptime) \$*"; }
+t booted
 for m in $loads; do insmod \$m || echo "PMCPROF-VM-FAIL insmod \$m"; done
 o=trans=virtio,version=9p2000.L,msize=262144
 if ! mount -t 9p -o \$o,ro,cache=loose hostroot /root; then
@@ -221,6 +223,7 @@ mount -t tmpfs tmpfs /root/run 2>/dev/null
 mount -t tmpfs tmpfs /root/dev/shm 2>/dev/null
 mount -t 9p -o \$o pmcprofout /root$out/vm || echo "PMCPROF-VM-FAIL mount of the output share"
 hostname pmcprof-guest
+t mounted
 chroot /root /bin/sh $out/vm/.job.sh
 echo "PMCPROF-VM-DONE \$?"
 poweroff -f
@@ -315,14 +318,16 @@ q() { printf '%q ' "$@"; }
 		printf 'export %s=%q\n' "$k" "${kv#*=}"
 	done
 	printf 'cd %q || exit 125\n' "$PWD"
+	echo "t() { echo \"PMCPROF-VM-T \$(cut -d' ' -f1 /proc/uptime) \$*\"; }"
 	echo "$(q "$here/pmcprof-probe") >$(q "$out/vm/probe.txt") 2>&1"
+	echo "t probed"
 	echo 'st=0'
 	echo "i=1; while [ \$i -le $repeats ]; do"
 	echo "  d=$(printf %q "$out/vm")/\$i; [ $repeats -eq 1 ] && d=$(printf %q "$out/vm")"
 	echo "  mkdir -p \"\$d\" || exit 125"
 	echo "  $(q "$here/pmcprof-record" "${ev_args[@]}") -o \"\$d\" -- $(q "$@") </dev/null" \
 		">\"\$d/cmd.stdout\" 2>\"\$d/cmd.stderr\"; st=\$?; echo \$st >\"\$d/cmd.status\""
-	echo '  i=$((i + 1)); done'
+	echo '  t "recorded $i"; i=$((i + 1)); done'
 	echo 'sync; exit $st'
 } >"$out/vm/.job.sh"
 
@@ -349,13 +354,15 @@ tr -d '\r' <"$out/vm/console.log" >"$out/vm/console.txt" 2>/dev/null
 rm -f "$out/vm/console.log"
 mv -f "$out/vm/console.log.qemu" "$out/vm/qemu.log" 2>/dev/null
 done_line=$(grep -a '^PMCPROF-VM-DONE' "$out/vm/console.txt" | tail -n 1)
+# guest uptime at each step, for the curious: "booted 3.1 s, mounted 3.4 s, ..."
+steps=$(awk '$1 == "PMCPROF-VM-T" { $1 = ""; t = $2; $2 = ""; sub(/^ +/, ""); printf "%s%s %.1f s", sep, $0, t; sep = ", " }' "$out/vm/console.txt")
 if [ -z "$done_line" ]; then
 	why=$(grep -a '^PMCPROF-VM-FAIL' "$out/vm/console.txt" | head -n 1)
 	[ $qst -eq 124 ] && why="timed out after $tmo s (--timeout)${why:+; $why}"
 	[ -n "$why" ] || why="QEMU exited with status $qst; $(tail -n 2 "$out/vm/qemu.log" 2>/dev/null | tr '\n' ' ')"
 	die "the guest did not finish: $why (see $out/vm/console.txt)"
 fi
-say "vm: guest ran for $((t1 - t0)) s"
+say "vm: guest ran for $((t1 - t0)) s (guest uptime at: $steps)"
 rm -f "$out/vm/.job.sh"
 
 # ---- compare ----

@@ -4,9 +4,11 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
   libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev"
-# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
+# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer;
+# `pmcprof vm` and its test: QEMU, a stock kernel, a static busybox for the
+# initramfs, cpio to pack it, kmod for the module order.
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
-  openmpi-bin libopenmpi-dev"
+  openmpi-bin libopenmpi-dev qemu-system-x86 linux-image-amd64 busybox-static cpio kmod"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=

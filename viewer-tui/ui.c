@@ -716,13 +716,14 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 	/* 5: warnings: the analyzer's notes (bad files, losses, runs with
 	 * different sample sources, events or periods) */
 	/* trust flags of every run first: an emulated run or lost samples
-	 * change what the whole comparison means */
+	 * change what the whole comparison means (steal has its own note) */
 	for (unsigned r = 0; r < n_runs; r++) {
 		const struct ana_run *ru = ana_set_run(s, r);
-		char fl[128];
-		if (ru && ru->trust)
+		unsigned fl = ru ? ru->trust & ~(unsigned)ANA_TRUST_STEAL : 0;
+		char buf[128];
+		if (fl)
 			append(h[n].text, sizeof(h[n].text), sep, "! %s: %s",
-			       text_basename(ru->label), ana_trust_str(ru->trust, fl, sizeof(fl)));
+			       text_basename(ru->label), ana_trust_str(fl, buf, sizeof(buf)));
 	}
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		const struct ana_note *no = ana_set_note(s, i);

@@ -30,7 +30,7 @@ $PMCPROF vm --smp x -- true >/dev/null 2>err.txt
 
 # ---- the comparison ----
 t0=$(date +%s)
-$PMCPROF vm -o cmp -- "$PROGS/vm_phases" 0.3 >out.txt 2>err.txt
+$PMCPROF vm -s 1 -o cmp -- "$PROGS/vm_phases" 0.2 >out.txt 2>err.txt
 rc=$?
 t1=$(date +%s)
 echo "    pmcprof vm took $((t1 - t0)) s"
