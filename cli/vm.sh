@@ -238,9 +238,11 @@ maxcpu=$(nproc 2>/dev/null || echo 1)
 
 qemu_run() {	# qemu_run ACCEL SECONDS LOG APPEND-EXTRA
 	local a=$1 secs=$2 log=$3 extra=$4 cpu=()
-	# -cpu max under TCG: every feature TCG emulates; under KVM, extra
-	# arguments (-cpu host,pmu=on) choose.
-	[ "$a" = tcg ] && cpu=(-cpu max)
+	# The guest's CPU: the host's own under KVM (same features, so libc
+	# picks the same string functions as natively), every feature TCG
+	# emulates under TCG.  A -cpu in --qemu-args comes later and wins
+	# (-cpu host,pmu=on for a vPMU).
+	if [ "$a" = tcg ]; then cpu=(-cpu max); else cpu=(-cpu host); fi
 	timeout -k 5 "$secs" "$qemu" -accel "$a" "${cpu[@]}" -smp "$smp" -m "$mem" \
 		-nodefaults -no-user-config -display none -monitor none -no-reboot \
 		-serial "file:$log" \
@@ -283,6 +285,9 @@ if [ "$accel" != tcg ]; then
 			else
 				accel_why="/dev/kvm started $kernel but it did not finish booting in 30 s"
 			fi
+			# QEMU's own complaint, if it gave up (not its warnings)
+			qerr=$(grep -v -e 'warning:' -e 'terminating on signal' "$work/kvm-probe.log.qemu" 2>/dev/null | head -n 1)
+			[ -n "$qerr" ] && accel_why="$accel_why; QEMU: $qerr"
 			# Name the KVM module: kvm_pvm is a software nested hypervisor.
 			kmods=$(ls -d /sys/module/kvm_* 2>/dev/null | sed 's|.*/||' | tr '\n' ' ')
 			[ -n "$kmods" ] && accel_why="$accel_why; KVM modules: ${kmods% }"
