@@ -405,7 +405,8 @@ static void print_trust(const struct ana_run *r, FILE *out)
 		return;
 	fprintf(out, "# trust:");
 	if (!isnan(r->cpu_time))
-		fprintf(out, " cpu time %.3f s (kernel, per thread)", r->cpu_time);
+		fprintf(out, " cpu time %.3f s (kernel, per thread%s)", r->cpu_time,
+			r->n_repeats > 1 ? "; times are means of the repeats" : "");
 	if (!isnan(r->coverage))
 		fprintf(out, "; samples %.3f s (%.1f%% of expected, %u thread%s judged)",
 			r->sampled_time, 100 * r->coverage, r->n_judged, r->n_judged == 1 ? "" : "s");

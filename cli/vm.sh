@@ -369,6 +369,15 @@ if [ -z "$done_line" ]; then
 fi
 say "vm: guest ran for $((t1 - t0)) s (guest uptime at: $steps)"
 rm -f "$out/vm/.job.sh"
+[ -n "$(find "$out/vm" -name '*.pmcp' -print -quit)" ] ||
+	die "the guest left no profile: $(cat "$out/vm/"cmd.stderr "$out/vm/"*/cmd.stderr 2>/dev/null | tail -n 3)"
+# CMD's own exit status on each side, when it was not 0
+for side in native vm; do
+	for f in "$out/$side/cmd.status" "$out/$side/"*/cmd.status; do
+		[ -r "$f" ] && [ "$(cat "$f")" != 0 ] &&
+			say "note: CMD exited with status $(cat "$f") ($side${f#"$out/$side"}; its stderr is beside it)"
+	done
+done
 
 # ---- compare ----
 join() {	# join SIDE: the side's runs, comma-separated, for diff

@@ -53,6 +53,10 @@ HV=qemu-tcg
 case_ tcg "samples-lost;emulated" "ran under an emulator (QEMU-TCG): not representative of hardware virtualization, and its per-line and per-instruction attribution is unreliable" "" \
 	-c thread_cpu_ns=2000000000
 
+# view: the trust flags lead its warning line
+"$PMCPROF" view --snapshot 160x12 ok.pmcp tcg.pmcp >view.txt 2>&1
+contains "view's header leads with the emulated run's flags" "^! tcg.pmcp: samples-lost;emulated" view.txt
+
 # an old profile without thread_cpu_ns: no trust figures, no flags, no error
 mk old
 "$PMCPROF" report old.pmcp >out.txt 2>err.txt
