@@ -1,6 +1,7 @@
 /* The collector's own time and each thread's CPU time (owntime.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -46,10 +47,13 @@ uint64_t owntime_thread_cpu_ns(pid_t tid)
 	/* The kernel's per-thread CPU clock id, as glibc's
 	 * pthread_getcpuclockid builds it: (~tid << 3) | PERTHREAD | SCHED. */
 	clockid_t id = tid ? (clockid_t)((~(unsigned)tid << 3) | 6) : CLOCK_THREAD_CPUTIME_ID;
+	int saved = errno;	/* the program must not see ours (a gone thread: EINVAL) */
+	uint64_t ns = 0;
 
-	if (clock_gettime(id, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (clock_gettime(id, &ts) == 0)
+		ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	errno = saved;
+	return ns;
 }
 
 size_t owntime_counters(const struct thr *t, struct prof_counter *out)
