@@ -26,7 +26,7 @@ the two with `pmcprof diff`.  The guest sees this machine's / read-only
                         DIR/diff.txt.  Default: ./pmcprof-vm-CMD-PID
   -e, --event=EVENT[@PERIOD]  event to sample, on both sides (repeatable;
                         default cpu-clock, whose default period is 1 ms)
-  -s, --smp=N           guest vCPUs (default 2, at most this machine's)
+  -s, --smp=N           guest vCPUs (default 2)
   -m, --memory=MB       guest memory in MiB (default 1024)
   -r, --repeats=N       record each side N times (diff merges the repeats
                         and shows their spread).  Default 1
@@ -34,7 +34,7 @@ the two with `pmcprof diff`.  The guest sees this machine's / read-only
                         else TCG), kvm, or tcg
   -q, --qemu-args=ARGS  extra QEMU arguments, split at spaces (repeatable),
                         e.g. a vPMU where the host has one:
-                        -q '-cpu host,pmu=on' 
+                        -q '-cpu host,pmu=on'
   -k, --kernel=PATH     guest kernel (default: newest /boot/vmlinuz-*; its
                         modules must be in /lib/modules/VERSION)
   -t, --timeout=SEC     give up on a guest after SEC seconds (default 600)
