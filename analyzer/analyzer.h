@@ -131,7 +131,39 @@ struct ana_run {
 	double steal_share;		/* steal / (duration x the guest's cpus): the share
 					 * of the run's CPU time the host gave to others,
 					 * 0..1; NAN if unknown */
+	/* Trust (docs/analyzer.md, "Trust flags"); times are means per repeat. */
+	double cpu_time;		/* s, the threads' own CPU time while sampled, as
+					 * the kernel counts it (thread_cpu_ns); NAN if the
+					 * profiles do not record it */
+	double sampled_time;		/* s, time-based samples x period, same threads */
+	double coverage;		/* sampled / CPU time over the threads expecting
+					 * >= ANA_TRUST_MIN_EXPECTED samples; NAN if none */
+	unsigned n_judged, n_short;	/* threads judged; of them, below the threshold */
+	double handler_time;		/* s, the collector's signal handler (handler_ns);
+					 * NAN if not recorded */
+	const char *emulator;		/* "QEMU-TCG", ... when it ran under an emulator */
+	unsigned trust;			/* ANA_TRUST_* bits */
 };
+
+/* Thresholds of the trust flags (docs/analyzer.md). */
+#define ANA_TRUST_MIN_EXPECTED 50	/* samples a thread must expect to be judged */
+#define ANA_TRUST_LOST_SHARE 0.20		/* coverage below 1 - this: samples lost */
+#define ANA_TRUST_EXCESS_SHARE 0.20		/* coverage above 1 + this: samples in excess */
+#define ANA_TRUST_HANDLER_SHARE 0.05		/* handler time above this share of CPU time */
+#define ANA_TRUST_STEAL_SHARE 0.05		/* host steal above this share of CPU time */
+enum ana_trust {
+	ANA_TRUST_SAMPLES_LOST = 1 << 0,	/* time-based samples short of CPU time */
+	ANA_TRUST_SAMPLES_EXCESS = 1 << 1,	/* more samples than CPU time */
+	ANA_TRUST_EMULATED = 1 << 2,		/* ran under an emulator (QEMU-TCG, ...) */
+	ANA_TRUST_COLLECTOR_TIME = 1 << 3,	/* the handler's share of CPU time is high */
+	ANA_TRUST_STEAL = 1 << 4,		/* a noisy neighbour (steal_share) */
+	ANA_TRUST_N = 5
+};
+/* Name of one ANA_TRUST_* bit ("samples-lost", "emulated", ...), or NULL. */
+ANA_API const char *ana_trust_name(unsigned bit);
+/* The flags as "samples-lost;emulated" into buf (as CSV and JSON show them);
+ * "" when none.  Returns buf. */
+ANA_API const char *ana_trust_str(unsigned flags, char *buf, size_t len);
 ANA_API const struct ana_run *ana_set_run(const struct ana_set *s, unsigned run);
 
 /* Events across the set (union by used name, first-seen order), then any
@@ -270,6 +302,10 @@ struct ana_cmp {
 	double spread;			/* run-to-run spread: coefficient of variation of the
 					 * row's share across the run's repeats; NAN if 1 repeat */
 	enum ana_presence presence;
+	bool withheld;			/* the interval excludes no change, but significant
+					 * is false: a per-line comparison against a run
+					 * under an emulator, whose line attribution is
+					 * unreliable (ANA_TRUST_EMULATED) */
 };
 /* 0, or -ANA_ESTATE if the query had no base, -EINVAL for a bad index. */
 ANA_API int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out);

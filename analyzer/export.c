@@ -16,6 +16,7 @@ enum col {
 	C_RUN, C_INLINED_INTO, C_DEPTH,
 	C_BASE, C_RUN_EVENT, C_BASE_SAMPLES, C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO,
 	C_CI_LOW, C_CI_HIGH, C_SIGNIFICANT, C_SPREAD, C_PRESENCE,
+	C_RUN_TRUST, C_BASE_TRUST, C_WITHHELD,
 };
 
 static const char *const col_name[] = {
@@ -29,12 +30,14 @@ static const char *const col_name[] = {
 	[C_BASE_PCT] = "base_pct", [C_RUN_PCT] = "run_pct", [C_MODE] = "mode",
 	[C_RATIO] = "ratio", [C_CI_LOW] = "ci_low", [C_CI_HIGH] = "ci_high",
 	[C_SIGNIFICANT] = "significant", [C_SPREAD] = "spread", [C_PRESENCE] = "presence",
+	[C_RUN_TRUST] = "run_trust", [C_BASE_TRUST] = "base_trust", [C_WITHHELD] = "withheld",
 };
 
 /* report --csv: one line per row, run and column (event or metric) */
 static const enum col report_cols[] = {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_SELF_SAMPLES, C_SELF_PCT,
 	C_INCL_SAMPLES, C_INCL_PCT, C_SELF_VALUE, C_INCL_VALUE, C_RUN, C_INLINED_INTO, C_DEPTH,
+	C_RUN_TRUST,
 };
 /* diff --csv: one line per row and non-base run, on the compared events
  * (event: the base's, run_event: the run's; they differ across sample
@@ -42,7 +45,7 @@ static const enum col report_cols[] = {
 static const enum col diff_cols[] = {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_RUN, C_BASE, C_RUN_EVENT, C_BASE_SAMPLES,
 	C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO, C_CI_LOW, C_CI_HIGH,
-	C_SIGNIFICANT, C_SPREAD, C_PRESENCE, C_INLINED_INTO,
+	C_SIGNIFICANT, C_SPREAD, C_PRESENCE, C_INLINED_INTO, C_RUN_TRUST, C_BASE_TRUST, C_WITHHELD,
 };
 
 static const char *const mode_name[] = {
@@ -148,6 +151,14 @@ static void cell(FILE *f, enum col c, const struct cell *x)
 	case C_SIGNIFICANT: fputs(x->cmp->significant ? "1" : "0", f); break;
 	case C_SPREAD: num(f, x->cmp->spread, "%.6g"); break;
 	case C_PRESENCE: fputs(presence_name[x->cmp->presence], f); break;
+	case C_RUN_TRUST:
+	case C_BASE_TRUST: {
+		char t[128];
+		unsigned run = c == C_BASE_TRUST ? (unsigned)q->base : x->run;
+		csv_str(f, ana_trust_str(ana_set_run(x->s, run)->trust, t, sizeof(t)));
+		break;
+	}
+	case C_WITHHELD: fputs(x->cmp->withheld ? "1" : "0", f); break;
 	}
 }
 
@@ -240,6 +251,33 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 		fputs(run ? "," : "", f);
 		json_str(f, ana_set_run(s, run)->label);
 	}
+	/* each run's trust flags and the figures behind them */
+	fputs("],\"trust\":[", f);
+	for (unsigned run = 0; run < nr; run++) {
+		const struct ana_run *ru = ana_set_run(s, run);
+		fputs(run ? ",{\"flags\":[" : "{\"flags\":[", f);
+		bool first = true;
+		for (unsigned b = 0; b < ANA_TRUST_N; b++)
+			if (ru->trust & (1u << b)) {
+				fputs(first ? "" : ",", f);
+				json_str(f, ana_trust_name(1u << b));
+				first = false;
+			}
+		fputs("],\"emulator\":", f);
+		json_str(f, ru->emulator);
+		fputs(",\"cpu_time\":", f);
+		json_num(f, ru->cpu_time);
+		fputs(",\"sampled_time\":", f);
+		json_num(f, ru->sampled_time);
+		fputs(",\"coverage\":", f);
+		json_num(f, ru->coverage);
+		fprintf(f, ",\"threads_judged\":%u,\"threads_short\":%u,\"handler_time\":",
+			ru->n_judged, ru->n_short);
+		json_num(f, ru->handler_time);
+		fputs(",\"steal_share\":", f);
+		json_num(f, ru->steal_share);
+		fputs("}", f);
+	}
 	fputs("],\"events\":[", f);
 	for (size_t ev = 0; ev < nc; ev++) {
 		fputs(ev ? "," : "", f);
@@ -296,7 +334,8 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 				json_num(f, c.hi);
 				fprintf(f, ",\"significant\":%s,\"spread\":", c.significant ? "true" : "false");
 				json_num(f, c.spread);
-				fprintf(f, ",\"presence\":\"%s\"}", presence_name[c.presence]);
+				fprintf(f, ",\"presence\":\"%s\",\"withheld\":%s}",
+					presence_name[c.presence], c.withheld ? "true" : "false");
 			}
 			fputs("]", f);
 		}

@@ -64,6 +64,25 @@ struct calib_verdict {
  * the end. */
 bool calib_next(const char **p, struct calib_verdict *v);
 
+/* ---- trust flags (trust.c) ---- */
+/* One run's sums for the trust checks, over its files. */
+struct trust_acc {
+	double cpu_ns, handler_ns;	/* over files that record them */
+	unsigned n_cpu, n_handler;
+	double judged_cpu_ns, judged_got_ns;	/* threads expecting enough samples */
+	unsigned n_judged, n_short;
+	double worst;			/* lowest coverage of a judged thread */
+	char worst_who[96];
+};
+struct orun;
+/* Add one thread's profile p to the run's sums. */
+void trust_file(struct trust_acc *t, const struct prof *p);
+/* Fill the run's public trust fields from its sums and metadata, and note
+ * what is flagged (who: the run's label). */
+void trust_run(struct ana_set *s, struct orun *o, const char *who, int note_run);
+/* The emulator a "hypervisor" metadata value names, or NULL. */
+const char *trust_emulator(const char *hypervisor);
+
 /* ---- metrics (metric.c) ---- */
 struct metric;
 /* Parse "NAME=EXPR"; event names resolve through lookup (column index or
@@ -162,6 +181,7 @@ struct orun {
 	uint64_t *mods;			/* bitmap of set modules seen */
 	size_t cap_mods;
 	unsigned n_files, n_partial, n_repeats;
+	struct trust_acc trust;
 	struct ana_run pub;
 	struct ana_kv *kv;
 };

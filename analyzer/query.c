@@ -217,6 +217,14 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		.conf = q->conf,
 	};
 	ratio_compute(&in, out);
+	/* Lines against an emulated run: an emulator moves samples between
+	 * neighbouring lines, so an interval excluding 1 proves nothing there. */
+	out->withheld = false;
+	if (q->view == ANA_VIEW_LINES && out->significant &&
+	    ((s->orun[run].pub.trust | s->orun[b].pub.trust) & ANA_TRUST_EMULATED)) {
+		out->significant = false;
+		out->withheld = true;
+	}
 	/* spread between repeats: coefficient of variation of the share */
 	double sum = 0, sq = 0;
 	size_t n = 0;

@@ -688,6 +688,7 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		if (isnan(pt->steal) || d > pt->steal)
 			pt->steal = d;
 	}
+	trust_file(&o->trust, p);
 	o->n_files++;
 	if (p->partial) {
 		o->n_partial++;
@@ -1073,10 +1074,9 @@ static const char *meta_of(const struct orun *o, const char *key)
 
 /* ---- trust: what the profiles say about their own measurement ---- */
 
-/* Host steal time above this share of the run's CPU time: a noisy
+/* Host steal time above ANA_TRUST_STEAL_SHARE of the run's CPU time: a noisy
  * neighbour took the CPUs often enough to skew timings and time-based
  * samples. */
-#define STEAL_WARN 0.05
 
 /* Calibration verdicts that mean "do not trust it" (docs/profile-format.md);
  * valid, unverified and "not needed" are fine. */
@@ -1155,9 +1155,12 @@ static void trust_checks(struct ana_set *s)
 {
 	bool split = s->o.split != ANA_SPLIT_NONE;
 	for (size_t r = 0; r < s->n_orun; r++) {
-		const struct orun *o = &s->orun[r];
-		const char *who = split && s->in_label[o->in_run] ? s->in_label[o->in_run] : o->label;
+		struct orun *o = &s->orun[r];
+		const char *who = o->label;
 		int nr = split ? -1 : (int)r;
+		/* samples vs CPU time, emulators, the handler's time (trust.c) */
+		trust_run(s, o, who, nr);
+		who = split && s->in_label[o->in_run] ? s->in_label[o->in_run] : o->label;
 		const struct meta_acc *m = meta_acc_of(o, "calibration");
 		for (size_t k = 0; m && k < m->n; k++) {
 			struct calib_verdict v;
@@ -1178,7 +1181,7 @@ static void trust_checks(struct ana_set *s)
 				steal = s->orun[g].pub.steal;
 				dur = s->orun[g].pub.duration;
 			}
-		if (share > STEAL_WARN)
+		if (share > ANA_TRUST_STEAL_SHARE)
 			note_once(s, nr, "%s: the host stole %.1f%% of the CPU time during the run "
 				  "(steal %.3f s in %.3f s): a noisy neighbour; timings and "
 				  "time-based samples are skewed", who, 100 * share, steal, dur);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -32,7 +33,7 @@ static const struct {
 	{ "EVMMEVMMEVMM", "Intel-EVMM" },
 };
 
-static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+static void cpuid(unsigned leaf, unsigned sub, uint32_t r[4])
 {
 	__cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
@@ -93,24 +94,27 @@ static void probe_hypervisor(struct pmc_env *env)
 	}
 }
 
-static void probe_pmu(struct pmc_env *env)
+void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env)
 {
-	unsigned r[4], max;
-	char vendor[13];
+	char vendor[13], claim[96] = "";
+	size_t len = sizeof(env->pmu_desc);
 
-	cpuid(0, 0, r);
-	max = r[0];
-	memcpy(vendor, &r[1], 4);
-	memcpy(vendor + 4, &r[3], 4);
-	memcpy(vendor + 8, &r[2], 4);
+	memcpy(vendor, &in->l0[1], 4);
+	memcpy(vendor + 4, &in->l0[3], 4);
+	memcpy(vendor + 8, &in->l0[2], 4);
 	vendor[12] = '\0';
+	env->cpu_vendor = PMC_CPU_OTHER;
 	if (strcmp(vendor, "GenuineIntel") == 0)
 		env->cpu_vendor = PMC_CPU_INTEL;
 	else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
 		env->cpu_vendor = PMC_CPU_AMD;
+	env->cpu_pmu = cpu_pmu;
+	env->pmu_version = env->n_gp = env->gp_width = env->n_fixed = env->fixed_width = 0;
+	env->arch_events = 0;
+	env->n_arch_events = 0;
 
-	if (env->cpu_vendor == PMC_CPU_INTEL && max >= 0xa) {
-		cpuid(0xa, 0, r);
+	if (env->cpu_vendor == PMC_CPU_INTEL && in->l0[0] >= 0xa && (in->la[0] & 0xff)) {
+		const uint32_t *r = in->la;
 		env->pmu_version = r[0] & 0xff;
 		env->n_gp = (r[0] >> 8) & 0xff;
 		env->gp_width = (r[0] >> 16) & 0xff;
@@ -122,23 +126,88 @@ static void probe_pmu(struct pmc_env *env)
 			env->n_fixed = r[3] & 0x1f;
 			env->fixed_width = (r[3] >> 5) & 0xff;
 		}
+		pmc_fmt(env->pmu_desc, len,
+			"Intel architectural PMU version %d (CPUID 0AH): %d general counters x %d "
+			"bits, %d fixed x %d bits",
+			env->pmu_version, env->n_gp, env->gp_width, env->n_fixed, env->fixed_width);
+	} else if (env->cpu_vendor == PMC_CPU_INTEL) {
+		pmc_fmt(env->pmu_desc, len, "no core counters (CPUID 0AH version 0)");
 	} else if (env->cpu_vendor == PMC_CPU_AMD) {
-		cpuid(0x80000000, 0, r);
-		unsigned emax = r[0];
-		if (emax >= 0x80000001) {
-			cpuid(0x80000001, 0, r);
-			env->n_gp = (r[2] & (1u << 23)) ? 6 : 4;	/* PerfCtrExtCore */
-			env->gp_width = 48;
+		/* AMD has no leaf 0AH: PerfMonV2 (0x80000022) counts its counters,
+		 * PerfCtrExtCore (0x80000001 ECX[23]) means 6, and without either
+		 * only the 4 legacy K7 counters can exist, which a guest without a
+		 * vPMU does not have: then only perf_event can tell. */
+		bool v2 = in->emax >= 0x80000022 && (in->e22[0] & 1);
+		bool ext = in->emax >= 0x80000001 && (in->e1[2] & (1u << 23));
+		env->gp_width = 48;
+		if (v2) {
+			env->pmu_version = 2;
+			env->n_gp = in->e22[1] & 0xf;
+			pmc_fmt(env->pmu_desc, len,
+				"AMD PerfMonV2 (CPUID 0x80000022): %d core counters x 48 bits",
+				env->n_gp);
+		} else if (ext) {
 			env->pmu_version = 1;
+			env->n_gp = 6;
+			pmc_fmt(env->pmu_desc, len,
+				"AMD PerfCtrExtCore (CPUID 0x80000001 ECX[23]): 6 core counters x 48 bits");
+		} else if (cpu_pmu) {
+			env->pmu_version = 1;
+			env->n_gp = 4;
+			pmc_fmt(env->pmu_desc, len,
+				"AMD legacy PMU: 4 core counters x 48 bits (no PerfCtrExtCore or "
+				"PerfMonV2 in CPUID; perf_event has a CPU PMU)");
+		} else {
+			env->gp_width = 0;
+			pmc_fmt(env->pmu_desc, len,
+				"no core counters: AMD CPU without PerfCtrExtCore or PerfMonV2 in "
+				"CPUID, and perf_event has no CPU PMU "
+				"(/sys/bus/event_source/devices/cpu missing)");
 		}
-		if (emax >= 0x80000022) {
-			cpuid(0x80000022, 0, r);
-			if (r[0] & 1) {				/* PerfMonV2 */
-				env->pmu_version = 2;
-				env->n_gp = r[1] & 0xf;
-			}
-		}
+	} else {
+		pmc_fmt(env->pmu_desc, len, "no core counters known (CPU vendor \"%s\")", vendor);
 	}
+	/* Counters CPUID describes but the kernel does not drive are not there. */
+	if (env->n_gp > 0 && !cpu_pmu) {
+		pmc_fmt(claim, sizeof(claim), "%s", env->pmu_desc);
+		claim[strcspn(claim, ":")] = '\0';
+		env->pmu_version = env->n_gp = env->gp_width = env->n_fixed = 0;
+		env->fixed_width = 0;
+		env->arch_events = 0;
+		pmc_fmt(env->pmu_desc, len,
+			"no core counters: perf_event has no CPU PMU "
+			"(/sys/bus/event_source/devices/cpu missing), though CPUID describes %s",
+			claim);
+	}
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void probe_pmu(struct pmc_env *env)
+{
+	struct env_cpuid in;
+	unsigned r[4];
+
+	memset(&in, 0, sizeof(in));
+	cpuid(0, 0, in.l0);
+	if (in.l0[0] >= 0xa)
+		cpuid(0xa, 0, in.la);
+	cpuid(0x80000000, 0, r);
+	in.emax = r[0];
+	if (in.emax >= 0x80000001 && in.emax < 0x8000ffff)
+		cpuid(0x80000001, 0, in.e1);
+	if (in.emax >= 0x80000022 && in.emax < 0x8000ffff)
+		cpuid(0x80000022, 0, in.e22);
+	/* Hybrid Intel parts name their core PMUs cpu_core and cpu_atom. */
+	env_decode_pmu(&in, is_dir("/sys/bus/event_source/devices/cpu") ||
+				    is_dir("/sys/bus/event_source/devices/cpu_core") ||
+				    is_dir("/sys/bus/event_source/devices/cpu_atom"),
+		       env);
 }
 
 static int read_int_file(const char *path, int fallback)

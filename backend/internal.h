@@ -13,6 +13,20 @@ struct pmc_backend {
 	struct pmc_probe probe;
 };
 
+/* Raw CPUID leaves the PMU decode reads (EAX, EBX, ECX, EDX; zero when
+ * beyond the maximum), so it can be tested on tables of real machines. */
+struct env_cpuid {
+	uint32_t l0[4];			/* max leaf, vendor */
+	uint32_t la[4];			/* 0AH: Intel architectural PMU */
+	uint32_t emax;			/* 0x80000000 EAX */
+	uint32_t e1[4];			/* 0x80000001: ECX[23] PerfCtrExtCore */
+	uint32_t e22[4];		/* 0x80000022: EAX[0] PerfMonV2, EBX[3:0] counters */
+};
+
+/* Fill env's vendor, PMU fields and pmu_desc from in; cpu_pmu says whether
+ * perf_event has a core PMU (without one, there are no counters). */
+void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env);
+
 struct pmc_group {
 	struct pmc_backend *be;
 	void *ctx;

@@ -16,8 +16,12 @@ EXTRA_DIST += backend/libpmc.map backend/pmc.pc.in
 include_HEADERS += backend/pmc.h
 pkgconfig_DATA += backend/pmc.pc
 
-check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
-UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate
+check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate \
+	tests/unit/test-env
+UNIT_TESTS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate \
+	tests/unit/test-env
+tests_unit_test_env_SOURCES = tests/unit/test_env.c tests/harness.h
+tests_unit_test_env_LDADD = backend/libpmc-core.la
 tests_unit_test_event_SOURCES = tests/unit/test_event.c tests/harness.h
 tests_unit_test_event_LDADD = backend/libpmc-core.la
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c

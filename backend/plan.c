@@ -74,8 +74,12 @@ static void failure_reason(int err, const struct pmc_backend *be, const struct p
 	pmc_fmt(buf, len, "%s", a ? a : pmc_strerror(err));
 }
 
-/* Replace ev by the next link of the chain; false at the end. */
-static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned flags)
+/* Replace ev by the next link of the chain; false at the end.  Only a
+ * period the user gave (explicit) is converted: a defaulted one becomes the
+ * next event's own default, so that default runs use the same round period
+ * (1 ms of cpu-clock) on every machine instead of a clock-dependent one. */
+static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned flags,
+		      bool explicit)
 {
 	for (size_t i = 0; i < sizeof(fallback_chain) / sizeof(fallback_chain[0]); i++) {
 		const typeof(fallback_chain[0]) *f = &fallback_chain[i];
@@ -91,7 +95,7 @@ static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned 
 			return false;
 		if (ev->freq) {
 			next.freq = ev->freq;
-		} else if (ev->period) {
+		} else if (ev->period && explicit) {
 			switch (f->convert) {
 			case CONV_CYCLES_TO_NS:
 				/* Keep the sampling rate: P cycles at the nominal clock. */
@@ -140,8 +144,9 @@ static void describe(struct pmc_plan *plan)
 		w ? "; " : "", list, pmc_backend_name(plan->be));
 }
 
-/* Drop duplicates created by fallback (cycles and instructions both -> cpu-clock). */
-static void dedupe(struct pmc_plan *plan)
+/* Drop duplicates created by fallback (cycles and instructions both -> cpu-clock);
+ * explicit[] (whether the user gave each event's period) follows its event. */
+static void dedupe(struct pmc_plan *plan, bool *explicit)
 {
 	size_t k = 0;
 
@@ -149,8 +154,10 @@ static void dedupe(struct pmc_plan *plan)
 		bool dup = false;
 		for (size_t j = 0; j < k; j++)
 			dup |= strcmp(plan->ev[j].name, plan->ev[i].name) == 0;
-		if (!dup)
+		if (!dup) {
+			explicit[k] = explicit[i];
 			plan->ev[k++] = plan->ev[i];
+		}
 	}
 	plan->n = k;
 }
@@ -179,8 +186,11 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 	}
 	plan->n = n;
 	memcpy(plan->ev, plan->req, n * sizeof(plan->ev[0]));
-	for (size_t i = 0; i < n; i++)
+	bool explicit[PMC_MAX_EVENTS];
+	for (size_t i = 0; i < n; i++) {
+		explicit[i] = plan->ev[i].period || plan->ev[i].freq;
 		set_period(&plan->ev[i], flags);
+	}
 
 	/* One group, one backend. */
 	const char *want = backend ? backend : backend_for(&plan->ev[0]);
@@ -238,22 +248,22 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 			/* After perf_event failed as a whole, everything moves on. */
 			if (alone_ok && step == 0)
 				continue;
-			if (fall_back(ev, &env, flags) && !next_backend)
+			if (fall_back(ev, &env, flags, explicit[i]) && !next_backend)
 				next_backend = backend_for(ev);
 		}
 		if (!next_backend)
 			break;
-		dedupe(plan);
+		dedupe(plan, explicit);
 		size_t w = strlen(plan->why);
 		pmc_fmt(plan->why + w, sizeof(plan->why) - w, "%s%s: %s", w ? "; " : "",
 			defaulted && step == 0 ? "no hardware cycles event (the default)" : from,
 			reason);
 		for (size_t i = 0; i < plan->n; i++) {
 			if (strcmp(backend_for(&plan->ev[i]), next_backend) != 0 &&
-			    !fall_back(&plan->ev[i], &env, flags))
+			    !fall_back(&plan->ev[i], &env, flags, explicit[i]))
 				break;
 		}
-		dedupe(plan);
+		dedupe(plan, explicit);
 		if (strcmp(pmc_backend_name(plan->be), next_backend) != 0) {
 			pmc_backend_unload(plan->be);
 			plan->be = NULL;

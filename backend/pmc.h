@@ -109,7 +109,8 @@ struct pmc_env {
 	enum pmc_cpu_vendor cpu_vendor;
 	char cpu_model[96];
 	double cpu_mhz;			/* nominal, from /proc/cpuinfo; 0 if unknown */
-	int pmu_version;		/* Intel CPUID 0AH EAX[7:0]; AMD: 0 or 2 (PerfMonV2) */
+	int pmu_version;		/* Intel CPUID 0AH EAX[7:0]; AMD: 1, 2 with
+					 * PerfMonV2; 0: no counters */
 	int n_gp, gp_width;		/* general-purpose counters and their width */
 	int n_fixed, fixed_width;
 	uint32_t arch_events;		/* bit i set: architectural event i available */
@@ -122,6 +123,12 @@ struct pmc_env {
 	bool hw_events;			/* a hardware cycles event opened */
 	int hw_errno;			/* errno of that attempt, 0 on success */
 	char kernel[64];		/* uname -r */
+	/* added in 0.1.x, at the end */
+	bool cpu_pmu;			/* perf_event has a core PMU (sysfs devices/cpu,
+					 * cpu_core or cpu_atom); without one there are
+					 * no counters, whatever CPUID says */
+	char pmu_desc[192];		/* what the counters are, for people: "AMD
+					 * PerfMonV2 (CPUID 0x80000022): 6 core ..." */
 };
 
 /* Probe the machine once (cheap: CPUID, a few /proc and /sys files, two

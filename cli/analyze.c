@@ -407,6 +407,30 @@ static void packed(FILE *out, int width, const char *key, const char *val, int *
 	*col += n;
 }
 
+/* The trust line: the threads' CPU time as the kernel counted it, the
+ * time-based samples against it, the collector's handler, and the flags
+ * (docs/analyzer.md, "Trust flags"). */
+static void print_trust(const struct ana_run *r, FILE *out)
+{
+	char flags[128];
+
+	if (isnan(r->cpu_time) && !r->trust)
+		return;
+	fprintf(out, "# trust:");
+	if (!isnan(r->cpu_time))
+		fprintf(out, " cpu time %.3f s (kernel, per thread%s)", r->cpu_time,
+			r->n_repeats > 1 ? "; times are means of the repeats" : "");
+	if (!isnan(r->coverage))
+		fprintf(out, "; samples %.3f s (%.1f%% of expected, %u thread%s judged)",
+			r->sampled_time, 100 * r->coverage, r->n_judged, r->n_judged == 1 ? "" : "s");
+	fprintf(out, "\n# trust:");
+	if (!isnan(r->handler_time) && !isnan(r->cpu_time) && r->cpu_time > 0)
+		fprintf(out, " collector handler %.3f s (%.1f%% of the CPU time);", r->handler_time,
+			100 * r->handler_time / r->cpu_time);
+	fprintf(out, " flags: %s\n", r->trust ? ana_trust_str(r->trust, flags, sizeof(flags))
+					       : "none");
+}
+
 void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out)
 {
@@ -449,6 +473,7 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 	}
 	if (col)
 		fputc('\n', out);
+	print_trust(r, out);
 	for (size_t e = 0; e < r->n_events; e++) {
 		const struct ana_event_fact *f = &r->events[e];
 		if (!f->samples && !f->requested[0])
@@ -473,6 +498,9 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 	for (size_t i = 0; i < r->n_counters; i++) {
 		const struct ana_counter_fact *k = &r->counters[i];
 		char cv[64];
+		/* shown on the trust line instead */
+		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "handler_ns"))
+			continue;
 		if (isnan(k->pct))
 			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)k->value);
 		else

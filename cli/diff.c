@@ -257,6 +257,9 @@ static void fmt_ci(char *buf, size_t len, const struct ana_cmp *c, enum ana_rati
 		snprintf(buf, len, "[%.3g,%.3g]", c->lo, c->hi);
 }
 
+/* Rows whose significance was withheld (lines against an emulated run). */
+static size_t withheld;
+
 static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
 {
 	const struct common *c = &o->c;
@@ -325,7 +328,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 			snprintf(buf[k++], 96, isnan(rp) ? "" : "%.2f", rp);
 			fmt_ratio(buf[k++], 96, &cmp, o->q.ratio);
 			fmt_ci(buf[k++], 96, &cmp, o->q.ratio);
-			snprintf(buf[k++], 96, "%s", cmp.significant ? "*" : "");
+			snprintf(buf[k++], 96, "%s", cmp.significant ? "*" : cmp.withheld ? "?" : "");
+			withheld += cmp.withheld;
 			if (spread)
 				snprintf(buf[k++], 96, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
 		}
@@ -471,6 +475,10 @@ static int run(struct opts *op, int argc, char **argv)
 				print_run_header(c, s, r, role, out);
 			}
 		e = print_table(op, s, rows, out);
+		if (!op->no_header && withheld)
+			fprintf(out, "# ?: the interval excludes 1, but not marked significant: lines "
+				"against a run under an emulator, whose per-line attribution is "
+				"unreliable (%zu rows)\n", withheld);
 		if (!op->no_header)
 			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
 				"if alike\n",

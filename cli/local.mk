@@ -33,6 +33,14 @@ pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
 pmcprof_dump_SOURCES = cli/dump.c
 pmcprof_dump_LDADD = profile/libprofile.la
 
+# `pmcprof vm`: a shell script (it only drives record, diff and QEMU).
+pkglibexec_SCRIPTS = pmcprof-vm
+# (a new file, then a rename: a running bash reads its script as it goes)
+pmcprof-vm: $(top_srcdir)/cli/vm.sh
+	$(AM_V_GEN)cp $< $@.tmp && chmod +x $@.tmp && mv -f $@.tmp $@
+CLEANFILES += pmcprof-vm
+EXTRA_DIST += cli/vm.sh
+
 bashcompletiondir = $(datadir)/bash-completion/completions
 bashcompletion_DATA = scripts/pmcprof
 scripts/pmcprof: $(top_srcdir)/scripts/pmcprof.bash-completion
@@ -40,7 +48,7 @@ scripts/pmcprof: $(top_srcdir)/scripts/pmcprof.bash-completion
 CLEANFILES += scripts/pmcprof
 
 # Man pages, generated from each command's --help so they always match it.
-MAN_COMMANDS = record report diff view stat list probe dump
+MAN_COMMANDS = record report diff view stat list probe dump vm
 man1_MANS = doc-man/pmcprof.1 $(MAN_COMMANDS:%=doc-man/pmcprof-%.1)
 CLEANFILES += $(man1_MANS)
 man_summary_pmcprof = a sampling profiler that knows where it runs
@@ -52,6 +60,7 @@ man_summary_stat = count events over a whole run
 man_summary_list = list backends and events
 man_summary_probe = describe the machine's counters, hypervisor and defaults
 man_summary_dump = print a profile file's raw contents
+man_summary_vm = record a command natively and in a QEMU guest, and compare
 doc-man/pmcprof.1: pmcprof$(EXEEXT) $(top_srcdir)/scripts/mkman.sh
 	$(AM_V_GEN)mkdir -p doc-man && \
 	$(SHELL) $(top_srcdir)/scripts/mkman.sh ./pmcprof pmcprof "$(man_summary_pmcprof)" $(VERSION) >$@

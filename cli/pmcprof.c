@@ -27,6 +27,7 @@ static const struct {
 	{ "list", "list backends (usable or why not) and events" },
 	{ "probe", "describe this machine: hypervisor, PMU, perf_event, default choice" },
 	{ "dump", "print a profile file's raw contents" },
+	{ "vm", "record a command natively and in a throwaway QEMU guest, and compare" },
 };
 
 static void usage(FILE *f)

@@ -115,13 +115,8 @@ int main(int argc, char **argv)
 		       env.sys_hypervisor);
 	else
 		printf("Hypervisor:  none detected (bare metal)\n");
-	if (env.pmu_version == 0 || env.n_gp == 0)
-		printf("PMU:         no core counters visible (CPUID 0AH version %d, %d counters)%s\n",
-		       env.pmu_version, env.n_gp,
-		       env.hv_present ? ": the hypervisor exposes no virtual PMU" : "");
-	else
-		printf("PMU:         version %d, %d general counters x %d bits, %d fixed x %d bits\n",
-		       env.pmu_version, env.n_gp, env.gp_width, env.n_fixed, env.fixed_width);
+	printf("PMU:         %s%s\n", env.pmu_desc,
+	       env.n_gp == 0 && env.hv_present ? "; the hypervisor exposes no virtual PMU" : "");
 	printf("perf_event:  %s; perf_event_paranoid=%d (%s)\n",
 	       env.perf_event_syscall ? "available" : "NOT available", env.paranoid,
 	       paranoid_meaning(env.paranoid));

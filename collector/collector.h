@@ -84,6 +84,8 @@ struct thr {
 	uint32_t path_node[COLL_MAX_DEPTH];
 	uint32_t path_len;
 	uint32_t path_seq;		/* loadmap_seq() when it was taken */
+	uint64_t cpu_start_ns;		/* its CPU time when sampling began (owntime.h) */
+	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
 #ifdef COLL_TIMING
 	/* Benchmark builds only: handler durations, 10 ns buckets. */
 	uint32_t timing[COLL_TIMING_BUCKETS];

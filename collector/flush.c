@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/owntime.h"
 #include "profile/profile.h"
 
 static const char *const counter_names[CTR_N] = {
@@ -527,7 +528,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 13];
+	struct prof_counter ctrs[CTR_N + 15];
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
@@ -622,6 +623,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 #ifdef COLL_TIMING
 	nc += timing_counters(t, ctrs + nc);
 #endif
+	nc += owntime_counters(t, ctrs + nc);
 	memset(&p, 0, sizeof(p));
 	p.version = PROF_VERSION;
 	p.partial = partial;

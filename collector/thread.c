@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/owntime.h"
 
 __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 
@@ -175,6 +176,8 @@ static int thr_reset(struct thr *t)
 	t->tid = gettid();
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
+	t->cpu_start_ns = owntime_thread_cpu_ns(0);
+	t->handler_ticks = 0;
 	t->thread_seed = splitmix64(coll.set.seed ^ ((uint64_t)coll.pid << 32) ^ t->index);
 	t->rng = t->thread_seed ? t->thread_seed : 1;
 	for (size_t i = 0; i < coll.n_ev; i++)
@@ -510,7 +513,7 @@ void thr_on_signal(int signo, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	struct thr *t = coll_self;
-	uint64_t next = 0;
+	uint64_t next = 0, own0 = owntime_ticks();
 	int idx, status;
 #ifdef COLL_TIMING
 	uint64_t t0 = now_ns(), t1, t2;
@@ -577,6 +580,7 @@ done:
 #ifdef COLL_TIMING
 	timing_add(t->timing, now_ns() - t0);
 #endif
+	t->handler_ticks += owntime_ticks() - own0;
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
 out:
 	errno = saved_errno;

@@ -106,6 +106,8 @@ static void help_rows(struct text *t)
 	line(t, ROLE_TITLE, "Compare mode", "%s", "");
 	line(t, ROLE_NORMAL, "1.50 [1.4,1.6]*",
 	     "ratio of the run to the base, its confidence interval, * = significant");
+	line(t, ROLE_WARN, "1.50 [1.4,1.6]?",
+	     "excludes 1, but not marked: lines against a run under an emulator");
 	line(t, ROLE_UP, "red", "ratio >= %.2f (or delta >= +%.1f points)", t->ui->st.threshold,
 	     t->ui->st.delta_threshold);
 	line(t, ROLE_DOWN, "blue", "ratio <= %.2f (or delta <= -%.1f points)",
@@ -134,6 +136,23 @@ static void facts_rows(struct text *t)
 		if (!isnan(run->steal_share))	/* above 5%: the analyzer's notes warn */
 			line(t, run->steal_share > 0.05 ? ROLE_WARN : ROLE_NORMAL, "steal",
 			     "%.3f s, %.1f%% of the CPU time", run->steal, 100 * run->steal_share);
+		char fl[128];
+		line(t, run->trust ? ROLE_WARN : ROLE_NORMAL, "trust", "%s",
+		     run->trust ? ana_trust_str(run->trust, fl, sizeof(fl)) : "no flags");
+		if (!isnan(run->cpu_time))
+			line(t, ROLE_NORMAL, "cpu time", "%.3f s (the threads' own, kernel)",
+			     run->cpu_time);
+		if (!isnan(run->coverage))
+			line(t, run->trust & (ANA_TRUST_SAMPLES_LOST | ANA_TRUST_SAMPLES_EXCESS)
+					? ROLE_WARN : ROLE_NORMAL,
+			     "samples", "%.3f s, %.1f%% of the expected (%u threads judged, %u short)",
+			     run->sampled_time, 100 * run->coverage, run->n_judged, run->n_short);
+		if (!isnan(run->handler_time))
+			line(t, run->trust & ANA_TRUST_COLLECTOR_TIME ? ROLE_WARN : ROLE_NORMAL,
+			     "handler", "%.3f s in the collector's signal handler", run->handler_time);
+		if (run->emulator)
+			line(t, ROLE_WARN, "emulator", "%s: lines and instructions unreliable",
+			     run->emulator);
 		/* the event this run shows and is compared on (compare mode: its
 		 * own where it did not sample the shown one) */
 		size_t shown = view_run_event(&t->ui->st, s, r);

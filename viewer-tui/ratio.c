@@ -46,7 +46,9 @@ static void fmt_num(char *buf, size_t len, double x, enum ana_ratio mode)
 void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode, int cols)
 {
 	char v[32], lo[32], hi[32];
-	const char *mark = c->significant ? "*" : " ";
+	/* ?: the interval excludes 1, but lines against an emulated run
+	 * are not marked significant (ana_cmp.withheld) */
+	const char *mark = c->significant ? "*" : c->withheld ? "?" : " ";
 
 	switch (c->presence) {
 	case ANA_ONLY_BASE:

@@ -766,6 +766,9 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 			const struct ana_counter_fact *c = &base->counters[i];
 			if (c->warn != (pass == 0))
 				continue;
+			/* the trust flags below say what these mean */
+			if (!strcmp(c->name, "thread_cpu_ns") || !strcmp(c->name, "handler_ns"))
+				continue;
 			if (c->warn)
 				h[n].role = ROLE_WARN;
 			if (c->value || c->warn)
@@ -776,6 +779,16 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 		n++;
 	/* 5: warnings: the analyzer's notes (bad files, losses, runs with
 	 * different sample sources, events or periods) */
+	/* trust flags of every run first: an emulated run or lost samples
+	 * change what the whole comparison means (steal has its own note) */
+	for (unsigned r = 0; r < n_runs; r++) {
+		const struct ana_run *ru = ana_set_run(s, r);
+		unsigned fl = ru ? ru->trust & ~(unsigned)ANA_TRUST_STEAL : 0;
+		char buf[128];
+		if (fl)
+			append(h[n].text, sizeof(h[n].text), sep, "! %s: %s",
+			       text_basename(ru->label), ana_trust_str(fl, buf, sizeof(buf)));
+	}
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		const struct ana_note *no = ana_set_note(s, i);
 		if (no && no->severity != ANA_NOTE_INFO && warns++ == 0)

@@ -15,7 +15,7 @@ check "CSV: parses, documented columns, counts round-trip" python3 - out.csv <<'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 cols = ("event,function,module,file,line,self_samples,self_pct,incl_samples,incl_pct,"
-        "self_value,incl_value,run,inlined_into,depth").split(",")
+        "self_value,incl_value,run,inlined_into,depth,run_trust").split(",")
 assert list(rows[0].keys()) == cols, rows[0].keys()
 want = {("work_a", "perf::CYCLES"): 600, ("work_b", "perf::CYCLES"): 300, ("work_c", "perf::CYCLES"): 100,
         ("work_a", "perf::INSTRUCTIONS"): 300, ("work_b", "perf::INSTRUCTIONS"): 600,
@@ -116,7 +116,7 @@ check "diff CSV: documented columns" python3 -c "
 import csv
 rows = list(csv.DictReader(open('diff.csv', newline='')))
 cols = ('event,function,module,file,line,run,base,run_event,base_samples,run_samples,base_pct,run_pct,'
-        'mode,ratio,ci_low,ci_high,significant,spread,presence,inlined_into').split(',')
+        'mode,ratio,ci_low,ci_high,significant,spread,presence,inlined_into,run_trust,base_trust,withheld').split(',')
 assert list(rows[0].keys()) == cols, rows[0].keys()
 assert all(float(r['ratio']) == 1.0 and r['significant'] == '0' for r in rows)
 assert all(r['run_event'] == r['event'] for r in rows)"

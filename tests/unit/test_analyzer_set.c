@@ -774,7 +774,7 @@ static void test_compare_and_csv(void)
 	T_OK(ana_rows_write_csv(r, m) == 0, "CSV written");
 	fclose(m);
 	const char *hdr = "event,function,module,file,line,self_samples,self_pct,incl_samples,incl_pct,"
-			  "self_value,incl_value,run,inlined_into,depth\r\n";
+			  "self_value,incl_value,run,inlined_into,depth,run_trust\r\n";
 	T_OK(buf && !strncmp(buf, hdr, strlen(hdr)), "CSV header as documented");
 	size_t lines = 0;
 	for (char *p = buf; p && (p = strstr(p, "\r\n")); p += 2)

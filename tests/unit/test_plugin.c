@@ -87,8 +87,10 @@ static void test_plans(const struct pmc_env *env)
 			     "default is hardware cycles where a PMU works");
 		else
 			T_OK(plan.fell_back && strcmp(plan.ev[0].name, "perf::CPU-CLOCK") == 0 &&
-				     strstr(plan.why, "no hardware") && plan.ev[0].period > 0,
-			     "no PMU: default falls back to cpu-clock and says why: %s", plan.why);
+				     strstr(plan.why, "no hardware") && plan.ev[0].period == 1000000,
+			     "no PMU: default falls back to cpu-clock@1000000 (1 ms on every "
+			     "machine, not the clock-converted cycles default) and says why: %s",
+			     plan.why);
 		pmc_plan_release(&plan);
 	}
 

@@ -1,0 +1,178 @@
+/* Trust flags: what a run's own numbers say about how far its samples can
+ * be trusted.  Per thread, time-based samples x period should add up to
+ * the thread's CPU time as the kernel counted it (the collector records
+ * thread_cpu_ns at thread end); an emulator's timer interrupts arrive at
+ * translation-block boundaries, so its per-line attribution is unreliable;
+ * the collector's handler time is part of the CPU time the samples show.
+ * docs/analyzer.md ("Trust flags") documents the thresholds. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyzer/internal.h"
+
+/* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
+ * emulators rather than hardware virtualization. */
+static const struct {
+	const char *hypervisor;
+	const char *name;
+} emulators[] = {
+	{ "qemu-tcg", "QEMU-TCG" },
+	{ "bochs", "Bochs" },
+};
+
+static const char *const trust_names[ANA_TRUST_N] = {
+	"samples-lost", "samples-excess", "emulated", "collector-time", "steal",
+};
+
+const char *ana_trust_name(unsigned bit)
+{
+	for (unsigned i = 0; i < ANA_TRUST_N; i++)
+		if (bit == 1u << i)
+			return trust_names[i];
+	return NULL;
+}
+
+const char *ana_trust_str(unsigned flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (unsigned i = 0; i < ANA_TRUST_N && n < len; i++)
+		if (flags & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ";" : "", trust_names[i]);
+	return buf;
+}
+
+const char *trust_emulator(const char *hv)
+{
+	for (size_t i = 0; hv && i < sizeof(emulators) / sizeof(*emulators); i++)
+		if (!strcasecmp(hv, emulators[i].hypervisor))
+			return emulators[i].name;
+	return NULL;
+}
+
+static bool counter(const struct prof *p, const char *name, uint64_t *v)
+{
+	for (size_t i = 0; i < p->n_counters; i++)
+		if (p->counters[i].name && !strcmp(p->counters[i].name, name)) {
+			*v = p->counters[i].value;
+			return true;
+		}
+	return false;
+}
+
+void trust_file(struct trust_acc *t, const struct prof *p)
+{
+	uint64_t cpu, h;
+
+	if (counter(p, "handler_ns", &h)) {
+		t->handler_ns += (double)h;
+		t->n_handler++;
+	}
+	if (!counter(p, "thread_cpu_ns", &cpu))
+		return;
+	t->cpu_ns += (double)cpu;
+	t->n_cpu++;
+	/* the first time-based event sampled by period: ns or us of CPU */
+	for (size_t k = 0; k < p->n_events; k++) {
+		const struct prof_event *e = &p->events[k];
+		double scale = e->unit && !strcmp(e->unit, "ns") ? 1
+			       : e->unit && !strcmp(e->unit, "us") ? 1000 : 0;
+		if (!scale || !e->period || e->freq)
+			continue;
+		uint64_t n = 0;
+		for (uint32_t i = 0; i < p->cct.n_nodes; i++)
+			n += p->cct.counts[(size_t)i * p->cct.n_events + k];
+		double got = (e->weight ? (double)e->weight : (double)n * (double)e->period) * scale;
+		double expected = (double)cpu / ((double)e->period * scale);
+		if (expected < ANA_TRUST_MIN_EXPECTED)
+			return;
+		double cov = got / (double)cpu;
+		t->judged_cpu_ns += (double)cpu;
+		t->judged_got_ns += got;
+		if (!t->n_judged || cov < t->worst) {
+			const char *tid = prof_meta_get(p, "tid"), *nm = prof_meta_get(p, "thread_name");
+			t->worst = cov;
+			snprintf(t->worst_who, sizeof(t->worst_who), "tid %.20s%s%.40s%s",
+				 tid ? tid : "?", nm ? " (" : "", nm ? nm : "", nm ? ")" : "");
+		}
+		t->n_judged++;
+		t->n_short += cov < 1 - ANA_TRUST_LOST_SHARE;
+		return;
+	}
+}
+
+static void note(struct ana_set *s, int run, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note(struct ana_set *s, int run, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < s->n_notes; i++)	/* --by groups share a run's notes */
+		if (!strcmp(s->notes[i].msg, buf))
+			return;
+	set_note(s, ANA_NOTE_WARN, run, "%s", buf);
+}
+
+void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
+{
+	const struct trust_acc *t = &o->trust;
+	struct ana_run *r = &o->pub;
+	double reps = o->n_repeats ? o->n_repeats : 1;
+
+	/* any of its files under an emulator makes the run one */
+	r->emulator = NULL;
+	for (size_t i = 0; i < o->n_meta; i++)
+		if (!strcmp(o->meta[i].key, "hypervisor"))
+			for (size_t k = 0; k < o->meta[i].n && !r->emulator; k++)
+				r->emulator = trust_emulator(o->meta[i].val[k]);
+	r->cpu_time = t->n_cpu ? t->cpu_ns / 1e9 / reps : NAN;
+	r->handler_time = t->n_handler ? t->handler_ns / 1e9 / reps : NAN;
+	r->sampled_time = t->n_judged ? t->judged_got_ns / 1e9 / reps : NAN;
+	r->coverage = t->n_judged && t->judged_cpu_ns > 0 ? t->judged_got_ns / t->judged_cpu_ns : NAN;
+	r->n_judged = t->n_judged;
+	r->n_short = t->n_short;
+	r->trust = 0;
+
+	if (!isnan(r->coverage) && r->coverage < 1 - ANA_TRUST_LOST_SHARE) {
+		r->trust |= ANA_TRUST_SAMPLES_LOST;
+		note(s, nr, "%s: lost %.0f%% of the expected samples (%.3f s sampled for %.3f s of "
+			 "the threads' own CPU time; %u of %u threads short, worst %s at %.0f%%): "
+			 "timer-based sampling in an emulated or overloaded guest, or a loaded host",
+		     who, 100 * (1 - r->coverage), r->sampled_time, t->judged_cpu_ns / 1e9 / reps,
+		     t->n_short, t->n_judged, t->worst_who, 100 * t->worst);
+	} else if (!isnan(r->coverage) && r->coverage > 1 + ANA_TRUST_EXCESS_SHARE) {
+		r->trust |= ANA_TRUST_SAMPLES_EXCESS;
+		note(s, nr, "%s: %.0f%% more sample time than the threads' own CPU time (%.3f s "
+			 "sampled for %.3f s): samples stand for time the threads did not run",
+		     who, 100 * (r->coverage - 1), r->sampled_time, t->judged_cpu_ns / 1e9 / reps);
+	}
+	if (r->emulator) {
+		r->trust |= ANA_TRUST_EMULATED;
+		note(s, nr, "%s: ran under an emulator (%s): not representative of hardware "
+			 "virtualization, and its per-line and per-instruction attribution is "
+			 "unreliable (an emulator takes interrupts at translation-block boundaries); "
+			 "compare functions, not lines", who, r->emulator);
+	}
+	if (!isnan(r->handler_time) && !isnan(r->cpu_time) && r->cpu_time > 0 &&
+	    r->handler_time > ANA_TRUST_HANDLER_SHARE * r->cpu_time) {
+		r->trust |= ANA_TRUST_COLLECTOR_TIME;
+		note(s, nr, "%s: the collector's signal handler took %.1f%% of the threads' CPU "
+			 "time (%.3f s of %.3f s): the program ran that much longer than unprofiled, "
+			 "and its samples include that time", who,
+		     100 * r->handler_time / r->cpu_time, r->handler_time, r->cpu_time);
+	}
+	if (!isnan(r->steal_share) && r->steal_share > ANA_TRUST_STEAL_SHARE)
+		r->trust |= ANA_TRUST_STEAL;
+}

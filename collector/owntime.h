@@ -1,0 +1,42 @@
+/* The collector's own time and each thread's CPU time, so the analyzer can
+ * check that samples add up (docs/collector.md, "Own time and CPU time").
+ * Everything here is async-signal-safe. */
+#ifndef COLLECTOR_OWNTIME_H
+#define COLLECTOR_OWNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+struct thr;
+struct prof_counter;
+
+/* A cheap timestamp for timing the handler: the TSC on x86 (one
+ * unprivileged instruction, ~10-40 cycles, not trapped by KVM, emulated by
+ * TCG), else CLOCK_MONOTONIC in ns (vDSO).  Ticks; owntime_counters
+ * converts them.  Not a CPU-time clock: a preempted handler counts the
+ * time it was off the CPU, which is rare and errs on the high side. */
+static inline uint64_t owntime_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* The thread's own CPU time (the kernel's count: CLOCK_THREAD_CPUTIME_ID of
+ * thread tid in this process), in ns; 0 if it cannot be read. */
+uint64_t owntime_thread_cpu_ns(pid_t tid);
+
+/* Append "thread_cpu_ns" (the thread's CPU time from t->cpu_start_ns to now)
+ * and "handler_ns" (time spent in the sampling handler) to out; returns how
+ * many (at most 2). */
+size_t owntime_counters(const struct thr *t, struct prof_counter *out);
+
+#endif

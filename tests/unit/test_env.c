@@ -1,0 +1,116 @@
+/* The environment probe's PMU decode (backend/env.c), against the raw
+ * CPUID leaves of real machines and whether perf_event has a core PMU
+ * (/sys/bus/event_source/devices/cpu).  Then the real probe on this
+ * machine must agree with its own sysfs. */
+#include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backend/internal.h"
+#include "tests/harness.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Leaf 0 of each vendor: max basic leaf, then EBX, ECX, EDX as stored. */
+#define INTEL(max) { max, 0x756e6547, 0x6c65746e, 0x49656e69 }
+#define AMD(max) { max, 0x68747541, 0x444d4163, 0x69746e65 }
+#define HYGON { 0xd, 0x6f677948, 0x656e6975, 0x6e65476e }
+
+static const struct {
+	int line;
+	const char *what;
+	struct env_cpuid in;
+	bool cpu_pmu;		/* /sys/bus/event_source/devices/cpu exists */
+	/* expected */
+	enum pmc_cpu_vendor vendor;
+	int version, n_gp, gp_width, n_fixed;
+	const char *desc;	/* a substring of pmu_desc */
+} cases[] = {
+	{ __LINE__, "this machine: Intel Xeon KVM guest without vPMU (0AH all zero)",
+	  { .l0 = INTEL(0x24), .emax = 0x80000008, .e1 = { 0, 0, 0x121, 0x2c100800 },
+	    /* beyond emax: Intel answers with the highest basic leaf's data */
+	    .e22 = { 0, 0x00070001, 0, 0 } },
+	  false, PMC_CPU_INTEL, 0, 0, 0, 0, "no core counters (CPUID 0AH version 0)" },
+	{ __LINE__, "Intel Skylake-SP bare metal: v4, 4 x 48 (8 with HT off), 3 fixed",
+	  { .l0 = INTEL(0x16), .la = { 0x07300404, 0, 0, 0x00000603 }, .emax = 0x80000008 },
+	  true, PMC_CPU_INTEL, 4, 4, 48, 3, "Intel architectural PMU version 4" },
+	{ __LINE__, "Intel KVM guest, QEMU -cpu host,pmu=on: v2",
+	  { .l0 = INTEL(0xd), .la = { 0x07300402, 0, 0, 0x00000603 }, .emax = 0x80000008 },
+	  true, PMC_CPU_INTEL, 2, 4, 48, 3, "4 general counters x 48 bits, 3 fixed x 48 bits" },
+	{ __LINE__, "Intel CPUID claims v2, but the kernel drives no core PMU",
+	  { .l0 = INTEL(0xd), .la = { 0x07300402, 0, 0, 0x00000603 } },
+	  false, PMC_CPU_INTEL, 0, 0, 0, 0,
+	  "no core counters: perf_event has no CPU PMU (/sys/bus/event_source/devices/cpu "
+	  "missing), though CPUID describes Intel architectural PMU version 2" },
+	{ __LINE__, "AMD EPYC 9654 (Zen 4) bare metal: PerfMonV2, 6 counters",
+	  { .l0 = AMD(0x10), .emax = 0x80000028, .e1 = { 0x00a10f11, 0, 0x75c237ff, 0x2fd3fbff },
+	    .e22 = { 0x7, 0x00001106, 0, 0 } },
+	  true, PMC_CPU_AMD, 2, 6, 48, 0, "AMD PerfMonV2 (CPUID 0x80000022): 6 core counters" },
+	{ __LINE__, "AMD EPYC 7763 (Zen 3) bare metal: PerfCtrExtCore, no PerfMonV2",
+	  { .l0 = AMD(0x10), .emax = 0x80000023, .e1 = { 0x00a00f11, 0, 0x75c237ff, 0x2fd3fbff } },
+	  true, PMC_CPU_AMD, 1, 6, 48, 0, "AMD PerfCtrExtCore (CPUID 0x80000001 ECX[23]): 6 core" },
+	{ __LINE__, "AMD KVM guest, vPMU with PerfCtrExtCore",
+	  { .l0 = AMD(0x10), .emax = 0x80000008, .e1 = { 0, 0, 0x00c001f3, 0 } },
+	  true, PMC_CPU_AMD, 1, 6, 48, 0, "PerfCtrExtCore" },
+	{ __LINE__, "AMD KVM guest, enable_pmu=0: no ext leaves, no CPU PMU (the bug: "
+		    "'version 1, 4 general counters')",
+	  { .l0 = AMD(0x10), .emax = 0x80000028, .e1 = { 0, 0, 0x004001f3, 0 } },
+	  false, PMC_CPU_AMD, 0, 0, 0, 0,
+	  "no core counters: AMD CPU without PerfCtrExtCore or PerfMonV2 in CPUID, and "
+	  "perf_event has no CPU PMU" },
+	{ __LINE__, "QEMU 7.2 TCG -cpu max (AuthenticAMD), read in `pmcprof vm`'s guest",
+	  { .l0 = AMD(0xd), .emax = 0x8000000a, .e1 = { 0x00060fb1, 0, 0x00000077, 0xedd3fbfd },
+	    /* beyond emax, and its bit 0 is set: must not read as PerfMonV2 */
+	    .e22 = { 0x0000021f, 0x00000a88, 0x00000a88, 0 } },
+	  false, PMC_CPU_AMD, 0, 0, 0, 0, "AMD CPU without PerfCtrExtCore or PerfMonV2" },
+	{ __LINE__, "AMD K10 (Opteron 6174) bare metal: the 4 legacy counters",
+	  { .l0 = AMD(0x5), .emax = 0x8000001b, .e1 = { 0x00100f91, 0, 0x000837ff, 0xefd3fbff } },
+	  true, PMC_CPU_AMD, 1, 4, 48, 0, "AMD legacy PMU: 4 core counters x 48 bits" },
+	{ __LINE__, "AMD guest claiming PerfMonV2, no CPU PMU in the kernel",
+	  { .l0 = AMD(0x10), .emax = 0x80000028, .e1 = { 0, 0, 0x00c001f3, 0 },
+	    .e22 = { 0x1, 0x6, 0, 0 } },
+	  false, PMC_CPU_AMD, 0, 0, 0, 0, "though CPUID describes AMD PerfMonV2" },
+	{ __LINE__, "Hygon Dhyana: AMD's leaves, PerfCtrExtCore",
+	  { .l0 = HYGON, .emax = 0x8000001f, .e1 = { 0, 0, 0x35c233ff, 0 } },
+	  true, PMC_CPU_AMD, 1, 6, 48, 0, "PerfCtrExtCore" },
+	{ __LINE__, "unknown vendor",
+	  { .l0 = { 0x1, 0x746e6543, 0x736c7561, 0x48727561 } },
+	  false, PMC_CPU_OTHER, 0, 0, 0, 0, "no core counters known (CPU vendor \"CentaurHauls\")" },
+};
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < N(cases); i++) {
+		struct pmc_env env;
+
+		memset(&env, 0x5a, sizeof(env));	/* every field must be set */
+		env_decode_pmu(&cases[i].in, cases[i].cpu_pmu, &env);
+		T_OK(env.cpu_vendor == cases[i].vendor && env.pmu_version == cases[i].version &&
+			     env.n_gp == cases[i].n_gp && env.gp_width == cases[i].gp_width &&
+			     env.n_fixed == cases[i].n_fixed && env.cpu_pmu == cases[i].cpu_pmu &&
+			     strstr(env.pmu_desc, cases[i].desc) != NULL,
+		     "line %d: %s: vendor %d, version %d, %d x %d bits, %d fixed: \"%s\"",
+		     cases[i].line, cases[i].what, env.cpu_vendor, env.pmu_version, env.n_gp,
+		     env.gp_width, env.n_fixed, env.pmu_desc);
+		T_OK(!(env.n_gp > 0 && !env.cpu_pmu),
+		     "line %d: no counters reported without a CPU PMU", cases[i].line);
+	}
+
+	/* The real probe: no counters claimed where the kernel has no core PMU. */
+	struct pmc_env env;
+	bool sys = is_dir("/sys/bus/event_source/devices/cpu") ||
+		   is_dir("/sys/bus/event_source/devices/cpu_core");
+	pmc_env_probe(&env);
+	T_OK(env.cpu_pmu == sys && (sys || env.n_gp == 0) && env.pmu_desc[0],
+	     "this machine: core PMU in sysfs %s, probe says \"%s\"", sys ? "yes" : "no",
+	     env.pmu_desc);
+	return T_DONE();
+}
