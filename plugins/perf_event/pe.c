@@ -65,6 +65,11 @@ struct pe_ctx {
 	size_t n;
 	pid_t pid;
 	bool armed;
+	/* Counting-only events of one thread form a kernel group, leader
+	 * ev[0]: started and stopped together and read with one read()
+	 * (PERF_FORMAT_GROUP|ID), values matched by id. */
+	bool grouped;
+	uint64_t id[PMC_MAX_EVENTS];
 	volatile bool started;		/* overflow() refuses signals when false */
 	int signo;			/* from arm */
 	pid_t tid;			/* the thread that gets the signals */
@@ -138,7 +143,7 @@ static bool is_swevent(uint32_t type, uint64_t config)
 }
 
 static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
-		      const struct pmc_group_opts *opts, bool sampled)
+		      const struct pmc_group_opts *opts, bool sampled, bool grouped)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -149,6 +154,8 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	a->exclude_user = ev->exclude_user;
 	a->exclude_kernel = ev->exclude_kernel;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (grouped)
+		a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
 	/* enable_on_exec only acts on an event created disabled. */
 	a->disabled = 1;
 	a->enable_on_exec = opts->enable_on_exec;
@@ -195,11 +202,61 @@ static void map_page(struct pe_ev *e)
 	}
 }
 
+static void close_all(struct pe_ctx *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->ev[i].pg)
+			munmap(c->ev[i].pg, c->ev[i].map_len);
+		if (c->ev[i].fd >= 0)
+			close(c->ev[i].fd);
+		c->ev[i].pg = NULL;
+		c->ev[i].data = NULL;
+		c->ev[i].fd = -1;
+	}
+	c->n = 0;
+}
+
+/* Open every event of c (grouped or not); 0 or -errno with nothing left
+ * open. */
+static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
+		    const struct pmc_group_opts *opts)
+{
+	bool self = opts->pid == 0 && !opts->inherit;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pe_ev *e = &c->ev[i];
+		struct perf_event_attr a;
+		int group_fd = c->grouped && i > 0 ? c->ev[0].fd : -1;
+
+		e->sampled = opts->sample && (evs[i].period || evs[i].freq);
+		e->period = evs[i].freq ? evs[i].freq : evs[i].period;
+		e->swevent = is_swevent(evs[i].type, evs[i].config);
+		e->batch = 1;
+		attr_fill(&a, &evs[i], opts, e->sampled, c->grouped);
+		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
+				     PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0 || (c->grouped && ioctl(e->fd, PERF_EVENT_IOC_ID, &c->id[i]) < 0)) {
+			int err = -errno;
+			c->n = e->fd < 0 ? i : i + 1;
+			close_all(c);
+			return err;
+		}
+		e->fd = fd_move_high(e->fd);
+		c->n = i + 1;
+		if (e->sampled || (self && may_rdpmc(evs[i].type)))
+			map_page(e);
+		if (e->data)
+			e->batch = CREDITS;
+	}
+	return 0;
+}
+
 int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
 	    void **ctx)
 {
 	struct pe_ctx *c;
-	bool self;
+	bool sampling = false;
+	int ret;
 
 	if (n == 0 || !evs || !opts || !ctx)
 		return -EINVAL;
@@ -221,32 +278,23 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	c->pid = opts->pid;
 	/* enable_on_exec counters run without a start(). */
 	c->started = opts->enable_on_exec;
-	self = opts->pid == 0 && !opts->inherit;
-	for (size_t i = 0; i < n; i++)
-		c->ev[i].fd = -1;
 	for (size_t i = 0; i < n; i++) {
-		struct pe_ev *e = &c->ev[i];
-		struct perf_event_attr a;
-
-		e->sampled = opts->sample && (evs[i].period || evs[i].freq);
-		e->period = evs[i].freq ? evs[i].freq : evs[i].period;
-		e->swevent = is_swevent(evs[i].type, evs[i].config);
-		e->batch = 1;
-		attr_fill(&a, &evs[i], opts, e->sampled);
-		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1,
-				     PERF_FLAG_FD_CLOEXEC);
-		if (e->fd < 0) {
-			int err = -errno;
-			c->n = i;
-			pe_close(c);
-			return err;
-		}
-		e->fd = fd_move_high(e->fd);
-		c->n = i + 1;
-		if (e->sampled || (self && may_rdpmc(evs[i].type)))
-			map_page(e);
-		if (e->data)
-			e->batch = CREDITS;
+		c->ev[i].fd = -1;
+		sampling |= opts->sample && (evs[i].period || evs[i].freq);
+	}
+	/* Not with inherit (the kernel refuses group reads of inherited
+	 * events before 6.x) nor with sampled events (each keeps its own
+	 * enable state, credits and re-adds).  A group the kernel refuses
+	 * (a hardware group larger than the PMU) is opened event by event. */
+	c->grouped = n > 1 && !opts->inherit && !sampling;
+	ret = open_all(c, evs, n, opts);
+	if (ret < 0 && c->grouped) {
+		c->grouped = false;
+		ret = open_all(c, evs, n, opts);
+	}
+	if (ret < 0) {
+		free(c);
+		return ret;
 	}
 	*ctx = c;
 	return 0;
@@ -301,6 +349,9 @@ int pe_start(void *ctx)
 
 	/* Before the enable, so the first overflow is not taken for stale. */
 	c->started = true;
+	if (c->grouped)
+		return ioctl(c->ev[0].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno
+											      : 0;
 	if (c->armed)
 		mask_signo(c, SIG_BLOCK, &old);
 	for (size_t i = 0; i < c->n && ret == 0; i++) {
@@ -320,7 +371,9 @@ int pe_stop(void *ctx)
 	struct pe_ctx *c = ctx;
 	int ret = 0;
 
-	for (size_t i = 0; i < c->n; i++)
+	if (c->grouped && ioctl(c->ev[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
+		ret = -errno;
+	for (size_t i = 0; i < c->n && !c->grouped; i++)
 		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && ret == 0)
 			ret = -errno;
 	/* After the disables: an overflow signalled before them is delivered
@@ -329,12 +382,54 @@ int pe_stop(void *ctx)
 	return ret;
 }
 
+/* The whole group with one read(): nr, enabled, running, then {value, id}
+ * per member, leader first, in the order they were opened. */
+static int read_group(struct pe_ctx *c, struct pmc_count *vals, size_t n)
+{
+	uint64_t buf[3 + 2 * PMC_MAX_EVENTS];
+	size_t want = (3 + 2 * c->n) * sizeof(uint64_t);
+	long r = sys_read(c->ev[0].fd, buf, want);
+	struct pe_raw raw;
+
+	if (r != (long)want || buf[0] != c->n)
+		return r < 0 ? (int)r : -EIO;
+	raw.enabled = buf[1];
+	raw.running = buf[2];
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i;
+
+		/* Members come in creation order; the id makes sure. */
+		if (buf[3 + 2 * k + 1] != c->id[i])
+			for (k = 0; k < c->n && buf[3 + 2 * k + 1] != c->id[i]; k++)
+				;
+		if (k == c->n)
+			return -EIO;
+		raw.count = buf[3 + 2 * k];
+		pe_count_scale(&raw, &vals[i]);
+	}
+	return 0;
+}
+
 int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 {
 	struct pe_ctx *c = ctx;
 
 	if (n > c->n)
 		n = c->n;
+	if (c->grouped) {
+		/* rdpmc for every member when the pages allow it, else one
+		 * read() for all of them. */
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			struct pe_raw raw;
+
+			if (!c->ev[i].pg || pe_page_read(c->ev[i].pg, &pe_hw_x86, &raw) != 0)
+				break;
+			pe_count_scale(&raw, &vals[i]);
+		}
+		return i == n ? 0 : read_group(c, vals, n);
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct pe_ev *e = &c->ev[i];
 		struct pe_raw raw;
@@ -540,12 +635,7 @@ int pe_close(void *ctx)
 
 	if (!c)
 		return 0;
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->ev[i].pg)
-			munmap(c->ev[i].pg, c->ev[i].map_len);
-		if (c->ev[i].fd >= 0)
-			close(c->ev[i].fd);
-	}
+	close_all(c);
 	free(c);
 	return 0;
 }

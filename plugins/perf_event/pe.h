@@ -5,8 +5,12 @@
  * so a plugin puts them in its descriptor directly and adds only its own
  * probe and any checks before pe_open().  ctx is what pe_open() returned.
  *
- * Design: one fd per event (no group leader, so inherit works), read_format
- * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING, moved at open to a high number
+ * Design: one fd per event, read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.
+ * Counting-only events of a thread (no inherit, nothing sampled) form one
+ * kernel group under ev[0]: started and stopped by one ioctl, read by one
+ * read() (PERF_FORMAT_GROUP|ID); inherited or sampled events stay apart
+ * (inherit and group reads do not mix on older kernels; a sampled event has
+ * its own enable state).  Each fd is moved at open to a high number
  * (just below min(RLIMIT_NOFILE, 1024)) when there is room, so programs
  * that dup2 onto low numbers or close them in a loop leave it alone.
  *
@@ -50,8 +54,9 @@ int pe_start(void *ctx);
  * last ones are delivered by the ioctl's return at the latest), and
  * overflow() refuses any that was queued while signo was blocked. */
 int pe_stop(void *ctx);
-/* Read min(n, opened) counters: rdpmc from the user page when the kernel
- * allows it, else one read() per fd.  Async-signal-safe. */
+/* Read min(n, opened) counters: rdpmc from the user pages when the kernel
+ * allows it for every one, else one read() for a group, one per fd
+ * otherwise.  Async-signal-safe. */
 int pe_read(void *ctx, struct pmc_count *vals, size_t n);
 /* Route overflow signals of every event with a period/freq to signo on the
  * counted thread (pid 0: the caller; pid > 0: that tid).  Call before start. */

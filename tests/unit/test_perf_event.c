@@ -111,6 +111,13 @@ static void test_count_clocks(void)
 		return;
 	T_OK(ops->read(ctx, idle, 2) == 0 && idle[0].raw == 0 && idle[0].enabled == 0,
 	     "count: created stopped (raw %" PRIu64 ")", idle[0].raw);
+	/* Counting events of one thread are one kernel group: the leader's
+	 * fd reads them all at once (PERF_FORMAT_GROUP: nr, times, values). */
+	uint64_t gb[3 + 2 * 2];
+	ssize_t got = read(pe_fd(ctx, 0), gb, sizeof(gb));
+	T_OK(got == (ssize_t)sizeof(gb) && gb[0] == 2,
+	     "count: one group read by one read() (%zd bytes, nr %" PRIu64 ")", got,
+	     got > 0 ? gb[0] : 0);
 	struct oncpu t0 = oncpu_now();
 	rc = ops->start(ctx);
 	spin_cpu(150 * MS);
