@@ -14,6 +14,10 @@
 
 #include "plugins/perf_event/pe.h"
 
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
 /* Data pages of a sampled event's ring buffer: it only carries 8-byte
  * sample headers and the rare THROTTLE/LOST record, drained at each
  * rearm, so one page (511 records) is plenty and keeps the
@@ -70,6 +74,9 @@ struct pe_ctx {
 	 * (PERF_FORMAT_GROUP|ID), values matched by id. */
 	bool grouped;
 	uint64_t id[PMC_MAX_EVENTS];
+	/* signo SIGTRAP: sampled events use the kernel's attr.sigtrap (see
+	 * pe.h): no credits, no refresh, matched by si_perf_data. */
+	bool trap;
 	volatile bool started;		/* overflow() refuses signals when false */
 	int signo;			/* from arm */
 	pid_t tid;			/* the thread that gets the signals */
@@ -162,6 +169,10 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	a->inherit = opts->inherit;
 	if (!sampled)
 		return;
+	/* sigtrap needs remove_on_exec: the counter must not signal a new
+	 * program image that has no handler for it. */
+	a->sigtrap = opts->signo == SIGTRAP;
+	a->remove_on_exec = a->sigtrap;
 	if (ev->freq) {
 		a->freq = 1;
 		a->sample_freq = ev->freq;
@@ -233,6 +244,7 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 		e->swevent = is_swevent(evs[i].type, evs[i].config);
 		e->batch = 1;
 		attr_fill(&a, &evs[i], opts, e->sampled, c->grouped);
+		a.sig_data = (uintptr_t)e;	/* si_perf_data names the event */
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
 				     PERF_FLAG_FD_CLOEXEC);
 		if (e->fd < 0 || (c->grouped && ioctl(e->fd, PERF_EVENT_IOC_ID, &c->id[i]) < 0)) {
@@ -287,6 +299,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	 * enable state, credits and re-adds).  A group the kernel refuses
 	 * (a hardware group larger than the PMU) is opened event by event. */
 	c->grouped = n > 1 && !opts->inherit && !sampling;
+	c->trap = sampling && opts->signo == SIGTRAP;
 	ret = open_all(c, evs, n, opts);
 	if (ret < 0 && c->grouped) {
 		c->grouped = false;
@@ -333,7 +346,7 @@ static int refresh(struct pe_ev *e, uint32_t n)
  * kernel's limit is never left at 0 (which would mean no limit at all). */
 static int enable(const struct pe_ctx *c, struct pe_ev *e)
 {
-	if (!c->armed || !e->sampled)
+	if (!c->armed || !e->sampled || c->trap)
 		return ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) < 0 ? -errno : 0;
 	uint64_t left = e->done < e->granted ? e->granted - e->done : 0;
 	return refresh(e, left < e->batch ? e->batch - (uint32_t)left : 1);
@@ -462,7 +475,10 @@ int pe_arm(void *ctx, int signo)
 		return -EINVAL;
 	c->signo = signo;
 	c->tid = owner.pid;
-	for (size_t i = 0; i < c->n; i++) {
+	if (c->trap && signo != SIGTRAP)
+		return -EINVAL;		/* the signal is chosen at open */
+	/* The kernel sends SIGTRAP to the task that overflowed: no owner. */
+	for (size_t i = 0; i < c->n && !c->trap; i++) {
 		int fd = c->ev[i].fd, fl;
 
 		if (!c->ev[i].sampled)
@@ -479,9 +495,53 @@ int pe_arm(void *ctx, int signo)
 	return 0;
 }
 
+/* si_perf_data: the unsigned long after si_addr in the fault layout
+ * (glibc before 2.37 does not name it). */
+static uintptr_t perf_data(const siginfo_t *si)
+{
+	uintptr_t v;
+
+	memcpy(&v, (const char *)&si->si_addr + sizeof(void *), sizeof(v));
+	return v;
+}
+
+/* A SIGTRAP of a trap ctx: ours when TRAP_PERF and its data is one of our
+ * events; the program's own (int3, raise) are not. */
+static int trap_overflow(struct pe_ctx *c, const siginfo_t *si)
+{
+	uintptr_t data;
+
+	if (si->si_signo != SIGTRAP || si->si_code != TRAP_PERF)
+		return -1;
+	data = perf_data(si);
+	for (size_t i = 0; i < c->n; i++) {
+		struct pe_ev *e = &c->ev[i];
+
+		if ((uintptr_t)e != data)
+			continue;
+		if (!e->sampled || !c->armed) {
+			c->st.spurious++;
+			return -1;
+		}
+		e->seen++;
+		if (!e->data)
+			e->done++;
+		if (!c->started) {
+			c->st.spurious++;
+			return -1;
+		}
+		c->st.overflows++;
+		return (int)i;
+	}
+	return -1;
+}
+
 int pe_overflow(void *ctx, const siginfo_t *si)
 {
 	struct pe_ctx *c = ctx;
+
+	if (c->trap)
+		return trap_overflow(c, si);
 
 	/* si_fd is only meaningful for SIGIO-style codes (POLL_IN..POLL_HUP);
 	 * a timer's or sigqueue's siginfo overlays it with other fields. */
@@ -589,7 +649,7 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 		if (ret < 0)
 			return ret;
 	}
-	if (!c->started || !c->armed)
+	if (!c->started || !c->armed || c->trap)
 		return 0;
 	if (e->hup) {
 		/* The kernel stopped the event at its last credit, and
@@ -626,6 +686,11 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 		mask_signo(c, SIG_SETMASK, &old);
 	}
 	*st = c->st;
+	/* SIGTRAP does not queue: overflows while one was pending merged
+	 * into it and were never sampled. */
+	for (size_t i = 0; i < c->n && c->trap; i++)
+		if (c->ev[i].data && c->ev[i].done > c->ev[i].seen)
+			st->lost += c->ev[i].done - c->ev[i].seen;
 	return 0;
 }
 

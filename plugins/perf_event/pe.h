@@ -29,6 +29,17 @@
  * signo, pauses the event instead of queueing signals without end (which
  * ends in SIGIO once RLIMIT_SIGPENDING is spent).  Without a ring buffer
  * (mmap refused) every batch is 1: a refresh per sample.
+ *
+ * The fasync signal costs an irq_work self-interrupt per overflow, which
+ * a KVM guest pays with VM exits (tests/bench/sample_cost.sh measures it:
+ * about half of the per-sample floor here).  With signo SIGTRAP the
+ * sampled events use the kernel's own synchronous scheme instead
+ * (attr.sigtrap, Linux 5.13; remove_on_exec): the kernel queues the
+ * signal from task_work on the way back to user space, no interrupt, and
+ * si_perf_data names the event.  SIGTRAP does not queue, so no credits
+ * are needed: the event is enabled once and rearm never makes a syscall;
+ * overflows that merged into a pending SIGTRAP are counted lost.  The
+ * cost: the program's SIGTRAP is taken (a debugger sees every sample).
  */
 #ifndef PE_H
 #define PE_H
@@ -62,7 +73,8 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n);
  * counted thread (pid 0: the caller; pid > 0: that tid).  Call before start. */
 int pe_arm(void *ctx, int signo);
 /* Index of the event whose overflow raised si (POLL_IN, or POLL_HUP for
- * the last of a batch; matched by si_fd), or -1: another code or fd (not
+ * the last of a batch, matched by si_fd; with SIGTRAP: TRAP_PERF matched
+ * by si_perf_data), or -1: another code or fd (not
  * ours), or ours but not an overflow to sample (counted spurious: another
  * POLL_ code, or queued before stop() and delivered after).  Call it for
  * every signal of signo, and rearm after each overflow: a POLL_HUP left

@@ -837,6 +837,57 @@ static void test_probe(void)
 	     "descriptor: ABI, size, name, PERF_ATTR");
 }
 
+/* signo SIGTRAP: the kernel's synchronous attr.sigtrap scheme.  No
+ * credits: without any rearm the event keeps signalling past a batch of
+ * 128; TRAP_PERF signals are matched by si_perf_data, the program's own
+ * SIGTRAP is not ours; one signal per overflow on the counted thread. */
+static void test_sigtrap(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_CPU_CLOCK, 1 * MS);
+	PMC_GROUP_OPTS(opts, .pid = 0, .sample = true, .signo = SIGTRAP);
+	struct sigaction sa, old;
+	struct pmc_sample_stats st;
+	struct pmc_count c;
+
+	memset((void *)&S, 0, sizeof(S));
+	S.tid = gettid();
+	int rc = ops->open(&ev, 1, &opts, &S.ctx);
+	if (rc == -EINVAL || rc == -EOPNOTSUPP) {
+		T_SKIP("sigtrap: the kernel has no attr.sigtrap (Linux < 5.13): %d", rc);
+		return;
+	}
+	T_OK(rc == 0, "sigtrap: open cpu-clock@1ms for SIGTRAP (rc %d)", rc);
+	if (rc)
+		return;
+	T_OK(ops->arm(S.ctx, SIGRTMIN + 4) == -EINVAL, "sigtrap: arming another signal refused");
+	T_OK(ops->arm(S.ctx, SIGTRAP) == 0, "sigtrap: arm");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_overflow;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, &old);
+	struct oncpu t0 = oncpu_now();
+	ops->start(S.ctx);
+	spin_cpu(300 * MS);
+	raise(SIGTRAP);		/* the program's own: not ours */
+	ops->stop(S.ctx);
+	struct band on = oncpu_since(t0);
+	ops->read(S.ctx, &c, 1);
+	ops->stats(S.ctx, &st);
+	check_rate("sigtrap cpu-clock@1ms, never rearmed", S.hits[0], ev.period, on, c.value);
+	T_OK(S.hits[0] > 128, "sigtrap: no batch of credits to spend (%d signals, no rearm)",
+	     S.hits[0]);
+	T_OK(S.wrong_tid == 0, "sigtrap: all signals on the counted thread (%d elsewhere)",
+	     S.wrong_tid);
+	T_OK(S.other == 1 && st.spurious == 0,
+	     "sigtrap: raise(SIGTRAP) not taken for an overflow (%d not ours, spurious %" PRIu64 ")",
+	     S.other, st.spurious);
+	T_OK(st.overflows == (uint64_t)S.hits[0], "sigtrap: stats.overflows %" PRIu64 " = signals %d",
+	     st.overflows, S.hits[0]);
+	sample_close();
+	sigaction(SIGTRAP, &old, NULL);
+}
+
 int main(void)
 {
 	install_handler();
@@ -855,5 +906,6 @@ int main(void)
 	test_high_fd();
 	test_inherit();
 	test_enable_on_exec();
+	test_sigtrap();
 	return T_DONE();
 }
