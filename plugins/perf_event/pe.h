@@ -22,9 +22,11 @@
  * sample records, which count the overflows, plus THROTTLE/UNTHROTTLE/
  * LOST records, counted in stats) and issues IOC_PERIOD only when the
  * period changes.  The kernel's event limit bounds the signals queued for
- * an event: IOC_REFRESH grants 128 overflows, the last of which signals
- * POLL_HUP and stops the event, and its rearm grants the next 128 (one
- * ioctl per 128 samples).  A batch in which the handler fell behind is
+ * an event: IOC_REFRESH grants 128 overflows, the last of which would
+ * signal POLL_HUP and stop the event; while the handler keeps up, rearm
+ * tops the grant up to 128 once half is spent, on the running event (one
+ * cheap ioctl per 64 samples, the event never stopped).  A batch in which
+ * the handler fell behind gets no top-up and ends in POLL_HUP; it is
  * followed by batches of 1, 2, 4, ...: an overloaded handler, or a blocked
  * signo, pauses the event instead of queueing signals without end (which
  * ends in SIGIO once RLIMIT_SIGPENDING is spent).  Without a ring buffer
