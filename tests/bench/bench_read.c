@@ -28,7 +28,7 @@
 #include <papi.h>
 #endif
 
-#define ROUNDS 10
+#define ROUNDS 31
 
 static uint64_t now_ns(void)
 {
