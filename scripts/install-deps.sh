@@ -4,9 +4,10 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
   libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev"
-# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
+# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer,
+# the Debian programs the overhead benchmark profiles (lua5.4, zstd).
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
-  openmpi-bin libopenmpi-dev"
+  openmpi-bin libopenmpi-dev lua5.4 zstd"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=
