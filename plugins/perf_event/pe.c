@@ -79,6 +79,9 @@ struct pe_ctx {
 	 * pe.h): no credits, no refresh, matched by si_perf_data. */
 	bool trap;
 	volatile bool started;		/* overflow() refuses signals when false */
+	/* stop() is disabling: a rearm in a handler that interrupts it must
+	 * not refresh (IOC_REFRESH enables a disabled event). */
+	volatile bool stopping;
 	int signo;			/* from arm */
 	pid_t tid;			/* the thread that gets the signals */
 	int draining;			/* one drainer at a time (atomic exchange) */
@@ -363,6 +366,7 @@ int pe_start(void *ctx)
 
 	/* Before the enable, so the first overflow is not taken for stale. */
 	c->started = true;
+	c->stopping = false;
 	if (c->grouped)
 		return ioctl(c->ev[0].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno
 											      : 0;
@@ -385,6 +389,7 @@ int pe_stop(void *ctx)
 	struct pe_ctx *c = ctx;
 	int ret = 0;
 
+	c->stopping = true;
 	if (c->grouped && ioctl(c->ev[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
 		ret = -errno;
 	for (size_t i = 0; i < c->n && !c->grouped; i++)
@@ -616,7 +621,7 @@ static bool drain(struct pe_ctx *c, struct pe_ev *e)
  * is_swevent), so its next interval is the new period and not one event. */
 static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 {
-	bool readd = e->swevent && c->started;
+	bool readd = e->swevent && c->started && !c->stopping;
 	int ret = 0, ret2;
 
 	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
@@ -650,7 +655,7 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 		if (ret < 0)
 			return ret;
 	}
-	if (!c->started || !c->armed || c->trap)
+	if (!c->started || !c->armed || c->trap || c->stopping)
 		return 0;
 	if (e->hup) {
 		/* The kernel stopped the event at its last credit, and
