@@ -79,7 +79,7 @@ int pmc_group_read(struct pmc_group *g, struct pmc_count *vals, size_t n)
 	return g->be->plugin->ops.read ? g->be->plugin->ops.read(g->ctx, vals, n) : -PMC_ENOTSUP;
 }
 
-int pmc_group_overflow(struct pmc_group *g, const siginfo_t *si)
+int pmc_group_overflow(struct pmc_group *g, const void *si)
 {
 	return g->be->plugin->ops.overflow ? g->be->plugin->ops.overflow(g->ctx, si) : -1;
 }

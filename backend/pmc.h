@@ -188,6 +188,8 @@ struct pmc_group_opts {
 	bool sample;			/* arm i-mode on events with a period/freq */
 	int signo;			/* overflow signal for i-mode (default SIGRTMIN+4) */
 };
+/* Designated initializers: C99 and later, C++20 (in C++17 zero the struct
+ * and set sz by hand). */
 #define PMC_GROUP_OPTS(name, ...) \
 	struct pmc_group_opts name = { .sz = sizeof(struct pmc_group_opts), __VA_ARGS__ }
 
@@ -217,8 +219,10 @@ PMC_API int pmc_group_stop(struct pmc_group *g);
 /* Read all n counters.  Async-signal-safe. */
 PMC_API int pmc_group_read(struct pmc_group *g, struct pmc_count *vals, size_t n);
 /* Which event of the group raised this overflow signal: its index, or -1 if
- * the signal is not from this group.  Async-signal-safe. */
-PMC_API int pmc_group_overflow(struct pmc_group *g, const siginfo_t *si);
+ * the signal is not from this group.  si is the handler's siginfo_t *
+ * (declared void so the header needs no POSIX feature macro: it compiles
+ * as strict ISO C99/C11/C17 and C++).  Async-signal-safe. */
+PMC_API int pmc_group_overflow(struct pmc_group *g, const void *si);
 /* Re-arm event idx after its overflow; period 0 keeps the current one, else
  * the next interval is that many events.  Async-signal-safe. */
 PMC_API int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period);

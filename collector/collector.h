@@ -91,6 +91,8 @@ struct thr {
 	uint32_t timing[COLL_TIMING_BUCKETS];
 	uint32_t timing_rearm[COLL_TIMING_BUCKETS];	/* pmc_group_rearm alone */
 	uint32_t timing_own[COLL_TIMING_BUCKETS];	/* the handler without it */
+	uint32_t timing_unwind[COLL_TIMING_BUCKETS];	/* uw_capture alone */
+	uint32_t timing_cct[COLL_TIMING_BUCKETS];	/* module lookup + CCT insert */
 #endif
 };
 

@@ -394,14 +394,30 @@ static uint64_t hist_stats(const uint32_t *hist, uint64_t out[3])
 	return n;
 }
 
+/* Mean of a duration histogram (bucket middles), in ns. */
+static uint64_t hist_mean(const uint32_t *hist)
+{
+	uint64_t n = 0, sum = 0;
+
+	for (size_t b = 0; b < COLL_TIMING_BUCKETS; b++) {
+		n += hist[b];
+		sum += hist[b] * (b * COLL_TIMING_NS + COLL_TIMING_NS / 2);
+	}
+	return n ? sum / n : 0;
+}
+
 /* The handler's durations as counters: the whole handler, the backend's
- * re-arm within it, and the rest (the collector's own work). */
+ * re-arm within it (ring drain, and a refresh ioctl per batch), the rest
+ * (the collector's own work), and within that the unwind and the module
+ * lookup + CCT insert.  Means add up where medians do not. */
 static size_t timing_counters(const struct thr *t, struct prof_counter *out)
 {
-	uint64_t h[3], r[3], o[3], n = hist_stats(t->timing, h);
+	uint64_t h[3], r[3], o[3], u[3], c[3], n = hist_stats(t->timing, h);
 
 	hist_stats(t->timing_rearm, r);
 	hist_stats(t->timing_own, o);
+	hist_stats(t->timing_unwind, u);
+	hist_stats(t->timing_cct, c);
 	out[0] = (struct prof_counter){ "handler_runs", n };
 	out[1] = (struct prof_counter){ "handler_ns_p50", h[0] };
 	out[2] = (struct prof_counter){ "handler_ns_p99", h[1] };
@@ -410,7 +426,14 @@ static size_t timing_counters(const struct thr *t, struct prof_counter *out)
 	out[5] = (struct prof_counter){ "rearm_ns_p99", r[1] };
 	out[6] = (struct prof_counter){ "own_ns_p50", o[0] };
 	out[7] = (struct prof_counter){ "own_ns_p99", o[1] };
-	return 8;
+	out[8] = (struct prof_counter){ "unwind_ns_p50", u[0] };
+	out[9] = (struct prof_counter){ "cct_ns_p50", c[0] };
+	out[10] = (struct prof_counter){ "handler_ns_mean", hist_mean(t->timing) };
+	out[11] = (struct prof_counter){ "rearm_ns_mean", hist_mean(t->timing_rearm) };
+	out[12] = (struct prof_counter){ "own_ns_mean", hist_mean(t->timing_own) };
+	out[13] = (struct prof_counter){ "unwind_ns_mean", hist_mean(t->timing_unwind) };
+	out[14] = (struct prof_counter){ "cct_ns_mean", hist_mean(t->timing_cct) };
+	return 15;
 }
 #endif
 
@@ -528,7 +551,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 15];
+	struct prof_counter ctrs[CTR_N + 22];	/* + timing (COLL_TIMING) and own-time counters */
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;

@@ -169,6 +169,8 @@ static int thr_reset(struct thr *t)
 	memset(t->timing, 0, sizeof(t->timing));
 	memset(t->timing_rearm, 0, sizeof(t->timing_rearm));
 	memset(t->timing_own, 0, sizeof(t->timing_own));
+	memset(t->timing_unwind, 0, sizeof(t->timing_unwind));
+	memset(t->timing_cct, 0, sizeof(t->timing_cct));
 #endif
 	memset(t->weight, 0, sizeof(t->weight));
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
@@ -414,6 +416,23 @@ void thr_fork_child(void)
 
 /* ---- the sampling handler ---- */
 
+#ifdef COLL_TIMING
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void timing_add(uint32_t *hist, uint64_t ns)
+{
+	uint64_t b = ns / COLL_TIMING_NS;
+
+	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
+}
+#endif
+
 /* Take one sample into t's tree; false if it was dropped. */
 static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 {
@@ -424,6 +443,9 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	uint32_t node = 0, shared = 0, seq;
 	bool unknown = false;
 	int n;
+#ifdef COLL_TIMING
+	uint64_t tu = now_ns(), tc;
+#endif
 
 	if (coll_inside || loadmap_in_collector(pc)) {
 		t->ctr[CTR_DROPPED_IN_COLLECTOR]++;
@@ -446,6 +468,10 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 			return false;
 		}
 	}
+#ifdef COLL_TIMING
+	tc = now_ns();
+	timing_add(t->timing_unwind, tc - tu);
+#endif
 	/* Root first; a return address points after its call: step back
 	 * into it (the leaf's pc is the interrupted instruction itself). */
 	for (int i = 0; i < n; i++)
@@ -481,6 +507,9 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 		t->path_len = k + 1;
 	}
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
+#ifdef COLL_TIMING
+	timing_add(t->timing_cct, now_ns() - tc);
+#endif
 	if (unknown)
 		t->ctr[CTR_UNKNOWN_MODULE]++;
 	if (!node) {
@@ -491,23 +520,6 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	t->ctr[CTR_SAMPLES]++;
 	return true;
 }
-
-#ifdef COLL_TIMING
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void timing_add(uint32_t *hist, uint64_t ns)
-{
-	uint64_t b = ns / COLL_TIMING_NS;
-
-	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
-}
-#endif
 
 void thr_on_signal(int signo, siginfo_t *si, void *uc)
 {

@@ -29,3 +29,10 @@ if HAVE_PAPI
 tests_bench_bench_read_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_PAPI $(PAPI_CFLAGS)
 tests_bench_bench_read_LDADD += $(PAPI_LIBS)
 endif
+
+# Sampling-cost benchmarks (tests/bench/sample_cost.sh, overhead_vs_perf.sh):
+# the signal floor and gap meter, and a CPU-time wrapper for process trees.
+check_PROGRAMS += tests/bench/sample_floor tests/bench/cputime
+tests_bench_sample_floor_SOURCES = tests/bench/sample_floor.c
+tests_bench_sample_floor_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls
+tests_bench_cputime_SOURCES = tests/bench/cputime.c

@@ -5,8 +5,12 @@
  * so a plugin puts them in its descriptor directly and adds only its own
  * probe and any checks before pe_open().  ctx is what pe_open() returned.
  *
- * Design: one fd per event (no group leader, so inherit works), read_format
- * TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING, moved at open to a high number
+ * Design: one fd per event, read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.
+ * Counting-only events of a thread (no inherit, nothing sampled) form one
+ * kernel group under ev[0]: started and stopped by one ioctl, read by one
+ * read() (PERF_FORMAT_GROUP|ID); inherited or sampled events stay apart
+ * (inherit and group reads do not mix on older kernels; a sampled event has
+ * its own enable state).  Each fd is moved at open to a high number
  * (just below min(RLIMIT_NOFILE, 1024)) when there is room, so programs
  * that dup2 onto low numbers or close them in a loop leave it alone.
  *
@@ -18,13 +22,26 @@
  * sample records, which count the overflows, plus THROTTLE/UNTHROTTLE/
  * LOST records, counted in stats) and issues IOC_PERIOD only when the
  * period changes.  The kernel's event limit bounds the signals queued for
- * an event: IOC_REFRESH grants 128 overflows, the last of which signals
- * POLL_HUP and stops the event, and its rearm grants the next 128 (one
- * ioctl per 128 samples).  A batch in which the handler fell behind is
+ * an event: IOC_REFRESH grants 128 overflows, the last of which would
+ * signal POLL_HUP and stop the event; while the handler keeps up, rearm
+ * tops the grant up to 128 once half is spent, on the running event (one
+ * cheap ioctl per 64 samples, the event never stopped).  A batch in which
+ * the handler fell behind gets no top-up and ends in POLL_HUP; it is
  * followed by batches of 1, 2, 4, ...: an overloaded handler, or a blocked
  * signo, pauses the event instead of queueing signals without end (which
  * ends in SIGIO once RLIMIT_SIGPENDING is spent).  Without a ring buffer
  * (mmap refused) every batch is 1: a refresh per sample.
+ *
+ * The fasync signal costs an irq_work self-interrupt per overflow, which
+ * a KVM guest pays with VM exits (tests/bench/sample_cost.sh measures it:
+ * about half of the per-sample floor here).  With signo SIGTRAP the
+ * sampled events use the kernel's own synchronous scheme instead
+ * (attr.sigtrap, Linux 5.13; remove_on_exec): the kernel queues the
+ * signal from task_work on the way back to user space, no interrupt, and
+ * si_perf_data names the event.  SIGTRAP does not queue, so no credits
+ * are needed: the event is enabled once and rearm never makes a syscall;
+ * overflows that merged into a pending SIGTRAP are counted lost.  The
+ * cost: the program's SIGTRAP is taken (a debugger sees every sample).
  */
 #ifndef PE_H
 #define PE_H
@@ -50,14 +67,16 @@ int pe_start(void *ctx);
  * last ones are delivered by the ioctl's return at the latest), and
  * overflow() refuses any that was queued while signo was blocked. */
 int pe_stop(void *ctx);
-/* Read min(n, opened) counters: rdpmc from the user page when the kernel
- * allows it, else one read() per fd.  Async-signal-safe. */
+/* Read min(n, opened) counters: rdpmc from the user pages when the kernel
+ * allows it for every one, else one read() for a group, one per fd
+ * otherwise.  Async-signal-safe. */
 int pe_read(void *ctx, struct pmc_count *vals, size_t n);
 /* Route overflow signals of every event with a period/freq to signo on the
  * counted thread (pid 0: the caller; pid > 0: that tid).  Call before start. */
 int pe_arm(void *ctx, int signo);
 /* Index of the event whose overflow raised si (POLL_IN, or POLL_HUP for
- * the last of a batch; matched by si_fd), or -1: another code or fd (not
+ * the last of a batch, matched by si_fd; with SIGTRAP: TRAP_PERF matched
+ * by si_perf_data), or -1: another code or fd (not
  * ours), or ours but not an overflow to sample (counted spurious: another
  * POLL_ code, or queued before stop() and delivered after).  Call it for
  * every signal of signo, and rearm after each overflow: a POLL_HUP left
