@@ -2,7 +2,8 @@
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += unwinder/libunwinder.la
 unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h \
-	unwinder/unwind.c unwinder/cache.c unwinder/fp.c unwinder/stack.c
+	unwinder/unwind.c unwinder/cache.c unwinder/cfi.c unwinder/modules.c unwinder/fp.c \
+	unwinder/stack.c
 unwinder_libunwinder_la_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fPIC
 unwinder_libunwinder_la_LIBADD = $(UNWIND_LIBS) -lpthread
 
