@@ -527,7 +527,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 13];
+	struct prof_counter ctrs[CTR_N + 14];
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
@@ -616,6 +616,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };
 		ctrs[nc++] = (struct prof_counter){ "unthrottled", st.unthrottled };
 		ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
+		ctrs[nc++] = (struct prof_counter){ "fd_lost", st.fd_lost };
 	}
 
 #ifdef COLL_TIMING

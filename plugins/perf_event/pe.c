@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +45,14 @@
 
 struct pe_ev {
 	int fd;
+	/* Who fd is: the event's unique id and its file's device and inode
+	 * (one anonymous inode for every perf event, so the id decides).  A
+	 * program may close the number or dup2 another file onto it; once
+	 * that is seen (fd_check) fd is never used again: lost. */
+	uint64_t id;
+	dev_t dev;
+	ino_t ino;
+	bool lost;
 	bool sampled;			/* opened with a period or freq */
 	uint64_t period;		/* current period (or freq) */
 	bool swevent;			/* counted by the kernel's perf_swevent_event() */
@@ -123,6 +132,39 @@ static int fd_move_high(int fd)
 		return fd;
 	close(fd);
 	return hi;
+}
+
+/* Record who e->fd is, right after it was opened. */
+static int fd_remember(struct pe_ev *e)
+{
+	struct stat st;
+
+	if (fstat(e->fd, &st) < 0 || ioctl(e->fd, PERF_EVENT_IOC_ID, &e->id) < 0)
+		return -errno;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	return 0;
+}
+
+/* Whether e->fd is still the descriptor we opened; the first time it is
+ * not (the program closed it, or put another file on its number), it is
+ * counted in fd_lost and never touched again.  The ioctl only reaches a
+ * file that fstat shows to be a perf event ('$' ioctls are perf's alone).
+ * Two syscalls, no descriptor of the program read, written or closed.
+ * Async-signal-safe. */
+static bool fd_check(struct pe_ctx *c, struct pe_ev *e)
+{
+	struct stat st;
+	uint64_t id;
+
+	if (e->fd < 0 || e->lost)
+		return false;
+	if (fstat(e->fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino &&
+	    ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id)
+		return true;
+	e->lost = true;
+	__atomic_fetch_add(&c->st.fd_lost, 1, __ATOMIC_RELAXED);
+	return false;
 }
 
 /* Events the kernel counts in perf_swevent_event(): software events other
@@ -243,6 +285,13 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 		}
 		e->fd = fd_move_high(e->fd);
 		c->n = i + 1;
+		if (fd_remember(e) < 0) {
+			int err = -errno;
+			close(e->fd);	/* ours, just opened */
+			e->fd = -1;
+			pe_close(c);
+			return err;
+		}
 		if (e->sampled || (self && may_rdpmc(evs[i].type)))
 			map_page(e);
 		if (e->data)
@@ -270,8 +319,10 @@ static void mask_signo(const struct pe_ctx *c, int how, sigset_t *old)
 
 /* Grant n more credits and enable the event.  The count moves before the
  * ioctl: an overflow may follow at once. */
-static int refresh(struct pe_ev *e, uint32_t n)
+static int refresh(struct pe_ctx *c, struct pe_ev *e, uint32_t n)
 {
+	if (!fd_check(c, e))
+		return -EBADF;
 	e->granted += n;
 	if (ioctl(e->fd, PERF_EVENT_IOC_REFRESH, n) < 0) {
 		e->granted -= n;
@@ -283,12 +334,15 @@ static int refresh(struct pe_ev *e, uint32_t n)
 /* Enable event e outside its handler (start, a re-add): a sampled armed
  * event gets its credits topped up to its batch, and at least one, so the
  * kernel's limit is never left at 0 (which would mean no limit at all). */
-static int enable(const struct pe_ctx *c, struct pe_ev *e)
+static int enable(struct pe_ctx *c, struct pe_ev *e)
 {
-	if (!c->armed || !e->sampled)
+	if (!c->armed || !e->sampled) {
+		if (!fd_check(c, e))
+			return -EBADF;
 		return ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) < 0 ? -errno : 0;
+	}
 	uint64_t left = e->done < e->granted ? e->granted - e->done : 0;
-	return refresh(e, left < e->batch ? e->batch - (uint32_t)left : 1);
+	return refresh(c, e, left < e->batch ? e->batch - (uint32_t)left : 1);
 }
 
 static bool drain(struct pe_ctx *c, struct pe_ev *e);
@@ -320,9 +374,12 @@ int pe_stop(void *ctx)
 	struct pe_ctx *c = ctx;
 	int ret = 0;
 
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
+		if (!fd_check(c, &c->ev[i]))
+			continue;	/* gone: nothing to stop, and not ours to touch */
 		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && ret == 0)
 			ret = -errno;
+	}
 	/* After the disables: an overflow signalled before them is delivered
 	 * at the latest on the ioctl's return, and still counts. */
 	c->started = false;
@@ -341,7 +398,11 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 
 		if (!e->pg || pe_page_read(e->pg, &pe_hw_x86, &raw) != 0) {
 			uint64_t buf[3];
-			long r = sys_read(e->fd, buf, sizeof(buf));
+			long r;
+
+			if (!fd_check(c, e))
+				return -EBADF;
+			r = sys_read(e->fd, buf, sizeof(buf));
 
 			if (r != (long)sizeof(buf))
 				return r < 0 ? (int)r : -EIO;
@@ -372,6 +433,8 @@ int pe_arm(void *ctx, int signo)
 
 		if (!c->ev[i].sampled)
 			continue;
+		if (!fd_check(c, &c->ev[i]))
+			return -EBADF;
 		/* Signal and owner first, O_ASYNC last, so no SIGIO can
 		 * reach the process in between. */
 		if (fcntl(fd, F_SETSIG, signo) < 0 || fcntl(fd, F_SETOWN_EX, &owner) < 0)
@@ -463,6 +526,8 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 	bool readd = e->swevent && c->started;
 	int ret = 0, ret2;
 
+	if (!fd_check(c, e))
+		return -EBADF;
 	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
 		return -errno;
 	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
@@ -512,7 +577,7 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 	if (e->data)
 		e->batch = e->behind ? 1 : (e->batch >= CREDITS / 2 ? CREDITS : e->batch * 2);
 	e->behind = false;
-	return refresh(e, e->batch);
+	return refresh(c, e, e->batch);
 }
 
 int pe_stats(void *ctx, struct pmc_sample_stats *st)
@@ -523,6 +588,10 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 	/* While sampling, only the counted thread drains (a rearm relies on
 	 * its counts), with signo blocked so its handler cannot find the
 	 * buffer busy; another thread copies what the last rearm counted. */
+	/* Where the profile is written: a descriptor the program closed or
+	 * replaced is counted here, before the thread's counters close. */
+	for (size_t i = 0; i < c->n; i++)
+		fd_check(c, &c->ev[i]);
 	if (!c->started || !c->armed) {
 		drain(c, NULL);
 	} else if (gettid() == c->tid) {
@@ -543,7 +612,7 @@ int pe_close(void *ctx)
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->ev[i].pg)
 			munmap(c->ev[i].pg, c->ev[i].map_len);
-		if (c->ev[i].fd >= 0)
+		if (c->ev[i].fd >= 0 && fd_check(c, &c->ev[i]))
 			close(c->ev[i].fd);
 	}
 	free(c);
