@@ -285,15 +285,26 @@ static int walk_libunwind_from(const struct uw_thread *t, uintptr_t pc, uintptr_
 	return walk_from(&w, pcs, n, max, flags);
 }
 
-/* The recipe at key, from the object's .eh_frame (cfi.c); without unwind
- * info there, SLOW: libunwind guesses.  -1 when the objects may not be
- * read now (a dlclose or fork is waiting): nothing to cache. */
+/* The recipe at key, from the object's .eh_frame (cfi.c).  Without unwind
+ * info there (code built without tables, JIT code), libunwind would guess
+ * the frame-pointer chain (CFA = rbp + 16, return address at rbp + 8, the
+ * caller's rbp at rbp): that guess is a recipe too, and the walk checks
+ * it against the stack like any other (a frame it does not fit goes to
+ * libunwind, which then fails it the same way).  -1 when the objects may
+ * not be read now (a dlclose or fork is waiting): nothing to cache. */
 static int learn(uintptr_t key, struct uw_recipe *r)
 {
+	int ret;
+
 	if (!uw_guard_enter())
 		return -1;
-	uw_cfi_recipe(key, r);
+	ret = uw_cfi_recipe(key, r);
 	uw_guard_leave();
+	if (ret < 0) {
+		r->kind = UW_RECIPE_RBP;
+		r->cfa_off = 16;
+		r->rbp_off = -16;
+	}
 	return 0;
 }
 
