@@ -82,5 +82,9 @@ void uw_guard_leave(void);
 bool uw_guard_block(void);
 void uw_guard_unblock(void);
 void uw_guard_reset(void);
+/* pthread_atfork handlers: the rescan lock and the guard. */
+void uw_modules_fork_prepare(void);
+void uw_modules_fork_parent(void);
+void uw_modules_fork_child(void);
 
 #endif

@@ -74,6 +74,26 @@ void uw_guard_reset(void)
 	atomic_store(&blockers, 0);
 }
 
+/* fork: no rescan may be half done in the child (its lock would stay held
+ * there), and no capture inside the guard. */
+void uw_modules_fork_prepare(void)
+{
+	pthread_mutex_lock(&scan_lock);
+	uw_guard_block();
+}
+
+void uw_modules_fork_parent(void)
+{
+	uw_guard_unblock();
+	pthread_mutex_unlock(&scan_lock);
+}
+
+void uw_modules_fork_child(void)
+{
+	uw_guard_reset();
+	pthread_mutex_init(&scan_lock, NULL);
+}
+
 struct scan {
 	struct map *m;		/* NULL: counting */
 	size_t n;

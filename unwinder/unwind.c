@@ -449,19 +449,9 @@ void uw_unload_end(void)
 	uw_guard_unblock();
 }
 
-static void fork_prepare(void)
-{
-	uw_guard_block();
-}
-
-static void fork_parent(void)
-{
-	uw_guard_unblock();
-}
-
 static void fork_child(void)
 {
-	uw_guard_reset();
+	uw_modules_fork_child();
 	self_pid = (pid_t)syscall(SYS_getpid);
 }
 
@@ -507,7 +497,7 @@ static void init(void)
 	int fds[2];
 
 	self_pid = (pid_t)syscall(SYS_getpid);
-	init_err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+	init_err = pthread_atfork(uw_modules_fork_prepare, uw_modules_fork_parent, fork_child);
 	if (init_err) {
 		init_err = -init_err;
 		return;
