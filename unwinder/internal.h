@@ -24,9 +24,11 @@ enum uw_recipe_kind {
 	UW_RECIPE_RBP,		/* CFA = rbp + cfa_off */
 	UW_RECIPE_END,		/* the outermost frame */
 	UW_RECIPE_SLOW,		/* anything else: let libunwind step it */
+	UW_RECIPE_GUESS,	/* no unwind info: the frame-pointer chain, as
+				 * libunwind guesses it (CFA = rbp + 16) */
 };
 
-/* For RSP and RBP: the return address is at CFA - 8, the caller's rsp is
+/* For RSP, RBP and GUESS: the return address is at CFA - 8, the caller's rsp is
  * the CFA, and its rbp is saved at CFA + rbp_off (0: rbp unchanged). */
 struct uw_recipe {
 	int32_t cfa_off;

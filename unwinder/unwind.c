@@ -288,10 +288,10 @@ static int walk_libunwind_from(const struct uw_thread *t, uintptr_t pc, uintptr_
 /* The recipe at key, from the object's .eh_frame (cfi.c).  Without unwind
  * info there (code built without tables, JIT code), libunwind would guess
  * the frame-pointer chain (CFA = rbp + 16, return address at rbp + 8, the
- * caller's rbp at rbp): that guess is a recipe too, and the walk checks
- * it against the stack like any other (a frame it does not fit goes to
- * libunwind, which then fails it the same way).  -1 when the objects may
- * not be read now (a dlclose or fork is waiting): nothing to cache. */
+ * caller's rbp at rbp), and take an rbp that does not fit (0, below the
+ * frame, more than 16 KiB above it) for the end of the chain: GUESS does
+ * the same.  -1 when the objects may not be read now (a dlclose or fork is
+ * waiting): nothing to cache. */
 static int learn(uintptr_t key, struct uw_recipe *r)
 {
 	int ret;
@@ -301,26 +301,34 @@ static int learn(uintptr_t key, struct uw_recipe *r)
 	ret = uw_cfi_recipe(key, r);
 	uw_guard_leave();
 	if (ret < 0) {
-		r->kind = UW_RECIPE_RBP;
+		r->kind = UW_RECIPE_GUESS;
 		r->cfa_off = 16;
 		r->rbp_off = -16;
 	}
 	return 0;
 }
 
-/* The cached walk.  Reads only inside [sp, stack_hi) of the interrupted
- * frame; a frame it cannot do (no recipe, SLOW, off the stack) goes to
- * libunwind from there on, whose reads our accessors check. */
+/* The cached walk.  On the thread's own stack it reads only inside
+ * [sp, stack_hi) of the interrupted frame (plus the leaf's red zone).  On
+ * another stack (a sample inside a signal handler on the sigaltstack, a
+ * coroutine's stack) every load is checked first (mem_ok: the sigaltstack,
+ * or a page process_vm_readv could read).  A frame it cannot do (SLOW, a
+ * recipe that does not fit the stack) goes to libunwind from there on,
+ * whose reads our accessors check. */
 static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
 		       unsigned *flags)
 {
 	uintptr_t pc = uc_reg(uc, REG_RIP), sp = uc_reg(uc, REG_RSP), fp = uc_reg(uc, REG_RBP);
 	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra, rlo;
+	bool own = sp >= t->stack_lo && sp < t->stack_hi;
 	struct uw_recipe r;
+	struct walk w;
 	int n = 0;
 
-	if (sp < t->stack_lo || sp >= hi)
-		return walk_libunwind(t, uc, pcs, max, flags);
+	if (!own) {
+		walk_bounds(&w, t, sp);
+		hi = w.alt_hi ? w.alt_hi : UINTPTR_MAX;
+	}
 	pcs[n++] = pc;
 	for (;;) {
 		key = n == 1 ? pc : pc - 1;
@@ -333,15 +341,19 @@ static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_
 		}
 		if (r.kind == UW_RECIPE_END)
 			return n;
-		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP)
+		if (r.kind == UW_RECIPE_GUESS && (fp < sp || fp - sp > 0x4000 || fp > hi - 16))
+			return n;	/* libunwind's "end of the call chain" */
+		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP && r.kind != UW_RECIPE_GUESS)
 			goto slow;
 		cfa = (r.kind == UW_RECIPE_RSP ? sp : fp) + (uintptr_t)(intptr_t)r.cfa_off;
 		/* In an epilogue, after "pop rbp", the leaf's rbp rule still
 		 * names its slot, now in the red zone below sp: the kernel
 		 * leaves those 128 bytes alone. */
-		rlo = n == 1 && lo - t->stack_lo >= 128 ? lo - 128 : lo;
+		rlo = n == 1 && lo - (own ? t->stack_lo : 0) >= 128 ? lo - 128 : lo;
 		if (cfa - 8 < lo || cfa > hi || (r.rbp_off && cfa + r.rbp_off < rlo) ||
 		    cfa <= sp || (cfa & 7))
+			goto slow;
+		if (!own && (!mem_ok(&w, cfa - 8) || (r.rbp_off && !mem_ok(&w, cfa + r.rbp_off))))
 			goto slow;
 		ra = ((const uintptr_t *)cfa)[-1];
 		if (ra == 0)
