@@ -18,10 +18,13 @@ run() {	# name cmd...
 	for cg in unwind none; do
 		rm -rf out
 		strace -f -c -o st.$cg "$PMCPROF" record -e $EV --call-graph=$cg -o out -- "$@" \
-			>/dev/null 2>err.txt
+			>/dev/null 2>err.$cg
 	done
+	# a program that calls it itself says how often (own_sigprocmask=N)
 	su=$(calls rt_sigreturn st.unwind); mu=$(calls rt_sigprocmask st.unwind)
 	sn=$(calls rt_sigreturn st.none); mn=$(calls rt_sigprocmask st.none)
+	mu=$((mu - $(sed -n 's/^own_sigprocmask=//p' err.unwind | awk '{ s += $1 } END { print s + 0 }')))
+	mn=$((mn - $(sed -n 's/^own_sigprocmask=//p' err.none | awk '{ s += $1 } END { print s + 0 }')))
 	tu=$(total st.unwind); tn=$(total st.none)
 	check "$name: sampled under strace ($su samples with libunwind, $sn without)" \
 		[ "$su" -ge 100 ] && [ "$sn" -ge 100 ]
@@ -34,6 +37,12 @@ run() {	# name cmd...
 
 # Our own: libc, a thread that ends, code without unwind tables.
 run rec_fds "$PROGS/rec_fds" thread 400
+# Coroutines: samples on stacks that are not the thread's.
+run rec_coro "$PROGS/rec_coro" 400
+rm -rf out
+"$PMCPROF" record -e $EV -o out -- "$PROGS/rec_coro" 200 >/dev/null 2>&1
+"$PMCPROF" report out >rep.txt 2>&1
+contains "rec_coro: complete stacks on coroutine stacks" "unwind_failed=0 " rep.txt
 # A real interpreter: leaf pcs all over a large function, strcmp through the PLT.
 if command -v lua5.4 >/dev/null; then
 	cat >work.lua <<'EOF'
