@@ -491,6 +491,17 @@ static uintptr_t fde_find(uintptr_t hdr, uintptr_t key)
 int uw_cfi_recipe(uintptr_t key, struct uw_recipe *out)
 {
 	const struct uw_seg *g = uw_seg_find(key);
+
+	if (!g || !g->exec || !g->eh_hdr) {
+		memset(out, 0, sizeof(*out));
+		out->kind = UW_RECIPE_SLOW;
+		return -1;
+	}
+	return uw_cfi_recipe_in(g->eh_hdr, key, out);
+}
+
+int uw_cfi_recipe_in(uintptr_t hdr, uintptr_t key, struct uw_recipe *out)
+{
 	uintptr_t fde, body_end, start, range, cie_at, field;
 	struct run st;
 	struct cie c;
@@ -500,9 +511,7 @@ int uw_cfi_recipe(uintptr_t key, struct uw_recipe *out)
 
 	memset(out, 0, sizeof(*out));
 	out->kind = UW_RECIPE_SLOW;
-	if (!g || !g->exec || !g->eh_hdr)
-		return -1;
-	fde = fde_find(g->eh_hdr, key);
+	fde = fde_find(hdr, key);
 	if (!fde || !rd_at(&r, fde))
 		return -1;
 	len = rd_u32(&r);

@@ -14,6 +14,12 @@ tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c tests/harness.h
 tests_unit_test_unwind_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
 tests_unit_test_unwind_LDADD = unwinder/libunwinder.la -lpthread
 
+# The .eh_frame reader on crafted tables, one case per line.
+check_PROGRAMS += tests/unit/test-cfi
+UNIT_TESTS += tests/unit/test-cfi
+tests_unit_test_cfi_SOURCES = tests/unit/test_cfi.c tests/harness.h
+tests_unit_test_cfi_LDADD = unwinder/libunwinder.la -lpthread
+
 # make bench: tests/bench/unwind_cost.sh runs this.
 check_PROGRAMS += tests/bench/unwind-cost
 tests_bench_unwind_cost_SOURCES = tests/bench/unwind_cost.c
