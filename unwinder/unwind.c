@@ -1,6 +1,7 @@
-/* uw_capture's walks (libunwind, with a cache of frame recipes in front of
- * it) and the per-thread and process setup.  docs/unwinding.md says what
- * libunwind does on the handler path and why the cache is there. */
+/* uw_capture's walks (frame recipes from .eh_frame in a per-thread cache;
+ * libunwind, through accessors of ours, for the frames no recipe fits) and
+ * the per-thread and process setup.  docs/unwinding.md says what libunwind
+ * 1.6.2 would do on the handler path by itself, and why we do not let it. */
 #include "config.h"
 
 #include <errno.h>
@@ -41,7 +42,7 @@ struct walk {
 	uintptr_t lo, hi;		/* the interrupted stack, from below sp */
 	uintptr_t alt_lo, alt_hi;	/* the sigaltstack the sample came from */
 	uintptr_t page[4];		/* pages found readable in this walk */
-	unsigned n_page;
+	unsigned n_page, next_page;
 };
 
 static unw_addr_space_t as;
@@ -76,9 +77,9 @@ static bool mem_ok(struct walk *w, uintptr_t a)
 			return true;
 	if (syscall(SYS_process_vm_readv, self_pid, &local, 1, &remote, 1, 0) != sizeof(probe))
 		return false;
-	w->page[w->n_page++ % 4] = pg;
-	if (w->n_page > 4)
-		w->n_page = 4;
+	w->page[w->next_page++ & 3] = pg;
+	if (w->n_page < 4)
+		w->n_page++;
 	return true;
 }
 
@@ -188,7 +189,7 @@ static unw_accessors_t accessors = {
 static void walk_bounds(struct walk *w, const struct uw_thread *t, uintptr_t sp)
 {
 	w->lo = w->hi = w->alt_lo = w->alt_hi = 0;
-	w->n_page = 0;
+	w->n_page = w->next_page = 0;
 	if (t && sp >= t->stack_lo && sp < t->stack_hi) {
 		/* the red zone below sp is the interrupted function's */
 		w->lo = sp - t->stack_lo >= 128 ? sp - 128 : t->stack_lo;
