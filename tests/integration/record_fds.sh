@@ -1,5 +1,9 @@
 # Descriptors: the collector never reads, writes or closes one it did not
-# open, and survives the program closing or replacing its counters'.
+# open, and survives the program closing or replacing its counters'.  The
+# modes (tests/progs/rec_fds.c) are the cases of issue 11: a pipe on 3/4
+# after close_range, the same across a thread's end, a write-only log on 3
+# (write(3) failed with EBADF once a thread had ended), a log dup2'd onto a
+# thread's counter.
 # rec_fds runs alone and under record in every call-graph mode; status,
 # output (with the program's own checksum of its pipe or log data) must be
 # the same, every overflow a sample or a counted drop, and a counter fd the
@@ -17,7 +21,7 @@ counters() {
 }
 get() { sed -n "s/^$1=//p" "$2"; }
 
-for mode in pipe thread dup2; do
+for mode in pipe thread file dup2; do
 	"$FDS" $mode 300 >alone.$mode 2>&1
 	rc0=$?
 	check "$mode alone: intact (status $rc0)" [ "$rc0" -eq 0 ]
@@ -36,8 +40,8 @@ for mode in pipe thread dup2; do
 		d=$(awk -F= '/^dropped_/ && $1 != "dropped_reentrant" { d += $2 } END { print d + 0 }' ctr.txt)
 		check "$mode $cg: overflows $o = samples $s + dropped $d" [ -n "$o" ] && [ "$o" -eq $((s + d)) ]
 		check "$mode $cg: profiled ($s samples)" [ "${s:-0}" -gt 20 ]
-		# pipe/thread: close_range took the main thread's counter; dup2:
-		# the thread's.  Either way one fd, counted and named by report.
+		# pipe/thread/file: close_range took the main thread's counter;
+		# dup2: the thread's.  Either way one fd, counted and named.
 		check "$mode $cg: the counter fd the program took is counted (fd_lost=$l)" [ "${l:-0}" -eq 1 ]
 		"$PMCPROF" report out >rep.txt 2>&1
 		contains "$mode $cg: report names fd_lost" "fd_lost=1" rep.txt
@@ -51,7 +55,7 @@ for mode in pipe thread dup2; do
 done
 
 # cputimer opens no descriptor at all: the program's stay its own.
-for mode in pipe thread dup2; do
+for mode in pipe thread file dup2; do
 	rm -rf out
 	"$PMCPROF" record -b cputimer -e CPUTIME@1000000 -o out -- "$FDS" $mode 300 >prof.out 2>err.txt
 	rc=$?

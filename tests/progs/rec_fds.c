@@ -7,6 +7,11 @@
  *           MS ms of CPU in code without unwind tables; read back, checksum
  *   thread  the same, but the burning is done by a thread that then ends;
  *           afterwards the program's own write(4)/read(3) must still work
+ *   file    close_range(3, ~0U, 0); a log file opened for writing (fd 3); a
+ *           thread burns MS ms in code without unwind tables and ends;
+ *           then write(3) (libunwind's local address checks read from its
+ *           pipe's old number, fail with EBADF, and close 3 and 4 to make
+ *           a new pipe: this write then failed with EBADF)
  *   dup2    a thread dup2()s a log file onto the highest-numbered open
  *           descriptor (under the profiler: its own counter's), writes
  *           through it, burns MS ms and ends; main writes through the same
@@ -123,6 +128,46 @@ static int run_pipe(int threaded)
 	return status;
 }
 
+/* file mode */
+static int run_file(void)
+{
+	static const char a[] = "before the thread\n", b[] = "after the thread\n";
+	char buf[256];
+	pthread_t th;
+	ssize_t n;
+	int fd, rfd, status = 0;
+
+	if (syscall(SYS_close_range, 3u, ~0u, 0) < 0) {
+		perror("close_range");
+		return 2;
+	}
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/rec_fds.%d", (int)getpid());
+	/* write-only: a read() on it fails with EBADF */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	rfd = open(path, O_RDONLY);
+	unlink(path);
+	if (fd < 0 || rfd < 0) {
+		perror("open");
+		return 2;
+	}
+	printf("log fds %d %d\n", fd, rfd);
+	if (write_all(fd, a, sizeof(a) - 1) < 0)
+		printf("write before the thread: %s\n", strerror(errno)), status = 1;
+	pthread_create(&th, NULL, burner, NULL);
+	pthread_join(th, NULL);
+	rec_noinfo_burn(ms / 4, 9);
+	if (write_all(fd, b, sizeof(b) - 1) < 0)
+		printf("write after the thread: %s\n", strerror(errno)), status = 1;
+	n = pread(rfd, buf, sizeof(buf), 0);
+	printf("log %zd bytes checksum %lu\n", n, n > 0 ? checksum((unsigned char *)buf, (size_t)n) : 0);
+	if (n != (ssize_t)(sizeof(a) + sizeof(b) - 2))
+		status = 1;
+	printf("%s\n", status ? "CORRUPTED" : "intact");
+	return status;
+}
+
 /* The highest open descriptor number, below 1024. */
 static int highest_fd(void)
 {
@@ -182,7 +227,7 @@ static int run_dup2(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rec_fds pipe|thread|dup2 MS\n");
+		fprintf(stderr, "usage: rec_fds pipe|thread|file|dup2 MS\n");
 		return 2;
 	}
 	ms = atof(argv[2]);
@@ -191,6 +236,8 @@ int main(int argc, char **argv)
 		return run_pipe(0);
 	if (!strcmp(argv[1], "thread"))
 		return run_pipe(1);
+	if (!strcmp(argv[1], "file"))
+		return run_file();
 	if (!strcmp(argv[1], "dup2"))
 		return run_dup2();
 	fprintf(stderr, "rec_fds: unknown mode %s\n", argv[1]);
