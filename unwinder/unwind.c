@@ -83,13 +83,20 @@ static bool mem_ok(struct walk *w, uintptr_t a)
 	return true;
 }
 
-static int acc_access_mem(unw_addr_space_t a, unw_word_t addr, unw_word_t *val, int write,
-			  void *arg)
+/* The reads of a walk land anywhere on the stack, between other frames'
+ * locals: a sanitizer's redzones there are not our business. */
+#define NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+
+static NO_SANITIZE int acc_access_mem(unw_addr_space_t a, unw_word_t addr, unw_word_t *val,
+				      int write, void *arg)
 {
+	unw_word_t v;
+
 	(void)a;
 	if (write || !mem_ok(arg, addr))
 		return -UNW_EINVAL;
-	memcpy(val, (const void *)addr, sizeof(*val));
+	__builtin_memcpy(&v, (const void *)addr, sizeof(v));
+	*val = v;
 	return 0;
 }
 
@@ -316,8 +323,8 @@ static int learn(uintptr_t key, struct uw_recipe *r)
  * or a page process_vm_readv could read).  A frame it cannot do (SLOW, a
  * recipe that does not fit the stack) goes to libunwind from there on,
  * whose reads our accessors check. */
-static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
-		       unsigned *flags)
+static NO_SANITIZE int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs,
+				   int max, unsigned *flags)
 {
 	uintptr_t pc = uc_reg(uc, REG_RIP), sp = uc_reg(uc, REG_RSP), fp = uc_reg(uc, REG_RBP);
 	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra, rlo;
