@@ -207,6 +207,8 @@ struct pmc_sample_stats {
 	uint64_t spurious;		/* notifications for which no counter overflowed */
 	uint64_t throttled, unthrottled;/* kernel throttling of the sample rate */
 	uint64_t lost;			/* samples the kernel dropped */
+	uint64_t fd_lost;		/* counter descriptors the program closed or
+					 * replaced (dup2): left alone from then on */
 };
 
 /* Open a group of n events on the backend.  For i-mode (opts->sample) each

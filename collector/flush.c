@@ -551,7 +551,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	struct buf sb = { strings, 0, sizeof(strings) };
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 22];	/* + timing (COLL_TIMING) and own-time counters */
+	struct prof_counter ctrs[CTR_N + 23];	/* + timing (COLL_TIMING), own-time and fd_lost counters */
 	struct pmc_sample_stats st;
 	struct timespec end;
 	size_t nm = 0, nc = 0, n_mods;
@@ -641,6 +641,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };
 		ctrs[nc++] = (struct prof_counter){ "unthrottled", st.unthrottled };
 		ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
+		ctrs[nc++] = (struct prof_counter){ "fd_lost", st.fd_lost };
 	}
 
 #ifdef COLL_TIMING

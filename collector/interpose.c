@@ -126,6 +126,7 @@ static void map_changed(void)
 
 	coll_inside++;
 	loadmap_refresh();
+	uw_map_changed();	/* the unwinder's table of unwind info */
 	coll_inside--;
 	errno = saved_errno;
 }
@@ -168,7 +169,11 @@ EXPORT int dlclose(void *h)
 	if (coll_inside || !coll.active)
 		return real.dlclose(h);
 	coll_in_dl++;
+	/* No capture reads an object's code or unwind tables while one may
+	 * be unmapped. */
+	uw_unload_begin();
 	ret = real.dlclose(h);
+	uw_unload_end();
 	coll_in_dl--;
 	if (ret == 0)
 		map_changed();

@@ -32,7 +32,8 @@ tests_unit_test_loadmap_LDADD = -ldl -lpthread
 rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
-	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn
+	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn tests/progs/rec_fds \
+	tests/progs/rec_coro
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_threads_LDFLAGS = -pthread
@@ -47,6 +48,17 @@ tests_progs_rec_fork_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_SOURCES = tests/progs/rec_dl.c tests/progs/rec_common.h
 tests_progs_rec_dl_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_LDADD = -ldl
+# Descriptors (tests/integration/record_fds.sh); part of it has no unwind
+# tables, so the unwinder has to guess there.
+tests_progs_rec_fds_SOURCES = tests/progs/rec_fds.c tests/progs/rec_common.h
+tests_progs_rec_fds_CFLAGS = $(rec_cflags)
+tests_progs_rec_fds_LDFLAGS = -pthread
+tests_progs_rec_fds_LDADD = tests/progs/librecnoinfo.la
+tests_progs_rec_coro_SOURCES = tests/progs/rec_coro.c tests/progs/rec_common.h
+tests_progs_rec_coro_CFLAGS = $(rec_cflags)
+check_LTLIBRARIES += tests/progs/librecnoinfo.la
+tests_progs_librecnoinfo_la_SOURCES = tests/progs/rec_fds_noinfo.c tests/progs/rec_common.h
+tests_progs_librecnoinfo_la_CFLAGS = $(rec_cflags) -fno-asynchronous-unwind-tables -fno-unwind-tables
 tests_progs_rec_signals_SOURCES = tests/progs/rec_signals.c tests/progs/rec_common.h
 tests_progs_rec_signals_CFLAGS = $(rec_cflags)
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c

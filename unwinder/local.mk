@@ -2,7 +2,8 @@
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += unwinder/libunwinder.la
 unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h \
-	unwinder/unwind.c unwinder/cache.c unwinder/fp.c unwinder/stack.c
+	unwinder/unwind.c unwinder/cache.c unwinder/cfi.c unwinder/modules.c unwinder/fp.c \
+	unwinder/stack.c
 unwinder_libunwinder_la_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fPIC
 unwinder_libunwinder_la_LIBADD = $(UNWIND_LIBS) -lpthread
 
@@ -12,6 +13,12 @@ UNIT_TESTS += tests/unit/test-unwind
 tests_unit_test_unwind_SOURCES = tests/unit/test_unwind.c tests/harness.h
 tests_unit_test_unwind_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
 tests_unit_test_unwind_LDADD = unwinder/libunwinder.la -lpthread
+
+# The .eh_frame reader on crafted tables, one case per line.
+check_PROGRAMS += tests/unit/test-cfi
+UNIT_TESTS += tests/unit/test-cfi
+tests_unit_test_cfi_SOURCES = tests/unit/test_cfi.c tests/harness.h
+tests_unit_test_cfi_LDADD = unwinder/libunwinder.la -lpthread
 
 # make bench: tests/bench/unwind_cost.sh runs this.
 check_PROGRAMS += tests/bench/unwind-cost

@@ -1,71 +1,215 @@
-/* uw_capture's walks (libunwind, with a cache of frame recipes in front of
- * it) and the per-thread and process setup.  docs/unwinding.md says what
- * libunwind does on the handler path and why the cache is there. */
+/* uw_capture's walks (frame recipes from .eh_frame in a per-thread cache;
+ * libunwind, through accessors of ours, for the frames no recipe fits) and
+ * the per-thread and process setup.  docs/unwinding.md says what libunwind
+ * 1.6.2 would do on the handler path by itself, and why we do not let it. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
-#include <time.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
-#define UNW_LOCAL_ONLY
+/* The generic (remote-capable) library: the walk runs in an address space
+ * of our own, whose accessors read memory without any descriptor. */
 #include <libunwind.h>
 
 #include "unwinder/internal.h"
 #include "unwinder/unwind.h"
+
+/* Exported by libunwind-x86_64 (libunwind-ptrace uses it) but not declared
+ * by its headers: the binary search of an .eh_frame_hdr table. */
+extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
 
 static uintptr_t uc_reg(const ucontext_t *uc, int reg)
 {
 	return (uintptr_t)uc->uc_mcontext.gregs[reg];
 }
 
-/* libunwind's locks (its unwind-info cache, its memory pools) are plain
- * mutexes; a child forked while another thread held one would block on it
- * at its first unwind, with every signal masked.  So captures count
- * themselves in and out of libunwind, and fork waits for the count to drop
- * (Dekker-style: both sides write, then read the other's flag). */
-static atomic_int lib_users, fork_pending;
+/* What one walk lets libunwind see: registers (libunwind's numbering,
+ * UNW_X86_64_RAX.. RIP), and the memory it may read. */
+struct walk {
+	unw_word_t reg[17];
+	uint32_t have;			/* bit per known register */
+	uintptr_t lo, hi;		/* the interrupted stack, from below sp */
+	uintptr_t alt_lo, alt_hi;	/* the sigaltstack the sample came from */
+	uintptr_t page[4];		/* pages found readable in this walk */
+	unsigned n_page, next_page;
+};
 
-static bool lib_enter(void)
+static unw_addr_space_t as;
+static pid_t self_pid;
+
+/* ucontext's gregs in libunwind's register order. */
+static const int greg_of[17] = {
+	REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
+};
+
+static bool inside(uintptr_t a, size_t n, uintptr_t lo, uintptr_t hi)
 {
-	if (atomic_load(&fork_pending))
+	return a >= lo && a + n >= a && a + n <= hi;
+}
+
+/* Whether [a, a + 8) can be read without a fault: the interrupted stack,
+ * the sigaltstack it was on, a loaded object's readable segment, or a page
+ * process_vm_readv (no descriptor) could read in this walk. */
+static bool mem_ok(struct walk *w, uintptr_t a)
+{
+	uintptr_t pg = a & ~(uintptr_t)4095;
+	unsigned char probe[8];
+	struct iovec local = { probe, sizeof(probe) }, remote = { (void *)a, sizeof(probe) };
+
+	if (inside(a, 8, w->lo, w->hi) || inside(a, 8, w->alt_lo, w->alt_hi) || uw_readable(a, 8))
+		return true;
+	if (a + 8 < a || ((a + 7) & ~(uintptr_t)4095) != pg)
+		return false;	/* across pages: rare, refused */
+	for (unsigned i = 0; i < w->n_page; i++)
+		if (w->page[i] == pg)
+			return true;
+	if (syscall(SYS_process_vm_readv, self_pid, &local, 1, &remote, 1, 0) != sizeof(probe))
 		return false;
-	atomic_fetch_add(&lib_users, 1);
-	if (atomic_load(&fork_pending)) {
-		atomic_fetch_sub(&lib_users, 1);
-		return false;
-	}
+	w->page[w->next_page++ & 3] = pg;
+	if (w->n_page < 4)
+		w->n_page++;
 	return true;
 }
 
-static void lib_leave(void)
+/* The reads of a walk land anywhere on the stack, between other frames'
+ * locals: a sanitizer's redzones there are not our business. */
+#define NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+
+static NO_SANITIZE int acc_access_mem(unw_addr_space_t a, unw_word_t addr, unw_word_t *val,
+				      int write, void *arg)
 {
-	atomic_fetch_sub(&lib_users, 1);
+	unw_word_t v;
+
+	(void)a;
+	if (write || !mem_ok(arg, addr))
+		return -UNW_EINVAL;
+	__builtin_memcpy(&v, (const void *)addr, sizeof(v));
+	*val = v;
+	return 0;
 }
 
-static void fork_prepare(void)
+static int acc_access_reg(unw_addr_space_t a, unw_regnum_t reg, unw_word_t *val, int write,
+			  void *arg)
 {
-	const struct timespec tick = { .tv_nsec = 100000 };
-	int i;
+	struct walk *w = arg;
 
-	atomic_store(&fork_pending, 1);
-	/* Bounded: a fork() from a handler that interrupted a capture in this
-	 * very thread would otherwise wait for itself. */
-	for (i = 0; i < 1000 && atomic_load(&lib_users); i++)
-		nanosleep(&tick, NULL);
+	(void)a;
+	if (reg < 0 || reg > UNW_X86_64_RIP)
+		return -UNW_EBADREG;
+	if (write) {
+		w->reg[reg] = *val;
+		w->have |= 1u << reg;
+		return 0;
+	}
+	if (!(w->have & (1u << reg)))
+		return -UNW_EBADREG;
+	*val = w->reg[reg];
+	return 0;
 }
 
-static void fork_parent(void)
+static int acc_access_fpreg(unw_addr_space_t a, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			    void *arg)
 {
-	atomic_store(&fork_pending, 0);
+	(void)a, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
 }
 
-static void fork_child(void)
+static int acc_resume(unw_addr_space_t a, unw_cursor_t *c, void *arg)
 {
-	atomic_store(&lib_users, 0);
-	atomic_store(&fork_pending, 0);
+	(void)a, (void)c, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static int acc_get_proc_name(unw_addr_space_t a, unw_word_t ip, char *buf, size_t len,
+			     unw_word_t *off, void *arg)
+{
+	(void)a, (void)ip, (void)buf, (void)len, (void)off, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t a, unw_word_t *addr, void *arg)
+{
+	(void)a, (void)addr, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+static void acc_put_unwind_info(unw_addr_space_t a, unw_proc_info_t *pi, void *arg)
+{
+	(void)a, (void)pi, (void)arg;
+}
+
+/* libunwind's own dl_iterate_phdr callback, over our table instead: the
+ * object's .eh_frame_hdr search table as a remote table. */
+static int acc_find_proc_info(unw_addr_space_t a, unw_word_t ip, unw_proc_info_t *pi,
+			      int need_unwind_info, void *arg)
+{
+	const struct uw_seg *g = uw_seg_find(ip);
+	const unsigned char *h;
+	unw_dyn_info_t di;
+	int32_t count;
+
+	if (!g || !g->exec || !g->eh_hdr || !uw_readable(g->eh_hdr, 12))
+		return -UNW_ENOINFO;
+	h = (const unsigned char *)g->eh_hdr;
+	/* version 1; eh_frame_ptr sdata4 (pcrel); fde_count udata4; table
+	 * datarel sdata4: what every linker writes */
+	if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+		return -UNW_ENOINFO;
+	memcpy(&count, h + 8, 4);
+	if (count <= 0 || !uw_readable(g->eh_hdr + 12, (size_t)count * 8))
+		return -UNW_ENOINFO;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = g->lo;
+	di.end_ip = g->hi;
+	di.u.rti.segbase = g->eh_hdr;
+	di.u.rti.table_data = g->eh_hdr + 12;
+	di.u.rti.table_len = (unw_word_t)count * 8 / sizeof(unw_word_t);
+	return _Ux86_64_dwarf_search_unwind_table(a, ip, &di, pi, need_unwind_info, arg);
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = acc_find_proc_info,
+	.put_unwind_info = acc_put_unwind_info,
+	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+	.access_mem = acc_access_mem,
+	.access_reg = acc_access_reg,
+	.access_fpreg = acc_access_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = acc_get_proc_name,
+};
+
+/* The memory a walk from sp may read on the thread's stack; off it, the
+ * sigaltstack sp is on (a sample inside a signal handler), if any. */
+static void walk_bounds(struct walk *w, const struct uw_thread *t, uintptr_t sp)
+{
+	w->lo = w->hi = w->alt_lo = w->alt_hi = 0;
+	w->n_page = w->next_page = 0;
+	if (t && sp >= t->stack_lo && sp < t->stack_hi) {
+		/* the red zone below sp is the interrupted function's */
+		w->lo = sp - t->stack_lo >= 128 ? sp - 128 : t->stack_lo;
+		w->hi = t->stack_hi;
+	} else {
+		stack_t ss;
+
+		if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE) &&
+		    sp >= (uintptr_t)ss.ss_sp && sp < (uintptr_t)ss.ss_sp + ss.ss_size) {
+			w->alt_lo = (uintptr_t)ss.ss_sp;
+			w->alt_hi = (uintptr_t)ss.ss_sp + ss.ss_size;
+		}
+	}
 }
 
 /* Step a cursor set on the frame whose pc is pcs[n - 1] to the end;
@@ -93,183 +237,131 @@ static int step_all(unw_cursor_t *cursor, uintptr_t *pcs, int n, int max, unsign
 	return n;
 }
 
-int uw_walk_libunwind(const ucontext_t *uc, uintptr_t *pcs, int max, unsigned *flags)
+/* libunwind from a frame whose registers w holds, pcs[n - 1] its pc. */
+static int walk_from(struct walk *w, uintptr_t *pcs, int n, int max, unsigned *flags)
 {
 	unw_cursor_t cursor;
-	int n = 1;
 
-	pcs[0] = uc_reg(uc, REG_RIP);
-	if (!lib_enter()) {
+	if (!as || !uw_guard_enter()) {
 		*flags |= UW_FAILED;
 		return n;
 	}
-	/* SIGNAL_FRAME: pcs[0] was interrupted, not called, so its unwind row
-	 * is the one at the pc itself, not at pc - 1.  libunwind wants a
-	 * non-const context but only reads it on this path. */
-	if (unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+	if (unw_init_remote(&cursor, as, w) < 0)
 		*flags |= UW_FAILED;
 	else
 		n = step_all(&cursor, pcs, n, max, flags);
-	lib_leave();
+	uw_guard_leave();
 	return n;
+}
+
+static int walk_libunwind(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs,
+			  int max, unsigned *flags)
+{
+	struct walk w;
+
+	/* unw_init_remote looks up the first row at the pc itself, as for an
+	 * interrupted (not called) frame: right for pcs[0]. */
+	for (int i = 0; i <= UNW_X86_64_RIP; i++)
+		w.reg[i] = uc_reg(uc, greg_of[i]);
+	w.have = (1u << (UNW_X86_64_RIP + 1)) - 1;
+	walk_bounds(&w, t, uc_reg(uc, REG_RSP));
+	pcs[0] = uc_reg(uc, REG_RIP);
+	return walk_from(&w, pcs, 1, max, flags);
+}
+
+int uw_walk_libunwind(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
+		      unsigned *flags)
+{
+	*flags = 0;
+	return walk_libunwind(t, uc, pcs, max, flags);
 }
 
 /* Hand over to libunwind at a caller's frame (pc, sp, fp), pcs[n - 1] = pc.
- * Only rip, rsp and rbp are known there; rules that need another register
- * are rare (none in gcc's or glibc's code) and fail validated. */
-static int walk_libunwind_from(uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t *pcs, int n,
-			       int max, unsigned *flags)
+ * Only rip, rsp and rbp are known there; a rule that needs another
+ * register fails (none in gcc's or glibc's code).  The first row is looked
+ * up at pc - 1: pc is a return address. */
+static int walk_libunwind_from(const struct uw_thread *t, uintptr_t pc, uintptr_t sp,
+			       uintptr_t fp, uintptr_t *pcs, int n, int max, unsigned *flags)
 {
-	unw_cursor_t cursor;
-	ucontext_t uc;
+	struct walk w;
 
-	memset(&uc.uc_mcontext, 0, sizeof(uc.uc_mcontext));
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
-	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
-	if (!lib_enter()) {
-		*flags |= UW_FAILED;
-		return n;
-	}
-	if (unw_init_local2(&cursor, &uc, 0) < 0)
-		*flags |= UW_FAILED;
-	else
-		n = step_all(&cursor, pcs, n, max, flags);
-	lib_leave();
-	return n;
+	w.reg[UNW_X86_64_RIP] = pc - 1;
+	w.reg[UNW_X86_64_RSP] = sp;
+	w.reg[UNW_X86_64_RBP] = fp;
+	w.have = 1u << UNW_X86_64_RIP | 1u << UNW_X86_64_RSP | 1u << UNW_X86_64_RBP;
+	walk_bounds(&w, t, sp);
+	return walk_from(&w, pcs, n, max, flags);
 }
 
-struct step {
-	uintptr_t cfa, rip_at, rbp_at;	/* the CFA; where rip and rbp were found */
-	int ret;			/* unw_step's */
-};
-
-/* One libunwind step from a made-up frame at key with the given rsp, rbp;
- * first: also make sure there is unwind info at key. */
-static struct step step_once(ucontext_t *uc, uintptr_t key, uintptr_t sp, uintptr_t fp, bool first)
+/* The recipe at key, from the object's .eh_frame (cfi.c).  Without unwind
+ * info there (code built without tables, JIT code), libunwind would guess
+ * the frame-pointer chain (CFA = rbp + 16, return address at rbp + 8, the
+ * caller's rbp at rbp), and take an rbp that does not fit (0, below the
+ * frame, more than 16 KiB above it) for the end of the chain: GUESS does
+ * the same.  -1 when the objects may not be read now (a dlclose or fork is
+ * waiting): nothing to cache. */
+static int learn(uintptr_t key, struct uw_recipe *r)
 {
-	struct step s = { .ret = -UNW_EUNSPEC };
-	unw_cursor_t cursor;
-	unw_proc_info_t pi;
-	unw_save_loc_t loc;
-	unw_word_t cfa;
+	int ret;
 
-	memset(&uc->uc_mcontext, 0, sizeof(uc->uc_mcontext));
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)key;
-	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
-	uc->uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
-	/* SIGNAL_FRAME: look up the row at key itself (key is already pc - 1
-	 * for a caller).  Without unwind info libunwind guesses from the
-	 * register values: nothing that could be cached. */
-	if (unw_init_local2(&cursor, uc, UNW_INIT_SIGNAL_FRAME) < 0)
-		return s;
-	s.ret = first ? unw_get_proc_info(&cursor, &pi) : 0;
-	if (s.ret < 0)
-		return s;
-	s.ret = unw_step(&cursor);
-	if (s.ret <= 0)
-		return s;
-	if (unw_get_reg(&cursor, UNW_X86_64_CFA, &cfa) < 0) {
-		s.ret = -UNW_EUNSPEC;
-		return s;
-	}
-	s.cfa = cfa;
-	if (unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) == 0 && loc.type == UNW_SLT_MEMORY)
-		s.rip_at = loc.u.addr;
-	if (unw_get_save_loc(&cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY)
-		s.rbp_at = loc.u.addr;
-	return s;
-}
-
-/* Learn the recipe at key: step once from the real registers, then twice
- * more with rsp and rbp moved by different amounts.  A CFA of register +
- * constant follows its register exactly, both times; one computed by an
- * expression (the signal trampoline, realigned frames) would have to match
- * by chance twice.  -1 if libunwind could not step: that depends on the
- * data (a garbage rbp), not on the code, so nothing is cached. */
-static int learn(uintptr_t key, uintptr_t sp, uintptr_t fp, struct uw_recipe *r)
-{
-	static const uintptr_t dsp[2] = { 64, 192 }, dfp[2] = { 128, 320 };
-	ucontext_t uc;
-	uintptr_t rbp_slot = (uintptr_t)&uc.uc_mcontext.gregs[REG_RBP];
-	struct step a, b[2];
-	intptr_t off = 0, rbp_off;
-	int i, base = 0;
-
-	memset(r, 0, sizeof(*r));
-	r->kind = UW_RECIPE_SLOW;
-	a = step_once(&uc, key, sp, fp, true);
-	if (a.ret == -UNW_ENOINFO)
-		return 0;	/* no unwind info at key: libunwind guesses */
-	if (a.ret < 0)
+	if (!uw_guard_enter())
 		return -1;
-	if (a.ret == 0) {
-		r->kind = UW_RECIPE_END;
-		return 0;
+	ret = uw_cfi_recipe(key, r);
+	uw_guard_leave();
+	if (ret < 0) {
+		r->kind = UW_RECIPE_GUESS;
+		r->cfa_off = 16;
+		r->rbp_off = -16;
 	}
-	rbp_off = a.rbp_at == rbp_slot ? 0 : (intptr_t)(a.rbp_at - a.cfa);
-	for (i = 0; i < 2; i++) {
-		b[i] = step_once(&uc, key, sp + dsp[i], fp + dfp[i], false);
-		if (b[i].ret <= 0)
-			return -1;
-		if (b[i].cfa == a.cfa + dsp[i] && base != UW_RECIPE_RBP)
-			base = UW_RECIPE_RSP;
-		else if (b[i].cfa == a.cfa + dfp[i] && base != UW_RECIPE_RSP)
-			base = UW_RECIPE_RBP;
-		else
-			return 0;
-		/* the return address right below the CFA; rbp saved at a
-		 * fixed place below it, or not touched */
-		if (b[i].rip_at != b[i].cfa - 8 ||
-		    (rbp_off ? (intptr_t)(b[i].rbp_at - b[i].cfa) != rbp_off : b[i].rbp_at != rbp_slot))
-			return 0;
-	}
-	off = (intptr_t)(a.cfa - (base == UW_RECIPE_RSP ? sp : fp));
-	if (a.rip_at != a.cfa - 8 || off < INT32_MIN || off > INT32_MAX || rbp_off > 0 ||
-	    rbp_off < INT16_MIN)
-		return 0;
-	r->kind = (uint8_t)base;
-	r->cfa_off = (int32_t)off;
-	r->rbp_off = (int16_t)rbp_off;
 	return 0;
 }
 
-/* The cached walk.  Reads only inside [sp, stack_hi) of the interrupted
- * frame; a frame it cannot do (no recipe, SLOW, off the stack) goes to
- * libunwind from there on, which validates its own reads. */
-static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
-		       unsigned *flags)
+/* The cached walk.  On the thread's own stack it reads only inside
+ * [sp, stack_hi) of the interrupted frame (plus the leaf's red zone).  On
+ * another stack (a sample inside a signal handler on the sigaltstack, a
+ * coroutine's stack) every load is checked first (mem_ok: the sigaltstack,
+ * or a page process_vm_readv could read).  A frame it cannot do (SLOW, a
+ * recipe that does not fit the stack) goes to libunwind from there on,
+ * whose reads our accessors check. */
+static NO_SANITIZE int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs,
+				   int max, unsigned *flags)
 {
 	uintptr_t pc = uc_reg(uc, REG_RIP), sp = uc_reg(uc, REG_RSP), fp = uc_reg(uc, REG_RBP);
-	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra;
+	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra, rlo;
+	bool own = sp >= t->stack_lo && sp < t->stack_hi;
 	struct uw_recipe r;
+	struct walk w;
 	int n = 0;
 
-	if (sp < t->stack_lo || sp >= hi)
-		return uw_walk_libunwind(uc, pcs, max, flags);
+	if (!own) {
+		walk_bounds(&w, t, sp);
+		hi = w.alt_hi ? w.alt_hi : UINTPTR_MAX;
+	}
 	pcs[n++] = pc;
 	for (;;) {
 		key = n == 1 ? pc : pc - 1;
 		if (!uw_cache_lookup(key, &r)) {
-			int ret;
-
-			if (!lib_enter()) {
+			if (learn(key, &r) < 0) {
 				*flags |= UW_FAILED;
 				return n;
 			}
-			ret = learn(key, sp, fp, &r);
-			lib_leave();
-			if (ret < 0)
-				goto slow;
 			uw_cache_insert(key, &r);
 		}
 		if (r.kind == UW_RECIPE_END)
 			return n;
-		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP)
+		if (r.kind == UW_RECIPE_GUESS && (fp < sp || fp - sp > 0x4000 || fp > hi - 16))
+			return n;	/* libunwind's "end of the call chain" */
+		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP && r.kind != UW_RECIPE_GUESS)
 			goto slow;
 		cfa = (r.kind == UW_RECIPE_RSP ? sp : fp) + (uintptr_t)(intptr_t)r.cfa_off;
-		if (cfa - 8 < lo || cfa > hi || (r.rbp_off && cfa + r.rbp_off < lo) ||
+		/* In an epilogue, after "pop rbp", the leaf's rbp rule still
+		 * names its slot, now in the red zone below sp: the kernel
+		 * leaves those 128 bytes alone. */
+		rlo = n == 1 && lo - (own ? t->stack_lo : 0) >= 128 ? lo - 128 : lo;
+		if (cfa - 8 < lo || cfa > hi || (r.rbp_off && cfa + r.rbp_off < rlo) ||
 		    cfa <= sp || (cfa & 7))
+			goto slow;
+		if (!own && (!mem_ok(&w, cfa - 8) || (r.rbp_off && !mem_ok(&w, cfa + r.rbp_off))))
 			goto slow;
 		ra = ((const uintptr_t *)cfa)[-1];
 		if (ra == 0)
@@ -286,8 +378,8 @@ static int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_
 	}
 slow:
 	if (n == 1)
-		return uw_walk_libunwind(uc, pcs, max, flags);
-	return walk_libunwind_from(pc, sp, fp, pcs, n, max, flags);
+		return walk_libunwind(t, uc, pcs, max, flags);
+	return walk_libunwind_from(t, pc, sp, fp, pcs, n, max, flags);
 }
 
 int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
@@ -309,7 +401,7 @@ int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, 
 	switch (t ? t->mode : UW_MODE_NONE) {
 	case UW_MODE_UNWIND:
 		if (!uw_cache_ready())
-			return uw_walk_libunwind(uc, pcs, max, flags);
+			return walk_libunwind(t, uc, pcs, max, flags);
 		return walk_cached(t, uc, pcs, max, flags);
 	case UW_MODE_FP:
 		return uw_fp_walk(t->stack_lo, t->stack_hi, uc_reg(uc, REG_RIP),
@@ -329,6 +421,8 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 		return -EINVAL;
 	t->stack_lo = t->stack_hi = 0;
 	t->mode = mode;
+	if (mode == UW_MODE_UNWIND && (ret = uw_global_init()) < 0)
+		return ret;
 	ret = uw_stack_bounds(&t->stack_lo, &t->stack_hi);
 	/* Only the frame-pointer walk needs the bounds; the cached walk
 	 * without them leaves every frame to libunwind. */
@@ -342,9 +436,8 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 		ret = uw_cache_thread_init();
 		if (ret < 0)
 			return ret;
-		/* One walk outside any handler, so that libunwind's one-time
-		 * setup, its memory pools and the lazy binding of the functions
-		 * it calls are done before a signal needs them. */
+		/* One walk outside any handler, so that the lazy binding of
+		 * the functions it calls is done before a signal needs them. */
 		if (getcontext(&uc) < 0)
 			return -errno;
 		walk_cached(t, &uc, pcs, 8, &flags);
@@ -355,24 +448,98 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 int uw_cache_flush(void)
 {
 	uw_cache_invalidate();
-	unw_flush_cache(unw_local_addr_space, 0, 0);
 	return 0;
 }
 
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-static int atfork_err;
-
-static void atfork_register(void)
+int uw_map_changed(void)
 {
-	atfork_err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+	int ret = uw_modules_scan();
+
+	uw_cache_invalidate();
+	return ret;
+}
+
+void uw_unload_begin(void)
+{
+	uw_guard_block();
+}
+
+void uw_unload_end(void)
+{
+	uw_guard_unblock();
+}
+
+static void fork_child(void)
+{
+	uw_modules_fork_child();
+	self_pid = (pid_t)syscall(SYS_getpid);
+}
+
+/* The two lowest free descriptor numbers. */
+static void lowest_free(int fds[2])
+{
+	int n = 0;
+
+	fds[0] = fds[1] = -1;
+	for (int fd = 0; fd < 65536 && n < 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			fds[n++] = fd;
+}
+
+/* Whether fds are the two ends of a pipe as libunwind opens its own:
+ * one FIFO, non-blocking and close-on-exec, read end first. */
+static bool is_lib_pipe(const int fds[2])
+{
+	struct stat a, b;
+
+	if (fds[1] < 0 || fstat(fds[0], &a) < 0 || fstat(fds[1], &b) < 0)
+		return false;
+	return S_ISFIFO(a.st_mode) && S_ISFIFO(b.st_mode) && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev && fcntl(fds[0], F_GETFD) == FD_CLOEXEC &&
+	       fcntl(fds[1], F_GETFD) == FD_CLOEXEC &&
+	       (fcntl(fds[0], F_GETFL) & (O_ACCMODE | O_NONBLOCK)) == (O_RDONLY | O_NONBLOCK) &&
+	       (fcntl(fds[1], F_GETFL) & (O_ACCMODE | O_NONBLOCK)) == (O_WRONLY | O_NONBLOCK);
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_err;
+
+/* libunwind's one-time setup (tdep_init, run by its first call that needs
+ * it) opens a pipe for the local address space's address checks, on the
+ * two lowest free numbers.  We never use that address space, so the pipe
+ * would only hold two of the program's numbers (its first open() would
+ * return 5, not 3): close it, once sure that the two descriptors are that
+ * pipe (free before, then both ends of one FIFO opened the way libunwind
+ * opens it).  The collector calls this from its constructor, before the
+ * program has threads that could open descriptors meanwhile. */
+static void init(void)
+{
+	int fds[2];
+
+	self_pid = (pid_t)syscall(SYS_getpid);
+	init_err = pthread_atfork(uw_modules_fork_prepare, uw_modules_fork_parent, fork_child);
+	if (init_err) {
+		init_err = -init_err;
+		return;
+	}
+	as = unw_create_addr_space(&accessors, 0);
+	if (!as) {
+		init_err = -ENOMEM;
+		return;
+	}
+	lowest_free(fds);
+	/* No cache: libunwind's is one lock (two sigprocmask calls) per step;
+	 * ours (cache.c) is in front of it.  This runs tdep_init. */
+	unw_set_caching_policy(as, UNW_CACHE_NONE);
+	if (is_lib_pipe(fds)) {
+		close(fds[0]);
+		close(fds[1]);
+	}
+	init_err = uw_modules_scan();
 }
 
 int uw_global_init(void)
 {
-	/* Debian's libunwind 1.6.2 is built without per-thread caches and
-	 * silently turns this into UNW_CACHE_GLOBAL (docs/unwinding.md). */
-	if (unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD) < 0)
-		return -EINVAL;
-	pthread_once(&atfork_once, atfork_register);
-	return -atfork_err;
+	pthread_once(&init_once, init);
+	return init_err;
 }

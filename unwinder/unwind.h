@@ -36,14 +36,26 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode);
 int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, int max,
 	       unsigned *flags);
 
-/* Forget the unwind rules cached for every thread and by libunwind: call
- * after dlclose, when code at a cached pc may be gone or replaced.
- * Async-signal-safe; returns 0. */
+/* Forget the unwind rules cached for every thread (lazily, at each
+ * thread's next capture).  Async-signal-safe; returns 0. */
 int uw_cache_flush(void);
 
-/* Process-wide setup: libunwind's one-time init and caching policy, and
- * fork handlers that keep a child from inheriting its locks held.  Call
- * once, outside handlers, before sampling starts.  0 or -errno. */
+/* After dlopen/dlmopen/dlclose: rescan the loaded objects (their unwind
+ * tables and readable segments) and flush the caches.  Not
+ * async-signal-safe.  0 or -errno. */
+int uw_map_changed(void);
+
+/* Around a dlclose: begin waits (up to 100 ms) until no capture reads an
+ * object's memory and keeps new ones from starting (they do without it:
+ * cached recipes only, the rest UW_FAILED); end lets them go on.  Call
+ * uw_map_changed after a dlclose that succeeded.  Not async-signal-safe. */
+void uw_unload_begin(void);
+void uw_unload_end(void);
+
+/* Process-wide setup: the loaded objects, libunwind's address space with
+ * our accessors (no descriptor is ever read or written by a capture), and
+ * fork handlers that keep a child from inheriting libunwind's locks held.
+ * Idempotent; uw_thread_init calls it.  Outside handlers.  0 or -errno. */
 int uw_global_init(void);
 
 #endif

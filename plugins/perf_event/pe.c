@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -64,6 +65,14 @@ struct pe_ev {
 	size_t map_len;
 	const unsigned char *data;	/* ring buffer data area, or NULL */
 	uint64_t data_size;		/* its size, a power of two */
+	/* Who fd is: the event's unique id and its file's device and inode
+	 * (one anonymous inode for every perf event, so the id decides).  A
+	 * program may close the number or dup2 another file onto it; once
+	 * that is seen (fd_check) fd is never used again: lost. */
+	uint64_t id;
+	dev_t dev;
+	ino_t ino;
+	bool lost;
 };
 
 struct pe_ctx {
@@ -82,6 +91,11 @@ struct pe_ctx {
 	/* stop() is disabling: a rearm in a handler that interrupts it must
 	 * not refresh (IOC_REFRESH enables a disabled event). */
 	volatile bool stopping;
+	/* Sampling groups live in a program that does not know about them
+	 * (the collector): every use of a descriptor first checks that it is
+	 * still ours (fd_check).  A counting group belongs to the program
+	 * that opened it through libpmc, whose reads stay one syscall. */
+	bool guarded;
 	int signo;			/* from arm */
 	pid_t tid;			/* the thread that gets the signals */
 	int draining;			/* one drainer at a time (atomic exchange) */
@@ -146,6 +160,39 @@ static int fd_move_high(int fd)
  * such an event while it runs leaves period_left at 0, which makes the very
  * next event overflow; only re-adding it (disable, enable) sets a full
  * period.  Hardware events and the clocks restart with a full period. */
+/* Record who e->fd is, right after it was opened. */
+static int fd_remember(struct pe_ev *e)
+{
+	struct stat st;
+
+	if (fstat(e->fd, &st) < 0 || ioctl(e->fd, PERF_EVENT_IOC_ID, &e->id) < 0)
+		return -errno;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	return 0;
+}
+
+/* Whether e->fd is still the descriptor we opened; the first time it is
+ * not (the program closed it, or put another file on its number), it is
+ * counted in fd_lost and never touched again.  The ioctl only reaches a
+ * file that fstat shows to be a perf event ('$' ioctls are perf's alone).
+ * Two syscalls, no descriptor of the program read, written or closed.
+ * Async-signal-safe. */
+static bool fd_check(struct pe_ctx *c, struct pe_ev *e)
+{
+	struct stat st;
+	uint64_t id;
+
+	if (e->fd < 0 || e->lost)
+		return false;
+	if (fstat(e->fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino &&
+	    ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id)
+		return true;
+	e->lost = true;
+	__atomic_fetch_add(&c->st.fd_lost, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
 static bool is_swevent(uint32_t type, uint64_t config)
 {
 	if (type == PERF_TYPE_SOFTWARE)
@@ -217,12 +264,14 @@ static void map_page(struct pe_ev *e)
 	}
 }
 
-static void close_all(struct pe_ctx *c)
+/* just_opened: every fd is ours, from this open; else each is checked
+ * first (the program may have closed or replaced it since). */
+static void close_all(struct pe_ctx *c, bool just_opened)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->ev[i].pg)
 			munmap(c->ev[i].pg, c->ev[i].map_len);
-		if (c->ev[i].fd >= 0)
+		if (c->ev[i].fd >= 0 && (just_opened || fd_check(c, &c->ev[i])))
 			close(c->ev[i].fd);
 		c->ev[i].pg = NULL;
 		c->ev[i].data = NULL;
@@ -254,11 +303,16 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 		if (e->fd < 0 || (c->grouped && ioctl(e->fd, PERF_EVENT_IOC_ID, &c->id[i]) < 0)) {
 			int err = -errno;
 			c->n = e->fd < 0 ? i : i + 1;
-			close_all(c);
+			close_all(c, true);
 			return err;
 		}
 		e->fd = fd_move_high(e->fd);
 		c->n = i + 1;
+		if (fd_remember(e) < 0) {
+			int err = -errno;
+			close_all(c, true);
+			return err;
+		}
 		if (e->sampled || (self && may_rdpmc(evs[i].type)))
 			map_page(e);
 		if (e->data)
@@ -304,6 +358,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	 * (a hardware group larger than the PMU) is opened event by event. */
 	c->grouped = n > 1 && !opts->inherit && !sampling;
 	c->trap = sampling && opts->signo == SIGTRAP;
+	c->guarded = sampling;
 	ret = open_all(c, evs, n, opts);
 	if (ret < 0 && c->grouped) {
 		c->grouped = false;
@@ -335,8 +390,10 @@ static void mask_signo(const struct pe_ctx *c, int how, sigset_t *old)
 
 /* Grant n more credits and enable the event.  The count moves before the
  * ioctl: an overflow may follow at once. */
-static int refresh(struct pe_ev *e, uint32_t n)
+static int refresh(struct pe_ctx *c, struct pe_ev *e, uint32_t n)
 {
+	if (!fd_check(c, e))
+		return -EBADF;
 	e->granted += n;
 	if (ioctl(e->fd, PERF_EVENT_IOC_REFRESH, n) < 0) {
 		e->granted -= n;
@@ -348,12 +405,15 @@ static int refresh(struct pe_ev *e, uint32_t n)
 /* Enable event e outside its handler (start, a re-add): a sampled armed
  * event gets its credits topped up to its batch, and at least one, so the
  * kernel's limit is never left at 0 (which would mean no limit at all). */
-static int enable(const struct pe_ctx *c, struct pe_ev *e)
+static int enable(struct pe_ctx *c, struct pe_ev *e)
 {
-	if (!c->armed || !e->sampled || c->trap)
+	if (!c->armed || !e->sampled || c->trap) {
+		if (c->guarded && !fd_check(c, e))
+			return -EBADF;
 		return ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) < 0 ? -errno : 0;
+	}
 	uint64_t left = e->done < e->granted ? e->granted - e->done : 0;
-	return refresh(e, left < e->batch ? e->batch - (uint32_t)left : 1);
+	return refresh(c, e, left < e->batch ? e->batch - (uint32_t)left : 1);
 }
 
 static bool drain(struct pe_ctx *c, struct pe_ev *e);
@@ -392,9 +452,12 @@ int pe_stop(void *ctx)
 	c->stopping = true;
 	if (c->grouped && ioctl(c->ev[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
 		ret = -errno;
-	for (size_t i = 0; i < c->n && !c->grouped; i++)
+	for (size_t i = 0; i < c->n && !c->grouped; i++) {
+		if (c->guarded && !fd_check(c, &c->ev[i]))
+			continue;	/* gone: nothing to stop, and not ours to touch */
 		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && ret == 0)
 			ret = -errno;
+	}
 	/* After the disables: an overflow signalled before them is delivered
 	 * at the latest on the ioctl's return, and still counts. */
 	c->started = false;
@@ -455,7 +518,12 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 
 		if (!e->pg || pe_page_read(e->pg, &pe_hw_x86, &raw) != 0) {
 			uint64_t buf[3];
-			long r = sys_read(e->fd, buf, sizeof(buf));
+			long r;
+
+			/* a descriptor the program replaced could hold its data */
+			if (c->guarded && !fd_check(c, e))
+				return -EBADF;
+			r = sys_read(e->fd, buf, sizeof(buf));
 
 			if (r != (long)sizeof(buf))
 				return r < 0 ? (int)r : -EIO;
@@ -489,6 +557,8 @@ int pe_arm(void *ctx, int signo)
 
 		if (!c->ev[i].sampled)
 			continue;
+		if (!fd_check(c, &c->ev[i]))
+			return -EBADF;
 		/* Signal and owner first, O_ASYNC last, so no SIGIO can
 		 * reach the process in between. */
 		if (fcntl(fd, F_SETSIG, signo) < 0 || fcntl(fd, F_SETOWN_EX, &owner) < 0)
@@ -624,6 +694,8 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 	bool readd = e->swevent && c->started && !c->stopping;
 	int ret = 0, ret2;
 
+	if (!fd_check(c, e))
+		return -EBADF;
 	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
 		return -errno;
 	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
@@ -679,14 +751,14 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 
 		if (!e->data || e->behind || e->batch < CREDITS || left > CREDITS / 2)
 			return 0;
-		return refresh(e, (uint32_t)(CREDITS - left));
+		return refresh(c, e, (uint32_t)(CREDITS - left));
 	}
 	/* Spent (the kernel stopped the event): refresh, with a batch that
 	 * shrinks to 1 after one in which the handler fell behind. */
 	if (e->data)
 		e->batch = e->behind ? 1 : (e->batch >= CREDITS / 2 ? CREDITS : e->batch * 2);
 	e->behind = false;
-	return refresh(e, e->batch);
+	return refresh(c, e, e->batch);
 }
 
 int pe_stats(void *ctx, struct pmc_sample_stats *st)
@@ -694,6 +766,10 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 	struct pe_ctx *c = ctx;
 	sigset_t old;
 
+	/* Where the profile is written: a descriptor the program closed or
+	 * replaced is counted here, before the thread's counters close. */
+	for (size_t i = 0; i < c->n && c->guarded; i++)
+		fd_check(c, &c->ev[i]);
 	/* While sampling, only the counted thread drains (a rearm relies on
 	 * its counts), with signo blocked so its handler cannot find the
 	 * buffer busy; another thread copies what the last rearm counted. */
@@ -719,7 +795,7 @@ int pe_close(void *ctx)
 
 	if (!c)
 		return 0;
-	close_all(c);
+	close_all(c, false);
 	free(c);
 	return 0;
 }

@@ -12,7 +12,12 @@
  * (inherit and group reads do not mix on older kernels; a sampled event has
  * its own enable state).  Each fd is moved at open to a high number
  * (just below min(RLIMIT_NOFILE, 1024)) when there is room, so programs
- * that dup2 onto low numbers or close them in a loop leave it alone.
+ * that dup2 onto low numbers or close them in a loop leave it alone.  A
+ * program may still close a counter's number or put its own file there:
+ * before each use (ioctl, read, fcntl, close; and in stats) the fd is
+ * checked to be the event opened (fstat's device and inode, then
+ * PERF_EVENT_IOC_ID), and one that is not is counted in fd_lost and never
+ * used again: the event stops at the end of its batch of credits.
  *
  * i-mode: a sampled event stays enabled across overflows and, being
  * O_ASYNC, raises exactly one signal per overflow (si_fd = the fd); the

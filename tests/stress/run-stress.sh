@@ -421,7 +421,7 @@ if want sanitizers; then
 	#   libunwind's (uninstrumented) sigprocmask buffer look poisoned;
 	# - TSan: ld.so allocates and frees under its own locks, which TSan
 	#   does not see.
-	printf 'interceptor_via_lib:libunwind.so\n' >"$tmp/asan.supp"
+	printf 'interceptor_via_lib:libunwind.so\ninterceptor_via_lib:libunwind-x86_64.so\n' >"$tmp/asan.supp"
 	printf 'called_from_lib:ld-linux-x86-64.so.2\n' >"$tmp/tsan.supp"
 	if san_build asan "-fsanitize=address,undefined"; then
 		SAN_EXTRA=detect_leaks=1:suppressions=$tmp/asan.supp san_suite "$SAN/asan" "$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -671,6 +672,69 @@ static void test_high_fd(void)
 	     r.fd, r.hits);
 }
 
+/* The program puts its own file on a counter's number (dup2), or closes
+ * it: the plugin notices, counts it in fd_lost, and never reads, writes,
+ * ioctls or closes what is there now.  Also when what is there now is
+ * another perf event (the program's own counter). */
+static void test_fd_replaced(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_TASK_CLOCK, MS);
+	struct pmc_event cnt = sw_event(PERF_COUNT_SW_TASK_CLOCK, 0);
+	PMC_GROUP_OPTS(copts, .pid = 0);
+	struct pmc_sample_stats st;
+	struct pmc_count c;
+	int p[2], fd, h0;
+	void *other = NULL;
+	char buf[8];
+
+	for (int kind = 0; kind < 3; kind++) {
+		const char *what = kind == 0 ? "a pipe dup2'd onto it"
+				   : kind == 1 ? "closed"
+					       : "another perf event dup2'd onto it";
+
+		if (!sample_open(&ev, 1, 1, "fd replaced") || ops->start(S.ctx) != 0)
+			return;
+		spin_cpu(10 * MS);
+		fd = pe_fd(S.ctx, 0);
+		if (pipe(p) < 0)
+			return;
+		if (kind == 0) {
+			dup2(p[0], fd);
+		} else if (kind == 1) {
+			close(fd);
+		} else {
+			T_OK(ops->open(&cnt, 1, &copts, &other) == 0, "fd replaced: the program's counter");
+			dup2(pe_fd(other, 0), fd);
+		}
+		h0 = S.hits[0];
+		/* Sampling goes on until the batch of credits is spent (the
+		 * ring buffer keeps the event alive); its refresh is refused. */
+		spin_cpu(300 * MS);
+		T_OK(ops->stats(S.ctx, &st) == 0 && st.fd_lost == 1, "fd %s: fd_lost %" PRIu64, what,
+		     st.fd_lost);
+		T_OK(S.hits[0] > h0 && S.hits[0] <= 128 + 2,
+		     "fd %s: samples until the batch ends, no refresh (%d, %d before)", what,
+		     S.hits[0], h0);
+		ops->stop(S.ctx);	/* must not touch what is on the number now */
+		sample_close();
+		if (kind == 0) {
+			T_OK(write(p[1], "ok", 2) == 2 && read(fd, buf, 2) == 2 && !memcmp(buf, "ok", 2),
+			     "fd %s: the program's pipe is untouched (not read, not closed)", what);
+			close(fd);
+		} else if (kind == 1) {
+			T_OK(fcntl(fd, F_GETFD) < 0 && errno == EBADF,
+			     "fd %s: the number stays free", what);
+		} else {
+			T_OK(fcntl(fd, F_GETFD) >= 0 && ops->read(other, &c, 1) == 0,
+			     "fd %s: the program's counter is still open and reads", what);
+			close(fd);
+			ops->close(other);
+		}
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
 /* ---- other tasks ---- */
 
 /* A child that waits for a byte on *go, forks a grandchild, and both
@@ -932,6 +996,7 @@ int main(void)
 	test_throttle();
 	test_overflow_foreign();
 	test_high_fd();
+	test_fd_replaced();
 	test_inherit();
 	test_enable_on_exec();
 	test_sigtrap();

@@ -99,7 +99,7 @@ static void compare_walks(const ucontext_t *uc)
 	int max = agree.samples % 3 ? 128 : 6, na, nb, i;
 
 	na = uw_capture(&tls_uw, uc, a, max, &fa);
-	nb = uw_walk_libunwind(uc, b, max, (fb = 0, &fb));
+	nb = uw_walk_libunwind(&tls_uw, uc, b, max, (fb = 0, &fb));
 	for (i = 0; i < na && i < nb && a[i] == b[i]; i++)
 		;
 	if ((na != nb || fa != fb || i < na) && agree.mismatches++ == 0) {
