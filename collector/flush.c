@@ -40,6 +40,8 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_TIMER_OVERRUNS] = "timer_overruns",
 	[CTR_DROPPED_WRITING] = "dropped_while_writing",
 	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
+	[CTR_DROPPED_THROTTLED] = "dropped_throttled",
+	[CTR_THROTTLE_RAISED] = "throttle_period_raised",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */

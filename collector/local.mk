@@ -4,7 +4,7 @@
 coll_core_sources = collector/collector.h \
 	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \
 	collector/settings.c collector/settings.h \
-	collector/init.c collector/thread.c collector/flush.c collector/interpose.c
+	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c
 
 pkglib_LTLIBRARIES += collector/libpmcprof-collector.la
 collector_libpmcprof_collector_la_SOURCES = $(coll_core_sources)
@@ -30,7 +30,8 @@ tests_unit_test_loadmap_LDADD = -ldl -lpthread
 rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
-	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn
+	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn \
+	tests/progs/rec_hostile
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_threads_LDFLAGS = -pthread
@@ -47,6 +48,9 @@ tests_progs_rec_dl_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_LDADD = -ldl
 tests_progs_rec_signals_SOURCES = tests/progs/rec_signals.c tests/progs/rec_common.h
 tests_progs_rec_signals_CFLAGS = $(rec_cflags)
+tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
+tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
+tests_progs_rec_hostile_LDFLAGS = -pthread
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c
 tests_progs_rec_lockstep_CFLAGS = $(rec_cflags)
 # Statically linked on purpose: record must refuse it.
