@@ -416,6 +416,39 @@ static size_t count_profiles(const char *dir)
 	return n;
 }
 
+/* Processes that ended where their collector could not see it leave
+ * their ".PREFIX.running" marker (collector/flush.c): say so, by pid. */
+static size_t report_lost(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		const char *dash;
+		long pid;
+
+		if (e->d_name[0] != '.' || l < 9 || strcmp(e->d_name + l - 8, ".running"))
+			continue;
+		/* .CMD[-rRANK]-HOST-PID.running */
+		for (dash = e->d_name + l - 9; dash > e->d_name && *dash != '-'; dash--)
+			;
+		pid = strtol(dash + 1, NULL, 10);
+		if (*dash != '-' || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing its "
+			"profiles: it left by a raw exit_group system call (as Go's runtime does) "
+			"or was killed by SIGKILL\n", pid, (int)(dash - e->d_name - 1), e->d_name + 1);
+		unlinkat(dirfd(d), e->d_name, 0);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 /* Die of the same signal as the command, so a shell sees what happened. */
 static void die_of(int signo)
 {
@@ -437,7 +470,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
 	struct sigaction sa;
 	int first, status, ret;
-	size_t n;
+	size_t n, lost;
 
 	first = parse_args(argc, argv, &o);
 	ret = exe_resolve(argv[first], path, sizeof(path));
@@ -479,11 +512,12 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
 	}
+	lost = report_lost(o.set.outdir);
 	n = count_profiles(o.set.outdir);
 	if (n)
 		fprintf(stderr, "pmcprof record: %zu profile%s in %s\n", n, n == 1 ? "" : "s",
 			o.set.outdir);
-	else
+	else if (!lost)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {

@@ -684,6 +684,39 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	return ret;
 }
 
+/* OUTDIR/.PREFIX.running while the process may still write profiles:
+ * one left behind when the process is gone tells the launcher that the
+ * process ended where the collector could not see it (a raw exit_group, as
+ * Go's runtime does; SIGKILL). */
+static void marker_name(struct buf *b)
+{
+	put_s(b, ".");
+	put_s(b, proc.prefix);
+	put_s(b, ".running");
+}
+
+void flush_marker(bool on)
+{
+	char name[sizeof(proc.prefix) + 16];
+	struct buf b = { name, 0, sizeof(name) };
+	const char *why;
+	int dirfd, fd;
+
+	marker_name(&b);
+	dirfd = flush_outdir_open(&why);
+	if (dirfd < 0)
+		return;
+	if (on) {
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+			    coll.set.private_files ? 0600 : 0644);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		unlinkat(dirfd, name, 0);
+	}
+	close(dirfd);
+}
+
 void flush_unlink(struct thr *t)
 {
 	const char *why;

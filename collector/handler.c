@@ -170,14 +170,15 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 
 /* ---- the throttle ---- */
 
-/* Like the kernel's perf_cpu_time_max_percent: the handler may use a
- * quarter of the time since its last run, with a burst of THROTTLE_CAP_NS.
- * Over it, the sample is skipped (dropped_throttled) and the event's period
- * doubles (throttle_period_raised); with credit to spare it halves back.
- * A program with 3000-deep stacks at 10 us periods would otherwise spend
- * all its time in the handler (every run re-arms into the next overflow). */
-#define THROTTLE_SHARE_SHIFT 2
-#define THROTTLE_CAP_NS 2000000
+/* Like the kernel's perf_cpu_time_max_percent: the handler may use half
+ * of the time since its last run, with THROTTLE_CAP_NS of credit to absorb
+ * a burst (a loaded host's slow runs).  Past that, the sample is skipped
+ * (dropped_throttled) and the event's period doubles
+ * (throttle_period_raised); with credit to spare it halves back.  A program
+ * with 3000-deep stacks at 10 us periods would otherwise spend all its
+ * time in the handler (every run re-arms into the next overflow). */
+#define THROTTLE_SHARE_SHIFT 1
+#define THROTTLE_CAP_NS 20000000
 #define THROTTLE_MAX_SLOW 16
 
 static bool throttle(struct thr *t, int idx, uint64_t now)

@@ -140,6 +140,7 @@ static void on_fatal_here(int signo, siginfo_t *si, void *uc)
 				strncat(reason, &"0123456789"[n % 10], 1);
 			}
 			thr_flush_all(true, false, reason);
+			flush_marker(false);
 			__atomic_store_n(&fatal_done, 1, __ATOMIC_SEQ_CST);
 		} else if (none != me) {
 			/* Another thread crashed too and is writing: dying now
@@ -240,6 +241,7 @@ void coll_exit_begin(void)
 	 * wait for its writes), as our exit_group may come first. */
 	coll_inside++;
 	thr_flush_all(false, false, "exit");
+	flush_marker(false);
 	coll_inside--;
 }
 
@@ -366,6 +368,7 @@ static void fork_child(void)
 	__atomic_store_n(&fatal_done, 0, __ATOMIC_SEQ_CST);
 	coll_inside++;
 	flush_process_init(false);
+	flush_marker(true);
 	thr_fork_child();
 	coll_inside--;
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
@@ -450,6 +453,7 @@ static void init_once(void)
 	coll_real_resolve();
 	if (setup()) {
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
+		flush_marker(true);
 		thr_begin();
 	}
 	coll_inside--;
@@ -473,6 +477,7 @@ __attribute__((destructor)) static void on_unload(void)
 	    getpid() != coll.pid)
 		return;
 	thr_flush_all(false, false, "exit");
+	flush_marker(false);
 	flush_report_failures();
 	/* The exiting thread's profile is written: stop its sampling for the
 	 * rest of the exit, and free its counters (a leak checker running

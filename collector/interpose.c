@@ -299,6 +299,7 @@ static bool exec_prepare(bool likely)
 		return false;
 	coll_inside++;
 	thr_flush_all(false, true, "exec");
+	flush_marker(false);
 	thr_disarm_self();
 	coll_inside--;
 	return true;
@@ -311,6 +312,7 @@ static void exec_failed(void)
 
 	coll_inside++;
 	thr_resume_all();
+	flush_marker(true);
 	thr_rearm_self();
 	coll_inside--;
 	errno = saved_errno;
@@ -454,6 +456,7 @@ static void flush_before_exit(void)
 {
 	if (coll.active && !stopped() && !coll_inside && getpid() == coll.pid) {
 		thr_flush_all(false, false, "exit");
+		flush_marker(false);
 		flush_report_failures();
 	}
 }

@@ -48,6 +48,8 @@ tests_progs_rec_dl_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_LDADD = -ldl
 tests_progs_rec_signals_SOURCES = tests/progs/rec_signals.c tests/progs/rec_common.h
 tests_progs_rec_signals_CFLAGS = $(rec_cflags)
+# Built at test time by record_hostile.sh (go build; cc -lseccomp).
+EXTRA_DIST += tests/progs/go_cgo/main.go tests/progs/rec_libseccomp.c
 tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
 tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
 tests_progs_rec_hostile_LDFLAGS = -pthread

@@ -342,9 +342,11 @@ void thr_flush_all(bool partial, bool hold, const char *reason)
 		flush_thread(t, partial || torn || (t == self && t->in_handler), partial, reason);
 		status_set(t, hold ? THR_HELD : THR_WRITTEN);
 	}
-	/* Threads writing themselves right now: let them finish first. */
+	/* Threads being written right now (by themselves or by another
+	 * thread ending the process): let them finish first, ours too.  Not
+	 * ours after a crash: that may be our own write, torn. */
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
-		if (t != self)
+		if (t != self || !partial)
 			wait_for(t, not_busy);
 	coll_inside--;
 }
@@ -358,6 +360,7 @@ void thr_stop_all(const char *reason)
 	 * actions come back, as the program believes they are. */
 	coll_fatal_uninstall();
 	thr_flush_all(false, false, reason);
+	flush_marker(false);
 	/* Our counters stop; other threads' pause at their next overflow,
 	 * whose signal the handler ignores (no system call) now. */
 	thr_disarm_self();

@@ -4,9 +4,10 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
   libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev"
-# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
+# Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer;
+# programs we did not write for record_hostile (Go with cgo, libseccomp, xz, sqlite3, Lua).
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
-  openmpi-bin libopenmpi-dev"
+  openmpi-bin libopenmpi-dev golang-go libseccomp-dev xz-utils sqlite3 lua5.4"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=

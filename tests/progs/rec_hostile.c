@@ -56,7 +56,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 /* ---- smallstack ---- */
 
 /* ~1 KB per frame, each frame's bytes folded into the sum. */
-__attribute__((noinline)) static uint64_t frames(int n, uint64_t salt)
+__attribute__((noinline)) static uint64_t frames(int n, uint64_t salt, double burn_ms)
 {
 	volatile unsigned char pad[1000];
 	uint64_t h;
@@ -64,10 +64,10 @@ __attribute__((noinline)) static uint64_t frames(int n, uint64_t salt)
 	for (size_t i = 0; i < sizeof(pad); i++)
 		pad[i] = (unsigned char)(i * salt + n);
 	if (n == 0) {
-		REC_BURN(2, salt);
+		REC_BURN(burn_ms, salt);
 		h = FNV0;
 	} else {
-		h = frames(n - 1, salt);
+		h = frames(n - 1, salt, burn_ms);
 	}
 	for (size_t i = 0; i < sizeof(pad); i += 64)
 		h = fnv(h, (const void *)&pad[i], 1);
@@ -79,7 +79,7 @@ static void *small_thread(void *p)
 	uint64_t h = FNV0;
 
 	for (int r = 0; r < 150; r++)
-		h ^= frames(48, (uint64_t)r + 1);
+		h ^= frames(48, (uint64_t)r + 1, 1);
 	*(uint64_t *)p = h;
 	return NULL;
 }
@@ -111,8 +111,8 @@ static uint64_t coro_sum[N_CORO];
 
 static void coro_body(int i)
 {
-	for (int r = 0; r < 40; r++) {
-		coro_sum[i] ^= frames(8, (uint64_t)i * 131 + r);
+	for (int r = 0; r < 20; r++) {
+		coro_sum[i] ^= frames(8, (uint64_t)i * 131 + r, 0.2);
 		swapcontext(&coro_uc[i], &main_uc);
 	}
 }
@@ -135,7 +135,7 @@ static int mode_coro(void)
 		coro_uc[i].uc_link = &main_uc;
 		makecontext(&coro_uc[i], (void (*)(void))coro_body, 1, i);
 	}
-	for (int r = 0; r < 40; r++)
+	for (int r = 0; r < 20; r++)
 		for (int i = 0; i < N_CORO; i++)
 			swapcontext(&main_uc, &coro_uc[i]);
 	for (int i = 0; i < N_CORO; i++) {
@@ -171,7 +171,7 @@ static void on_usr1(int s)
 	(void)s;
 	usr1_runs++;
 	usr1_on_own += on_own_stack();
-	REC_BURN(1, 7);
+	REC_BURN(0.5, 7);
 }
 
 static void on_segv(int s)
@@ -209,7 +209,7 @@ static int mode_altstack(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = on_segv;
 	sigaction(SIGSEGV, &sa, NULL);
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 100; i++) {
 		REC_BURN(1, 11);
 		raise(SIGUSR1);
 	}
@@ -235,7 +235,7 @@ static int mode_altstack(void)
 
 __attribute__((noinline)) static void burn_before_death(void)
 {
-	REC_BURN(150, 13);
+	REC_BURN(60, 13);
 }
 
 static int mode_kill(int sig)
@@ -275,7 +275,7 @@ static pthread_barrier_t race_bar;
 static void *race_thread(void *p)
 {
 	(void)p;
-	REC_BURN(50, 17);
+	REC_BURN(10, 17);
 	pthread_barrier_wait(&race_bar);
 	exit(3);
 }
@@ -328,7 +328,7 @@ static int mode_longjmp(void)
 	sa.sa_handler = on_alrm;
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
-	burn_jumping(600);
+	burn_jumping(400);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 	printf("longjmp: jumped %s\n", jumps > 10 ? "many times" : "too rarely");
@@ -339,7 +339,7 @@ static int mode_longjmp(void)
 
 __attribute__((noinline)) static void burn_blocked(void)
 {
-	REC_BURN(100, 23);
+	REC_BURN(50, 23);
 }
 
 static int mode_sigwait(void)
@@ -409,7 +409,7 @@ static struct sock_filter eperm_filter[] = {
 
 __attribute__((noinline)) static void burn_before_seccomp(void)
 {
-	REC_BURN(150, 29);
+	REC_BURN(100, 29);
 }
 
 /* No clock: under the filters even clock_gettime may be fatal. */
@@ -417,7 +417,7 @@ __attribute__((noinline)) static void burn_in_seccomp(void)
 {
 	volatile unsigned long x = 0;
 
-	for (unsigned long i = 0; i < 100000000ul; i++)
+	for (unsigned long i = 0; i < 30000000ul; i++)
 		x += i * 31;
 }
 
