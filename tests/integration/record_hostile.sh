@@ -132,7 +132,7 @@ third() {	# NAME COMMAND...: status and output alone and profiled
 	check "$1: $n profiles, every process's" [ "$n" -ge 2 ]
 }
 if command -v xz >/dev/null; then
-	third "xz round trip" "seq 1 300000 | xz -6 -T2 | xz -d | cksum"
+	third "xz round trip" "seq 1 60000 | xz -3 -T2 | xz -d | cksum"
 else skip "xz: not installed (xz-utils)"; fi
 if command -v sqlite3 >/dev/null; then
 	third "sqlite3" "sqlite3 :memory: 'create table t(a); with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000) insert into t select x * 7 % 1000 from c; select count(*), sum(a), count(distinct a) from t;'"
@@ -143,7 +143,7 @@ else skip "lua5.4: not installed"; fi
 
 # ---- high rates: the handler throttles itself ----
 rm -rf o
-timeout 120 "$PMCPROF" record -e cpu-clock@10000 -e task-clock@10000 -o o -- "$H" deep 300 \
+timeout 120 "$PMCPROF" record -e cpu-clock@10000 -e task-clock@10000 -o o -- "$H" deep 100 \
 	>prof.txt 2>err.txt
 rc=$?
 check "3000-deep stacks at two 10 us events: finishes (status $rc)" [ "$rc" -eq 0 ]
