@@ -721,35 +721,30 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	return ret;
 }
 
-/* OUTDIR/.PREFIX.running while the process may still write profiles:
- * one left behind when the process is gone tells the launcher that the
- * process ended where the collector could not see it (a raw exit_group, as
- * Go's runtime does; SIGKILL). */
-static void marker_name(struct buf *b)
-{
-	put_s(b, ".");
-	put_s(b, proc.prefix);
-	put_s(b, ".running");
-}
-
+/* RUNDIR/PREFIX while the process may still write profiles (RUNDIR is
+ * the launcher's private directory, PMCPROF_RUNDIR): one left behind when
+ * the process is gone tells the launcher that the process ended where the
+ * collector could not see it (a raw exit_group, as Go's runtime does;
+ * SIGKILL).  Only in a directory of ours, not through a symbolic link. */
 void flush_marker(bool on)
 {
-	char name[sizeof(proc.prefix) + 16];
-	struct buf b = { name, 0, sizeof(name) };
-	const char *why;
+	struct stat st;
 	int dirfd, fd;
 
-	marker_name(&b);
-	dirfd = flush_outdir_open(&why);
+	if (!coll.set.rundir[0])
+		return;
+	dirfd = open(coll.set.rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0)
 		return;
-	if (on) {
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-			    coll.set.private_files ? 0600 : 0644);
-		if (fd >= 0)
-			close(fd);
-	} else {
-		unlinkat(dirfd, name, 0);
+	if (fstat(dirfd, &st) == 0 && st.st_uid == geteuid()) {
+		if (on) {
+			fd = openat(dirfd, proc.prefix, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+			if (fd >= 0)
+				close(fd);
+		} else {
+			unlinkat(dirfd, proc.prefix, 0);
+		}
 	}
 	close(dirfd);
 }

@@ -33,8 +33,8 @@ compare() {
 	else fail "$name: output differs"; diff alone.txt prof.txt | head -5 | sed 's/^/    | /'; fi
 	n=$(ls o/*.pmcp 2>/dev/null | wc -l)
 	check "$name: $n profiles (expected $files)" [ "$n" -eq "$files" ]
-	t=$(ls -a o | grep -c '\.tmp\.\|\.running$')
-	check "$name: no temporary file or running marker left ($t)" [ "$t" -eq 0 ]
+	t=$(ls -a o | grep -c '^\.[^.]')
+	check "$name: no temporary file left ($t)" [ "$t" -eq 0 ]
 	for f in o/*.pmcp; do
 		[ -e "$f" ] || continue
 		r=$("$INSPECT" meta "$f" end_reason)
