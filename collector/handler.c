@@ -84,11 +84,11 @@ void coll_call_on_stack(void *top, void (*fn)(int, siginfo_t *, void *), int sig
 }
 #endif
 
+/* The frame address, not a local's: a sanitizer may keep locals on a
+ * heap "fake stack". */
 bool coll_stack_holds(const void *base, size_t len)
 {
-	char here;
-
-	return (uintptr_t)&here - (uintptr_t)base < len;
+	return (uintptr_t)__builtin_frame_address(0) - (uintptr_t)base < len;
 }
 
 /* ---- the sample ---- */
