@@ -2,7 +2,7 @@
  * prints what it saw and a checksum over the memory it can see of itself,
  * so tests/integration/record_hostile.sh compares a run alone with a run
  * under `pmcprof record` line by line, and the exit status too.
- *   smallstack     a thread on a 64 KiB stack uses ~52 KB of it
+ *   smallstack [KIB]  a thread on a 64 KiB (KIB) stack uses ~52 KB of it
  *   coro           32 ucontext coroutines on 16 KiB stacks, canaries below
  *   altstack       its own sigaltstack: a SIGUSR1 handler checks it runs
  *                  there, a stack overflow is caught there and jumped out of
@@ -84,14 +84,14 @@ static void *small_thread(void *p)
 	return NULL;
 }
 
-static int mode_smallstack(void)
+static int mode_smallstack(int kib)
 {
 	pthread_attr_t a;
 	pthread_t t;
 	uint64_t h = 0;
 
 	pthread_attr_init(&a);
-	pthread_attr_setstacksize(&a, 64 << 10);
+	pthread_attr_setstacksize(&a, (size_t)(kib > 0 ? kib : 64) << 10);
 	if (pthread_create(&t, &a, small_thread, &h))
 		return 2;
 	pthread_join(t, NULL);
@@ -477,7 +477,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(mode, "smallstack"))
-		return mode_smallstack();
+		return mode_smallstack(atoi(arg));
 	if (!strcmp(mode, "coro"))
 		return mode_coro();
 	if (!strcmp(mode, "altstack"))
