@@ -22,19 +22,7 @@
 
 #include "collector/collector.h"
 
-/* ---- timing hooks (benchmark builds only) ---- */
-
-#ifdef COLL_TIMING
-static void timing_add(uint32_t *hist, uint64_t ns)
-{
-	uint64_t b = ns / COLL_TIMING_NS;
-
-	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
-}
-#define TIME_ADD(t, hist, ns) timing_add((t)->hist, (ns))
-#else
-#define TIME_ADD(t, hist, ns) ((void)(ns))
-#endif
+/* ---- clocks and timing hooks (the hooks: benchmark builds only) ---- */
 
 /* CLOCK_MONOTONIC through the vDSO: no system call. */
 static uint64_t now_ns(void)
@@ -44,6 +32,20 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+#ifdef COLL_TIMING
+static void timing_add(uint32_t *hist, uint64_t ns)
+{
+	uint64_t b = ns / COLL_TIMING_NS;
+
+	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
+}
+#define TIME_NOW() now_ns()
+#define TIME_ADD(t, hist, ns) timing_add((t)->hist, (ns))
+#else
+#define TIME_NOW() 0
+#define TIME_ADD(t, hist, ns) ((void)(ns))
+#endif
 
 /* ---- stacks ---- */
 
@@ -245,10 +247,10 @@ static void handle(int signo, siginfo_t *si, void *uc)
 	if (status == THR_ACTIVE && coll.ev[idx].period &&
 	    (coll.random_mask || t->period[idx] != coll.ev[idx].period << t->slow[idx]))
 		t->period[idx] = next = thr_next_period(t, (size_t)idx);
-	t1 = now_ns();
+	t1 = TIME_NOW();
 	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
 		t->ctr[CTR_REARM_FAILED]++;
-	TIME_ADD(t, timing_rearm, now_ns() - t1);
+	TIME_ADD(t, timing_rearm, TIME_NOW() - t1);
 	TIME_ADD(t, timing_own, t1 - t0);
 done:
 	t1 = now_ns();
