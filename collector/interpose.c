@@ -490,11 +490,32 @@ EXPORT void exit(int status)
 
 /* ---- signals ---- */
 
-EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+/* The system call itself, with nothing resolved and nothing instrumented. */
+static __attribute__((no_sanitize("address", "thread"))) int
+raw_sigaltstack(const stack_t *ss, stack_t *old)
 {
-	coll_real_resolve();
-	if (!coll.active || stopped() || coll_inside)
-		return coll_real.sigaltstack(ss, old);
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_sigaltstack), "D"(ss), "S"(old)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* The sanitizer runtimes set their signal stacks from their own start-up,
+ * before their shadow memory or thread state exists (see
+ * dl_iterate_phdr): nothing instrumented runs until we are active. */
+EXPORT __attribute__((no_sanitize("address", "thread"))) int
+sigaltstack(const stack_t *ss, stack_t *old)
+{
+	if (!__atomic_load_n(&coll.active, __ATOMIC_ACQUIRE) || !coll_real.sigaltstack ||
+	    coll_inside || __atomic_load_n(&coll.stopped, __ATOMIC_ACQUIRE))
+		return raw_sigaltstack(ss, old);
 	return thr_sigaltstack(ss, old);
 }
 
