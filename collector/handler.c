@@ -230,8 +230,8 @@ static void handle(int signo, siginfo_t *si, void *uc)
 	/* BUSY: being written; HELD: written before an exec that may fail.
 	 * No sample, but the counter keeps running (perf_event pauses an
 	 * event whose end-of-batch signal is not re-armed). */
-	if (status == THR_BUSY)
-		t->ctr[CTR_DROPPED_WRITING]++;
+	if (status == THR_BUSY)	/* its writer reads the counters meanwhile */
+		__atomic_fetch_add(&t->ctr[CTR_DROPPED_WRITING], 1, __ATOMIC_RELAXED);
 	if (status == THR_ACTIVE && !throttle(t, idx, t0)) {
 		/* A POSIX timer signal stands for 1 + si_overrun periods (CPU
 		 * timers expire at the tick): the stack is a fair sample of
