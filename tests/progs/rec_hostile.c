@@ -196,6 +196,9 @@ static int mode_altstack(void)
 	stack_t ss, cur;
 	int how;
 
+	/* A program that set none sees none (a profiler's is not its own). */
+	sigaltstack(NULL, &cur);
+	printf("altstack: at start disabled %d\n", !!(cur.ss_flags & SS_DISABLE));
 	own_size = 256 << 10;
 	own_stack = malloc(own_size);
 	ss.ss_sp = own_stack;
@@ -228,6 +231,11 @@ static int mode_altstack(void)
 	printf("altstack: disable -> %d\n", sigaltstack(&ss, NULL));
 	sigaltstack(NULL, &cur);
 	printf("altstack: now disabled %d\n", !!(cur.ss_flags & SS_DISABLE));
+	/* Signals go on after it is gone (the profiler's stack is back). */
+	for (int i = 0; i < 50; i++)
+		REC_BURN(1, 13);
+	printf("altstack: ran on after disabling it\n");
+	free(own_stack);
 	return 0;
 }
 
