@@ -213,7 +213,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
  * user's).  Async-signal-safe. */
 int flush_outdir_open(const char **why);
 /* Create (on) or remove the process's "still running" marker in the
- * output directory (see flush.c).  Async-signal-safe. */
+ * launcher's directory (PMCPROF_RUNDIR; see flush.c).  Async-signal-safe. */
 void flush_marker(bool on);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
