@@ -477,6 +477,52 @@ static size_t count_profiles(const char *dir)
 	return n;
 }
 
+/* The collector's "still running" markers (collector/flush.c), one per
+ * process, named CMD[-rRANK]-HOST-PID, in a private directory of ours.
+ * One whose process is gone names a process that ended unseen: say so,
+ * then remove the directory. */
+static char rundir[64];
+
+static void make_rundir(struct opts *o)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(rundir, sizeof(rundir), "%s/pmcprof-run.XXXXXX",
+		 tmp && tmp[0] == '/' && strlen(tmp) < 32 ? tmp : "/tmp");
+	/* Without it, only the reason for a lost process is missing. */
+	if (!mkdtemp(rundir))
+		rundir[0] = '\0';
+	snprintf(o->set.rundir, sizeof(o->set.rundir), "%s", rundir);
+}
+
+static size_t report_lost(void)
+{
+	DIR *d = rundir[0] ? opendir(rundir) : NULL;
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		const char *dash = strrchr(e->d_name, '-');
+		long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing "
+				"its profiles: it left by a raw exit_group system call (as Go's "
+				"runtime does) or was killed by SIGKILL\n", pid,
+				(int)(dash - e->d_name), e->d_name);
+			n++;
+		}
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	rmdir(rundir);
+	return n;
+}
+
 /* Die of the same signal as the command, so a shell sees what happened. */
 static void die_of(int signo)
 {
@@ -498,7 +544,7 @@ int main(int argc, char **argv)
 	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
 	struct sigaction sa;
 	int first, status, ret;
-	size_t n;
+	size_t n, lost;
 
 	first = parse_args(argc, argv, &o);
 	ret = exe_resolve(argv[first], path, sizeof(path));
@@ -516,6 +562,7 @@ int main(int argc, char **argv)
 		o.set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
 	}
 	make_outdir(&o, argv[first]);
+	make_rundir(&o);
 	if (settings_export(&o.set, put_env, NULL) < 0)
 		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
 	set_preload(coll);
@@ -540,11 +587,12 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
 	}
+	lost = report_lost();
 	n = count_profiles(o.set.outdir);
 	if (n)
 		fprintf(stderr, "pmcprof record: %zu profile%s in %s\n", n, n == 1 ? "" : "s",
 			o.set.outdir);
-	else
+	else if (!lost)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {

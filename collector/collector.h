@@ -1,6 +1,7 @@
 /* The LD_PRELOAD collector's internals, shared by its files:
  *   init.c       settings, process start and end, fatal signals, fork
- *   thread.c     per-thread state: registry, arming, the sampling handler
+ *   thread.c     per-thread state: registry, arming, signal stacks
+ *   handler.c    the sampling signal handler and its sample path
  *   flush.c      turning a thread's state into a profile file
  *   interpose.c  the C library functions the collector wraps
  * docs/collector.md explains the design.  Nothing here is exported. */
@@ -21,9 +22,11 @@
 
 /* Deepest call path recorded; deeper stacks are truncated and counted. */
 #define COLL_MAX_DEPTH 512
-/* A signal stack for the fatal-signal handler, so a stack overflow still
- * gets its profiles written. */
+/* Each thread's signal stack (the sampling and fatal-signal handlers run
+ * there, so a small or overflowing program stack is never touched), with
+ * a PROT_NONE guard page below it. */
 #define COLL_ALTSTACK (64 << 10)
+#define COLL_GUARD 4096
 /* COLL_TIMING (tests/bench only): time each handler run, up to 100 us. */
 #define COLL_TIMING_BUCKETS 10000
 #define COLL_TIMING_NS 10
@@ -47,6 +50,8 @@ enum coll_counter {
 	CTR_TIMER_OVERRUNS,		/* timer expirations folded into one signal */
 	CTR_DROPPED_WRITING,		/* overflow while the thread's profile was being written */
 	CTR_DROPPED_QUEUE_FULL,		/* a SIGIO instead of our signal: queue full */
+	CTR_DROPPED_THROTTLED,		/* skipped: the handler used too much time */
+	CTR_THROTTLE_RAISED,		/* the throttle doubled an event's period */
 	CTR_N
 };
 
@@ -86,6 +91,11 @@ struct thr {
 	uint32_t path_seq;		/* loadmap_seq() when it was taken */
 	uint64_t cpu_start_ns;		/* its CPU time when sampling began (owntime.h) */
 	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
+	/* The handler's throttle (handler.c): time credit, last run, and per
+	 * event the power of two its period is multiplied by. */
+	int64_t credit_ns;
+	uint64_t last_ns;
+	uint8_t slow[PMC_MAX_EVENTS];
 #ifdef COLL_TIMING
 	/* Benchmark builds only: handler durations, 10 ns buckets. */
 	uint32_t timing[COLL_TIMING_BUCKETS];
@@ -99,6 +109,7 @@ struct thr {
 /* Process-wide state, set up once by init (and again in a fork child). */
 struct coll {
 	bool active;			/* sampling in this process */
+	bool stopped;			/* atomic: for good, before seccomp (thr_stop_all) */
 	pid_t pid;
 	struct rec_settings set;
 	struct pmc_backend *be;
@@ -124,6 +135,8 @@ struct coll_real {
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
 	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
+	int (*sigaltstack)(const stack_t *, stack_t *);
+	void (*exit)(int) __attribute__((noreturn));
 	void (*_exit)(int) __attribute__((noreturn));
 	void (*_Exit)(int) __attribute__((noreturn));
 };
@@ -135,6 +148,16 @@ void coll_real_resolve(void);
 void coll_init(void);
 /* The interposed sigaction's policy (init.c owns the dispositions). */
 int coll_sigaction(int signo, const struct sigaction *act, struct sigaction *old);
+/* Give every fatal signal whose default the collector replaced its
+ * default action back (the program still sees SIG_DFL). */
+void coll_fatal_uninstall(void);
+/* A thread is about to end the process (exit, return from main): if
+ * another one already is, write every profile first, so that neither
+ * exit_group cuts the other's writes short. */
+void coll_exit_begin(void);
+/* Before a seccomp filter or strict mode (prctl/seccomp/syscall):
+ * stop sampling for good, profiles written (end_reason "seccomp"). */
+void coll_before_seccomp(unsigned long op, unsigned long arg2, const void *prog);
 /* Write the NULL-terminated strings and a newline to stderr, without
  * stdio (async-signal-safe). */
 void coll_warn(const char *first, ...) __attribute__((sentinel));
@@ -154,15 +177,30 @@ void thr_end(struct thr *t);
  * the end_reason ("exit", "exec", "signal SIGSEGV").  Async-signal-safe. */
 void thr_flush_all(bool partial, bool hold, const char *reason);
 void thr_resume_all(void);
-/* The sampling signal handler. */
-void thr_on_signal(int signo, siginfo_t *si, void *uc);
+/* Stop sampling in every thread and write every profile (end_reason
+ * reason), for good: before a seccomp filter the collector's own system
+ * calls could break. */
+void thr_stop_all(const char *reason);
 /* Whether any thread's hazard pointer holds snap. */
 bool thr_hazard_in_use(const struct lm_snap *snap);
 /* Fork child: forget every other thread, restart this one's profile. */
 void thr_fork_child(void);
+/* The interposed sigaltstack (see thread.c). */
+int thr_sigaltstack(const stack_t *ss, stack_t *old);
 /* Stop/start the calling thread's counters (exec). */
 void thr_disarm_self(void);
 void thr_rearm_self(void);
+
+/* ---- handler.c (async-signal-safe) ---- */
+/* The sampling signal handler. */
+void thr_on_signal(int signo, siginfo_t *si, void *uc);
+/* The next sampling interval of event i for t (random bits, throttle). */
+uint64_t thr_next_period(struct thr *t, size_t i);
+/* Whether the caller's stack pointer lies in [base, base + len). */
+bool coll_stack_holds(const void *base, size_t len);
+/* Run fn(signo, si, uc) with the stack pointer at top. */
+void coll_call_on_stack(void *top, void (*fn)(int, siginfo_t *, void *), int signo,
+			siginfo_t *si, void *uc);
 
 /* ---- flush.c ---- */
 /* Process facts, computed at init (full) and again in a fork child. */
@@ -178,6 +216,9 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
  * or -errno with *why set to a static explanation (-EPERM: another
  * user's).  Async-signal-safe. */
 int flush_outdir_open(const char **why);
+/* Create (on) or remove the process's "still running" marker in the
+ * launcher's directory (PMCPROF_RUNDIR; see flush.c).  Async-signal-safe. */
+void flush_marker(bool on);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
 

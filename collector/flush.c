@@ -41,6 +41,8 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_TIMER_OVERRUNS] = "timer_overruns",
 	[CTR_DROPPED_WRITING] = "dropped_while_writing",
 	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
+	[CTR_DROPPED_THROTTLED] = "dropped_throttled",
+	[CTR_THROTTLE_RAISED] = "throttle_period_raised",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */
@@ -545,44 +547,38 @@ static int write_guarded(const struct prof *p, int dirfd, const char *name, int 
 	return ret;
 }
 
-int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason)
-{
+/* Room for one profile's facts, on the writer's stack (no malloc: this
+ * runs in signal handlers too). */
+struct draft {
 	char strings[2048];
-	struct buf sb = { strings, 0, sizeof(strings) };
+	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 23];	/* + timing (COLL_TIMING), own-time and fd_lost counters */
-	struct pmc_sample_stats st;
-	struct timespec end;
-	size_t nm = 0, nc = 0, n_mods;
-	struct prof p;
-	struct prof_module *mods;
+	struct prof_counter ctrs[CTR_N + 23];	/* + timing (COLL_TIMING), own-time and fd_lost */
 	struct prof_image vdso;
-	size_t mods_len;
-	const char *why;
-	int dirfd, ret;
+	struct prof p;
+};
+
+/* Phase 1: the metadata (docs/profile-format.md's keys, and ours). */
+static void draft_meta(struct draft *d, struct thr *t, const char *reason)
+{
+	struct timespec end;
+	size_t nm = 0;
 
 	clock_gettime(CLOCK_REALTIME, &end);
-	/* Only the thread itself can see its signal mask. */
-	if (t == coll_self && !in_signal) {
-		sigset_t cur;
-
-		coll_real.pthread_sigmask(SIG_BLOCK, NULL, &cur);
-		t->ctr[CTR_SIGNAL_BLOCKED] = sigismember(&cur, coll.sigrt) == 1;
-	}
-#define META(k, v) (meta[nm++] = (struct prof_kv){ (k), (v) })
+#define META(k, v) (d->meta[nm++] = (struct prof_kv){ (k), (v) })
 	META("command", proc.command);
 	META("argv", proc.argv);
 	META("host", proc.host);
 	META("pid", proc.pid);
-	META("tid", str_u(&sb, (uint64_t)t->tid));
+	META("tid", str_u(&d->sb, (uint64_t)t->tid));
 	META("ppid", proc.ppid);
-	META("thread_name", thread_name(&sb, t->tid));
-	META("thread_index", str_u(&sb, t->index));
+	META("thread_name", thread_name(&d->sb, t->tid));
+	META("thread_index", str_u(&d->sb, t->index));
 	if (coll.rank[0])
 		META("rank", coll.rank);
-	META("start_time", str_time(&sb, &t->start));
-	META("end_time", str_time(&sb, &end));
+	META("start_time", str_time(&d->sb, &t->start));
+	META("end_time", str_time(&d->sb, &end));
 	META("kernel", proc.kernel);
 	META("arch", proc.arch);
 	META("cpu_model", proc.cpu_model);
@@ -599,7 +595,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	META("fallback", coll.set.fallback);
 	META("calibration", coll.set.calibration);
 	META("steal_start", proc.steal_start);
-	META("steal_end", str_u(&sb, steal_ticks() * proc.ns_per_tick));
+	META("steal_end", str_u(&d->sb, steal_ticks() * proc.ns_per_tick));
 	META("call_graph", coll.set.call_graph == UW_MODE_UNWIND
 				   ? "libunwind"
 				   : settings_call_graph_name(coll.set.call_graph));
@@ -607,16 +603,22 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	if (coll.set.random_bits) {
 		META("seed", proc.seed);
 		META("random_period_bits", proc.random_bits);
-		META("thread_seed", str_u(&sb, t->thread_seed));
+		META("thread_seed", str_u(&d->sb, t->thread_seed));
 	}
 	META("signal", proc.signo);
 	META("cct_bytes", proc.cct_bytes);
 	META("end_reason", reason);
 	META("pmcprof_version", PACKAGE_VERSION);
 #undef META
+	d->p.n_meta = nm;
+	d->p.meta = d->meta;
+}
 
+/* Phase 2: the events, with the period sums behind the samples. */
+static void draft_events(struct draft *d, const struct thr *t)
+{
 	for (size_t i = 0; i < coll.n_ev; i++) {
-		evs[i] = (struct prof_event){
+		d->evs[i] = (struct prof_event){
 			.name = coll.ev[i].name,
 			.requested = requested_for(i),
 			.unit = coll.ev[i].unit,
@@ -626,68 +628,83 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 			.weight = t->weight[i],
 		};
 	}
+	d->p.n_events = coll.n_ev;
+	d->p.events = d->evs;
+}
 
-	/* The backend's figures first (pmc_group_stats is async-signal-safe,
-	 * so a crash report has them too), then ours: a signal taken in
-	 * between is then counted by us, never only by the backend, and
-	 * overflows <= samples + drops holds in the file. */
+/* Phase 3: the counters.  The backend's figures first (pmc_group_stats is
+ * async-signal-safe, so a crash report has them too), then ours: a signal
+ * taken in between is then counted by us, never only by the backend, and
+ * overflows <= samples + drops holds in the file. */
+static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
+{
+	struct pmc_sample_stats st;
 	bool have_st = t->g && pmc_group_stats(t->g, &st) == 0;
-	for (int i = 0; i < CTR_N; i++)
-		ctrs[nc++] = (struct prof_counter){ counter_names[i],
-						    __atomic_load_n(&t->ctr[i], __ATOMIC_RELAXED) };
-	if (have_st) {
-		ctrs[nc++] = (struct prof_counter){ "overflows", st.overflows };
-		ctrs[nc++] = (struct prof_counter){ "spurious", st.spurious };
-		ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };
-		ctrs[nc++] = (struct prof_counter){ "unthrottled", st.unthrottled };
-		ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
-		ctrs[nc++] = (struct prof_counter){ "fd_lost", st.fd_lost };
-	}
+	size_t nc = 0;
 
+	/* Only the thread itself can see its signal mask. */
+	if (t == coll_self && !in_signal) {
+		sigset_t cur;
+
+		coll_real.pthread_sigmask(SIG_BLOCK, NULL, &cur);
+		t->ctr[CTR_SIGNAL_BLOCKED] = sigismember(&cur, coll.sigrt) == 1;
+	}
+	for (int i = 0; i < CTR_N; i++)
+		d->ctrs[nc++] = (struct prof_counter){ counter_names[i],
+						       __atomic_load_n(&t->ctr[i], __ATOMIC_RELAXED) };
+	if (have_st) {
+		d->ctrs[nc++] = (struct prof_counter){ "overflows", st.overflows };
+		d->ctrs[nc++] = (struct prof_counter){ "spurious", st.spurious };
+		d->ctrs[nc++] = (struct prof_counter){ "throttled", st.throttled };
+		d->ctrs[nc++] = (struct prof_counter){ "unthrottled", st.unthrottled };
+		d->ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
+		d->ctrs[nc++] = (struct prof_counter){ "fd_lost", st.fd_lost };
+	}
 #ifdef COLL_TIMING
-	nc += timing_counters(t, ctrs + nc);
+	nc += timing_counters(t, d->ctrs + nc);
 #endif
-	nc += owntime_counters(t, ctrs + nc);
-	memset(&p, 0, sizeof(p));
-	p.version = PROF_VERSION;
-	p.partial = partial;
-	p.n_meta = nm;
-	p.meta = meta;
-	p.n_events = coll.n_ev;
-	p.events = evs;
-	/* A stable copy (loadmap_modules_copy says why), in memory of its
-	 * own: this may run on a 64 KiB signal stack. */
-	loadmap_modules(&n_mods);
-	mods_len = (n_mods * sizeof(*mods) + 4095) & ~(size_t)4095;
-	mods = mods_len ? mmap(NULL, mods_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0)
-			: MAP_FAILED;
-	if (mods == MAP_FAILED) {
-		mods = NULL;
-		if (n_mods) {
-			report(NULL, "out of memory");
+	nc += owntime_counters(t, d->ctrs + nc);
+	d->p.n_counters = nc;
+	d->p.counters = d->ctrs;
+}
+
+/* Phase 4: a stable copy of the load map (loadmap_modules_copy says why),
+ * in memory of its own: this may run on a 64 KiB signal stack.  The
+ * mapping's length in *len (0: nothing to unmap); -ENOMEM. */
+static int draft_modules(struct draft *d, size_t *len)
+{
+	struct prof_module *mods = NULL;
+	size_t n;
+
+	loadmap_modules(&n);
+	*len = (n * sizeof(*mods) + 4095) & ~(size_t)4095;
+	if (*len) {
+		mods = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mods == MAP_FAILED) {
+			*len = 0;
 			return -ENOMEM;
 		}
-	} else {
-		loadmap_modules_copy(mods, n_mods);
+		loadmap_modules_copy(mods, n);
 	}
-	p.modules = mods;
-	p.n_modules = n_mods;
-	p.n_images = loadmap_vdso_image(mods, n_mods, &vdso);
-	p.images = &vdso;
-	cct_view(&t->cct, &p.cct);
-	p.n_counters = nc;
-	p.counters = ctrs;
+	d->p.modules = mods;
+	d->p.n_modules = n;
+	d->p.n_images = loadmap_vdso_image(mods, n, &d->vdso);
+	d->p.images = &d->vdso;
+	return 0;
+}
+
+/* Phase 5: write it as CMD-HOST-PID-TID[.K].pmcp (numbered when the same
+ * command, pid and tid come again: an exec of itself). */
+static int draft_write(struct draft *d, struct thr *t)
+{
+	const char *why;
+	int dirfd, ret = -EEXIST;
 
 	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0) {
 		report(NULL, why);
-		if (mods)
-			munmap(mods, mods_len);
 		return dirfd;
 	}
-	ret = -EEXIST;
-	/* The same command, pid and tid again (an exec of itself): number it. */
 	for (unsigned k = 0; k < 100 && ret == -EEXIST; k++) {
 		struct buf nb = { t->written, 0, sizeof(t->written) };
 
@@ -699,16 +716,66 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 			put_u(&nb, k);
 		}
 		put_s(&nb, ".pmcp");
-		ret = write_guarded(&p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
+		ret = write_guarded(&d->p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
 	}
 	if (ret < 0) {
 		report(t->written, strerrordesc_np(-ret));
 		t->written[0] = '\0';
 	}
 	close(dirfd);
-	if (mods)
-		munmap(mods, mods_len);
 	return ret;
+}
+
+int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason)
+{
+	struct draft d;
+	size_t mods_len;
+	int ret;
+
+	memset(&d.p, 0, sizeof(d.p));
+	d.sb = (struct buf){ d.strings, 0, sizeof(d.strings) };
+	d.p.version = PROF_VERSION;
+	d.p.partial = partial;
+	draft_meta(&d, t, reason);
+	draft_events(&d, t);
+	draft_counters(&d, t, in_signal);
+	cct_view(&t->cct, &d.p.cct);
+	if (draft_modules(&d, &mods_len) < 0) {
+		report(NULL, "out of memory");
+		return -ENOMEM;
+	}
+	ret = draft_write(&d, t);
+	if (mods_len)
+		munmap((void *)d.p.modules, mods_len);
+	return ret;
+}
+
+/* RUNDIR/PREFIX while the process may still write profiles (RUNDIR is
+ * the launcher's private directory, PMCPROF_RUNDIR): one left behind when
+ * the process is gone tells the launcher that the process ended where the
+ * collector could not see it (a raw exit_group, as Go's runtime does;
+ * SIGKILL).  Only in a directory of ours, not through a symbolic link. */
+void flush_marker(bool on)
+{
+	struct stat st;
+	int dirfd, fd;
+
+	if (!coll.set.rundir[0])
+		return;
+	dirfd = open(coll.set.rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return;
+	if (fstat(dirfd, &st) == 0 && st.st_uid == geteuid()) {
+		if (on) {
+			fd = openat(dirfd, proc.prefix, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				    0600);
+			if (fd >= 0)
+				close(fd);
+		} else {
+			unlinkat(dirfd, proc.prefix, 0);
+		}
+	}
+	close(dirfd);
 }
 
 void flush_unlink(struct thr *t)

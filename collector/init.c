@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,8 +24,18 @@ __thread int coll_inside __attribute__((tls_model("initial-exec")));
 __thread int coll_in_dl __attribute__((tls_model("initial-exec")));
 
 /* Signals after which the profiles are written (marked partial) before the
- * default action runs: crashes and the usual ways to stop a program. */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT };
+ * default action runs: every signal whose default is to end the process
+ * (crashes, the usual ways to stop a program, SIGPIPE of `yes | head`),
+ * and the realtime signals (fatal_rt) but the sampling one. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,    SIGABRT,   SIGTERM,
+				     SIGINT,  SIGPIPE, SIGHUP,  SIGQUIT,   SIGTRAP,   SIGUSR1,
+				     SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF,   SIGPWR,
+				     SIGSYS,  SIGSTKFLT, SIGXFSZ };
+
+/* seccomp(2) operations and prctl(PR_SET_SECCOMP) modes that install
+ * something (the interposers pass prctl's mode as a seccomp op). */
+#define SECCOMP_MODE_STRICT_OP SECCOMP_SET_MODE_STRICT
+#define SECCOMP_MODE_FILTER_OP SECCOMP_SET_MODE_FILTER
 
 /* Per fatal signal: whether our handler is installed, and the action the
  * program believes it has (SIG_DFL while ours is in). */
@@ -34,6 +47,8 @@ static struct {
 static struct sigaction prog_sample;	/* what the program asked for on our signal */
 static int warned_sample;		/* atomic */
 static pid_t fatal_owner;		/* atomic: the thread writing after a crash */
+static int spare_owner;			/* atomic: spare_stack taken (never given back) */
+static pid_t exit_owner;		/* atomic: the first thread ending the process */
 static int fatal_done;			/* atomic */
 static __thread sigset_t fork_mask;
 
@@ -50,11 +65,17 @@ void coll_real_resolve(void)
 	REAL(_exit);
 	REAL(_Exit);
 	REAL(sigaction);
+	REAL(sigaltstack);
+	REAL(exit);
 #undef REAL
 }
 
 static bool is_fatal(int signo)
 {
+	if (signo == coll.sigrt)
+		return false;
+	if (signo >= SIGRTMIN && signo <= SIGRTMAX)
+		return true;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
 		if (fatal_signals[i] == signo)
 			return true;
@@ -68,7 +89,31 @@ static bool is_watched(int signo)
 	return is_fatal(signo) || signo == SIGIO;
 }
 
+/* For a thread the collector never saw (no stack of its own): one
+ * process-wide signal stack, used by the one thread that writes. */
+static void *spare_stack;
+
+static void on_fatal_here(int signo, siginfo_t *si, void *uc);
+
+/* Writing profiles takes tens of KiB of stack: never the program's (its
+ * own signal stack may be small), always ours, unless ours is in use
+ * (a crash inside the sampling handler). */
 static void on_fatal(int signo, siginfo_t *si, void *uc)
+{
+	struct thr *t = coll_self;
+	pid_t none = 0;
+
+	if (t && !t->in_handler && !coll_stack_holds(t->altstack, COLL_ALTSTACK))
+		coll_call_on_stack((char *)t->altstack + COLL_ALTSTACK, on_fatal_here, signo, si, uc);
+	else if (!t && spare_stack && !coll_stack_holds(spare_stack, COLL_ALTSTACK) &&
+		 __atomic_compare_exchange_n(&spare_owner, &none, 1, false, __ATOMIC_SEQ_CST,
+					     __ATOMIC_SEQ_CST))
+		coll_call_on_stack((char *)spare_stack + COLL_ALTSTACK, on_fatal_here, signo, si, uc);
+	else
+		on_fatal_here(signo, si, uc);
+}
+
+static void on_fatal_here(int signo, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	pid_t me = gettid(), none = 0;
@@ -76,15 +121,26 @@ static void on_fatal(int signo, siginfo_t *si, void *uc)
 
 	(void)si;
 	(void)uc;
-	/* In a vfork child the memory is the parent's: write nothing. */
+	/* In a vfork child the memory is the parent's: write nothing.  After
+	 * seccomp this handler is gone (coll_fatal_uninstall). */
 	if (getpid() == coll.pid) {
 		if (__atomic_compare_exchange_n(&fatal_owner, &none, me, false, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST)) {
 			char reason[32] = "signal SIG";
 
-			strncat(reason, sigabbrev_np(signo) ? sigabbrev_np(signo) : "?",
-				sizeof(reason) - strlen(reason) - 1);
+			if (sigabbrev_np(signo)) {
+				strncat(reason, sigabbrev_np(signo), sizeof(reason) - strlen(reason) - 1);
+			} else {
+				/* Realtime: SIGRTMIN+N, as kill -l names them. */
+				int n = signo - SIGRTMIN;
+
+				strcat(reason, "RTMIN+");
+				if (n >= 10)
+					strncat(reason, &"0123456789"[n / 10], 1);
+				strncat(reason, &"0123456789"[n % 10], 1);
+			}
 			thr_flush_all(true, false, reason);
+			flush_marker(false);
 			__atomic_store_n(&fatal_done, 1, __ATOMIC_SEQ_CST);
 		} else if (none != me) {
 			/* Another thread crashed too and is writing: dying now
@@ -143,7 +199,7 @@ static int install_fatal(int signo)
 	/* SIGIO goes on: the program's system calls restart. */
 	if (signo == SIGIO) {
 		sa.sa_sigaction = on_sigio;
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	}
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, coll.sigrt);
@@ -155,14 +211,67 @@ static int install_fatal(int signo)
 	return 0;
 }
 
+/* Faults raised by an instruction: blocking them in a handler would make
+ * one there kill the process without a profile. */
+static const int sync_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+
+void coll_fatal_uninstall(void)
+{
+	struct sigaction dfl;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int s = 1; s < NSIG; s++)
+		if (__atomic_exchange_n(&fatal[s].ours, 0, __ATOMIC_SEQ_CST))
+			coll_real.sigaction(s, &dfl, NULL);
+}
+
+void coll_exit_begin(void)
+{
+	pid_t me, none = 0;
+
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST) || coll_inside ||
+	    getpid() != coll.pid)
+		return;
+	me = gettid();
+	if (__atomic_compare_exchange_n(&exit_owner, &none, me, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST) || none == me)
+		return;
+	/* Another thread is ending the process: write everything now (and
+	 * wait for its writes), as our exit_group may come first. */
+	coll_inside++;
+	thr_flush_all(false, false, "exit");
+	flush_marker(false);
+	coll_inside--;
+}
+
+void coll_before_seccomp(unsigned long op, unsigned long arg2, const void *prog)
+{
+	if (!coll.active || coll_inside || getpid() != coll.pid)
+		return;
+	/* seccomp(SECCOMP_SET_MODE_STRICT|FILTER), prctl(PR_SET_SECCOMP,
+	 * STRICT|FILTER); a filter probe with no program (libseccomp's)
+	 * installs nothing. */
+	(void)arg2;
+	if (op == SECCOMP_MODE_STRICT_OP || (op == SECCOMP_MODE_FILTER_OP && prog))
+		thr_stop_all("seccomp");
+}
+
 static void install_handlers(void)
 {
 	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = thr_on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	/* On the thread's signal stack, never the program's stack (Go with
+	 * cgo requires it; small thread stacks and coroutines need it).
+	 * Every signal but a fault is blocked meanwhile: a program handler
+	 * that ran inside ours and siglongjmp'd out would leave it half done
+	 * (in_handler set for good, the counter never re-armed). */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sync_signals) / sizeof(sync_signals[0]); i++)
+		sigdelset(&sa.sa_mask, sync_signals[i]);
 	coll_real.sigaction(coll.sigrt, &sa, &old);
 	if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
 		char num[12];
@@ -173,12 +282,10 @@ static void install_handlers(void)
 			  (char *)NULL);
 	}
 	/* Only where the program left the default: its own handlers win. */
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		int s = fatal_signals[i];
-
-		if (coll_real.sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+	for (int s = 1; s < NSIG; s++)
+		if (is_fatal(s) && coll_real.sigaction(s, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL)
 			install_fatal(s);
-	}
 	if (coll_real.sigaction(SIGIO, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 		install_fatal(SIGIO);
 }
@@ -234,7 +341,7 @@ static void fork_prepare(void)
 {
 	sigset_t ours;
 
-	if (!coll.active)
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST))
 		return;
 	/* No sample while the address space is copied. */
 	sigemptyset(&ours);
@@ -245,7 +352,7 @@ static void fork_prepare(void)
 
 static void fork_parent(void)
 {
-	if (!coll.active)
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST))
 		return;
 	loadmap_fork_parent();
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
@@ -253,7 +360,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	if (!coll.active)
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST))
 		return;
 	loadmap_fork_child();
 	coll.pid = getpid();
@@ -261,6 +368,7 @@ static void fork_child(void)
 	__atomic_store_n(&fatal_done, 0, __ATOMIC_SEQ_CST);
 	coll_inside++;
 	flush_process_init(false);
+	flush_marker(true);
 	thr_fork_child();
 	coll_inside--;
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
@@ -328,6 +436,12 @@ static bool setup(void)
 	}
 	interpose_init();
 	flush_process_init(true);
+	spare_stack = mmap(NULL, COLL_GUARD + COLL_ALTSTACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (spare_stack == MAP_FAILED || mprotect(spare_stack, COLL_GUARD, PROT_NONE) < 0)
+		spare_stack = NULL;
+	else
+		spare_stack = (char *)spare_stack + COLL_GUARD;
 	install_handlers();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	return true;
@@ -339,6 +453,7 @@ static void init_once(void)
 	coll_real_resolve();
 	if (setup()) {
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
+		flush_marker(true);
 		thr_begin();
 	}
 	coll_inside--;
@@ -358,9 +473,11 @@ __attribute__((constructor)) static void on_load(void)
 
 __attribute__((destructor)) static void on_unload(void)
 {
-	if (!coll.active || getpid() != coll.pid)
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST) ||
+	    getpid() != coll.pid)
 		return;
 	thr_flush_all(false, false, "exit");
+	flush_marker(false);
 	flush_report_failures();
 	/* The exiting thread's profile is written: stop its sampling for the
 	 * rest of the exit, and free its counters (a leak checker running

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,6 +45,12 @@ static struct {
 			   const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 			    const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
+	int (*sigwait)(const sigset_t *, int *);
+	int (*signalfd)(int, const sigset_t *, int);
+	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+	long (*syscall)(long, long, long, long, long, long, long);
 } real;
 
 /* PMCPROF_* and LD_PRELOAD as they were at startup, "NAME=VALUE". */
@@ -63,6 +72,18 @@ static void resolve_all(void)
 	RESOLVE(execveat);
 	RESOLVE(posix_spawn);
 	RESOLVE(posix_spawnp);
+	RESOLVE(sigtimedwait);
+	RESOLVE(sigwaitinfo);
+	RESOLVE(sigwait);
+	RESOLVE(signalfd);
+	RESOLVE(prctl);
+	RESOLVE(syscall);
+}
+
+/* No system call of ours after seccomp (thr_stop_all). */
+static bool stopped(void)
+{
+	return __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST);
 }
 
 void interpose_init(void)
@@ -124,6 +145,8 @@ static void map_changed(void)
 {
 	int saved_errno = errno;
 
+	if (stopped())
+		return;
 	coll_inside++;
 	loadmap_refresh();
 	uw_map_changed();	/* the unwinder's table of unwind info */
@@ -277,10 +300,11 @@ static size_t env_count(char *const *envp)
  * (not profiling, a vfork child sharing our memory, or a hopeless exec). */
 static bool exec_prepare(bool likely)
 {
-	if (!coll.active || coll_inside || !likely || getpid() != coll.pid)
+	if (!coll.active || stopped() || coll_inside || !likely || getpid() != coll.pid)
 		return false;
 	coll_inside++;
 	thr_flush_all(false, true, "exec");
+	flush_marker(false);
 	thr_disarm_self();
 	coll_inside--;
 	return true;
@@ -293,6 +317,7 @@ static void exec_failed(void)
 
 	coll_inside++;
 	thr_resume_all();
+	flush_marker(true);
 	thr_rearm_self();
 	coll_inside--;
 	errno = saved_errno;
@@ -434,8 +459,9 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 
 static void flush_before_exit(void)
 {
-	if (coll.active && !coll_inside && getpid() == coll.pid) {
+	if (coll.active && !stopped() && !coll_inside && getpid() == coll.pid) {
 		thr_flush_all(false, false, "exit");
+		flush_marker(false);
 		flush_report_failures();
 	}
 }
@@ -460,7 +486,128 @@ EXPORT void _Exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
+EXPORT void exit(int status)
+{
+	coll_real_resolve();
+	coll_exit_begin();
+	coll_real.exit(status);
+}
+
 /* ---- signals ---- */
+
+/* The system call itself, with nothing resolved and nothing instrumented. */
+static __attribute__((no_sanitize("address", "thread"))) int
+raw_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_sigaltstack), "D"(ss), "S"(old)
+			 : "rcx", "r11", "memory");
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* The sanitizer runtimes set their signal stacks from their own start-up,
+ * before their shadow memory or thread state exists (see
+ * dl_iterate_phdr): nothing instrumented runs until we are active. */
+EXPORT __attribute__((no_sanitize("address", "thread"))) int
+sigaltstack(const stack_t *ss, stack_t *old)
+{
+	if (!__atomic_load_n(&coll.active, __ATOMIC_ACQUIRE) || !coll_real.sigaltstack ||
+	    coll_inside || __atomic_load_n(&coll.stopped, __ATOMIC_ACQUIRE))
+		return raw_sigaltstack(ss, old);
+	return thr_sigaltstack(ss, old);
+}
+
+/* The sampling signal is never the program's to take: waiting on a set
+ * that holds it (a full set, typically) waits on the set without it. */
+static const sigset_t *without_ours(const sigset_t *set, sigset_t *copy)
+{
+	if (!set || !coll.active || coll_inside || sigismember(set, coll.sigrt) != 1)
+		return set;
+	*copy = *set;
+	sigdelset(copy, coll.sigrt);
+	return copy;
+}
+
+EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	sigset_t copy;
+
+	RESOLVE(sigtimedwait);
+	return real.sigtimedwait(without_ours(set, &copy), info, timeout);
+}
+
+EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	sigset_t copy;
+
+	RESOLVE(sigwaitinfo);
+	return real.sigwaitinfo(without_ours(set, &copy), info);
+}
+
+EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	sigset_t copy;
+
+	RESOLVE(sigwait);
+	return real.sigwait(without_ours(set, &copy), sig);
+}
+
+EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	sigset_t copy;
+
+	RESOLVE(signalfd);
+	return real.signalfd(fd, without_ours(mask, &copy), flags);
+}
+
+/* ---- seccomp ---- */
+
+/* prctl's modes as seccomp(2) operations. */
+static unsigned long prctl_op(unsigned long mode)
+{
+	return mode == SECCOMP_MODE_STRICT ? SECCOMP_SET_MODE_STRICT
+	     : mode == SECCOMP_MODE_FILTER ? SECCOMP_SET_MODE_FILTER : ~0ul;
+}
+
+EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	RESOLVE(prctl);
+	if (option == PR_SET_SECCOMP)
+		coll_before_seccomp(prctl_op(a[0]), 0, (const void *)a[1]);
+	return real.prctl(option, a[0], a[1], a[2], a[3]);
+}
+
+/* syscall(SYS_seccomp, ...) is how libseccomp loads its filters. */
+EXPORT long syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	RESOLVE(syscall);
+	if (nr == SYS_seccomp)
+		coll_before_seccomp((unsigned long)a[0], (unsigned long)a[1], (const void *)a[2]);
+	else if (nr == SYS_prctl && a[0] == PR_SET_SECCOMP)
+		coll_before_seccomp(prctl_op((unsigned long)a[1]), 0, (const void *)a[2]);
+	return real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 EXPORT int sigaction(int signo, const struct sigaction *act, struct sigaction *old)
 {

@@ -4,7 +4,7 @@
 coll_core_sources = collector/collector.h \
 	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \
 	collector/settings.c collector/settings.h \
-	collector/init.c collector/thread.c collector/flush.c collector/interpose.c \
+	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c \
 	collector/vdso.c \
 	collector/owntime.c collector/owntime.h
 
@@ -33,7 +33,7 @@ rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
 	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn tests/progs/rec_fds \
-	tests/progs/rec_coro
+	tests/progs/rec_coro tests/progs/rec_hostile
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_threads_LDFLAGS = -pthread
@@ -61,6 +61,11 @@ tests_progs_librecnoinfo_la_SOURCES = tests/progs/rec_fds_noinfo.c tests/progs/r
 tests_progs_librecnoinfo_la_CFLAGS = $(rec_cflags) -fno-asynchronous-unwind-tables -fno-unwind-tables
 tests_progs_rec_signals_SOURCES = tests/progs/rec_signals.c tests/progs/rec_common.h
 tests_progs_rec_signals_CFLAGS = $(rec_cflags)
+# Built at test time by record_hostile.sh (go build; cc -lseccomp).
+EXTRA_DIST += tests/progs/go_cgo/main.go tests/progs/rec_libseccomp.c
+tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
+tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
+tests_progs_rec_hostile_LDFLAGS = -pthread
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c
 tests_progs_rec_lockstep_CFLAGS = $(rec_cflags)
 # Statically linked on purpose: record must refuse it.

@@ -108,6 +108,19 @@ static int p_outdir(struct rec_settings *s, const char *name, const char *v, cha
 	return 0;
 }
 
+/* Empty: no "still running" markers (collector/flush.c). */
+static int p_rundir(struct rec_settings *s, const char *name, const char *v, char *msg,
+		    size_t len)
+{
+	if (v[0] && v[0] != '/')
+		return fail(msg, len, name, "'%s' is not an absolute path", v);
+	if (has_cntrl(v))
+		return fail(msg, len, name, "'%s' has a control character", v);
+	if (copy_str(s->rundir, sizeof(s->rundir), v))
+		return fail(msg, len, name, "path too long ('%s')", v);
+	return 0;
+}
+
 static int p_backend(struct rec_settings *s, const char *name, const char *v, char *msg,
 		     size_t len)
 {
@@ -323,6 +336,11 @@ static int f_outdir(const struct rec_settings *s, char *b, size_t l)
 	return f_str(s->outdir, b, l);
 }
 
+static int f_rundir(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->rundir, b, l);
+}
+
 static int f_backend(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_str(s->backend, b, l);
@@ -397,6 +415,7 @@ static const struct setting {
 	{ "PMCPROF_SEED", false, p_seed, f_seed },
 	{ "PMCPROF_PRIVATE", false, p_private, f_private },
 	{ "PMCPROF_CCT_BYTES", false, p_cct_bytes, f_cct_bytes },
+	{ "PMCPROF_RUNDIR", false, p_rundir, f_rundir },
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 

@@ -31,6 +31,7 @@ struct rec_settings {
 	uint64_t seed;
 	bool private_files;		/* 0700 directory, 0600 files */
 	uint64_t cct_bytes;		/* per-thread calling-context-tree arena */
+	char rundir[PATH_MAX];		/* the launcher's markers directory, "" if none */
 };
 
 /* Defaults for everything optional. */

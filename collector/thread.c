@@ -76,16 +76,6 @@ static uint64_t splitmix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
 static void key_destructor(void *arg)
 {
 	thr_end(arg);
@@ -106,16 +96,22 @@ static struct thr *thr_alloc(void)
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (status_move(t, THR_FREE, THR_SETUP))
 			return t;
-	/* NORESERVE: only the pages the tree really uses become resident. */
-	m = mmap(NULL, head + COLL_ALTSTACK + coll.set.cct_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* NORESERVE: only the pages the tree really uses become resident.
+	 * [state][guard][signal stack][CCT arena] */
+	m = mmap(NULL, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes,
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	/* An overflowing signal stack faults instead of writing our state. */
+	if (mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
+		munmap(m, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes);
+		return NULL;
+	}
 	t = m;
 	t->status = THR_SETUP;
-	t->map_len = head + COLL_ALTSTACK + coll.set.cct_bytes;
-	t->altstack = (char *)m + head;
-	t->arena = (char *)m + head + COLL_ALTSTACK;
+	t->map_len = head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes;
+	t->altstack = (char *)m + head + COLL_GUARD;
+	t->arena = (char *)t->altstack + COLL_ALTSTACK;
 	t->arena_len = coll.set.cct_bytes;
 	old = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 	do
@@ -131,12 +127,50 @@ static void altstack_on(struct thr *t)
 	stack_t cur, ss;
 
 	t->own_altstack = false;
-	if (sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
+	if (coll_real.sigaltstack(NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
 		return;
 	ss.ss_sp = t->altstack;
 	ss.ss_size = COLL_ALTSTACK;
 	ss.ss_flags = 0;
-	t->own_altstack = sigaltstack(&ss, NULL) == 0;
+	t->own_altstack = coll_real.sigaltstack(&ss, NULL) == 0;
+}
+
+/* The program's sigaltstack, interposed.  The kernel keeps one signal
+ * stack per thread.  Ours is installed while the program has none; when
+ * the program sets its own, the kernel gets the program's (its handlers
+ * run exactly where it asked, and it sees what it set), and our handlers
+ * move to our stack themselves (coll_call_on_stack).  Disabling the
+ * program's puts ours back.  The program is told what it would see
+ * without us: SS_DISABLE while ours is in. */
+int thr_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	struct thr *t = coll_self;
+	stack_t cur, prog, ours = { .ss_sp = NULL, .ss_size = COLL_ALTSTACK };
+	bool mine;
+
+	if (!t || coll_real.sigaltstack(NULL, &cur) < 0)
+		return coll_real.sigaltstack(ss, old);
+	mine = !(cur.ss_flags & SS_DISABLE) && cur.ss_sp == t->altstack;
+	prog = cur;
+	if (mine)
+		prog = (stack_t){ .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+	if (ss && ss->ss_flags == SS_DISABLE) {
+		if (!mine) {
+			if (cur.ss_flags & SS_ONSTACK) {
+				errno = EPERM;
+				return -1;
+			}
+			ours.ss_sp = t->altstack;
+			if (coll_real.sigaltstack(&ours, NULL) < 0 && coll_real.sigaltstack(ss, NULL) < 0)
+				return -1;
+			t->own_altstack = true;
+		}
+	} else if (ss && coll_real.sigaltstack(ss, NULL) < 0) {
+		return -1;
+	}
+	if (old)
+		*old = prog;
+	return 0;
 }
 
 /* Before t's memory can serve another thread (calling thread only). */
@@ -144,9 +178,9 @@ static void altstack_off(struct thr *t)
 {
 	stack_t cur, off = { .ss_flags = SS_DISABLE };
 
-	if (t->own_altstack && sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack &&
+	if (t->own_altstack && coll_real.sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack &&
 	    !(cur.ss_flags & SS_ONSTACK))
-		sigaltstack(&off, NULL);
+		coll_real.sigaltstack(&off, NULL);
 	t->own_altstack = false;
 }
 
@@ -182,15 +216,12 @@ static int thr_reset(struct thr *t)
 	t->handler_ticks = 0;
 	t->thread_seed = splitmix64(coll.set.seed ^ ((uint64_t)coll.pid << 32) ^ t->index);
 	t->rng = t->thread_seed ? t->thread_seed : 1;
+	t->credit_ns = 0;
+	t->last_ns = 0;
+	memset(t->slow, 0, sizeof(t->slow));
 	for (size_t i = 0; i < coll.n_ev; i++)
 		t->period[i] = coll.ev[i].period;
 	return cct_init(&t->cct, t->arena, t->arena_len, (uint32_t)coll.n_ev);
-}
-
-/* The next interval for event i: base + (random & mask) (perfmon2 3.4.2). */
-static uint64_t next_period(struct thr *t, size_t i)
-{
-	return coll.ev[i].period + (xorshift64(&t->rng) & coll.random_mask);
 }
 
 static void warn_once(const char *what, int err)
@@ -216,7 +247,7 @@ static int thr_arm(struct thr *t)
 		for (size_t i = 0; i < coll.n_ev; i++) {
 			if (!coll.ev[i].period)
 				continue;
-			t->period[i] = next_period(t, i);
+			t->period[i] = thr_next_period(t, i);
 			pmc_group_rearm(t->g, (int)i, t->period[i]);
 		}
 	}
@@ -237,7 +268,7 @@ struct thr *thr_begin(void)
 	struct thr *t;
 	int ret;
 
-	if (!coll.active)
+	if (!coll.active || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST))
 		return NULL;
 	coll_inside++;
 	pthread_once(&key_once, key_make);
@@ -277,8 +308,8 @@ struct thr *thr_begin(void)
 
 void thr_end(struct thr *t)
 {
-
-	if (!t)
+	/* After seccomp, no system call of ours (thr_stop_all). */
+	if (!t || __atomic_load_n(&coll.stopped, __ATOMIC_SEQ_CST))
 		return;
 	coll_inside++;
 	if (status_move(t, THR_ACTIVE, THR_BUSY)) {
@@ -316,10 +347,28 @@ void thr_flush_all(bool partial, bool hold, const char *reason)
 		flush_thread(t, partial || torn || (t == self && t->in_handler), partial, reason);
 		status_set(t, hold ? THR_HELD : THR_WRITTEN);
 	}
-	/* Threads writing themselves right now: let them finish first. */
+	/* Threads being written right now (by themselves or by another
+	 * thread ending the process): let them finish first, ours too.  Not
+	 * ours after a crash: that may be our own write, torn. */
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
-		if (t != self)
+		if (t != self || !partial)
 			wait_for(t, not_busy);
+	coll_inside--;
+}
+
+void thr_stop_all(const char *reason)
+{
+	if (__atomic_exchange_n(&coll.stopped, true, __ATOMIC_SEQ_CST))
+		return;
+	coll_inside++;
+	/* The fatal-signal handlers would make system calls: the default
+	 * actions come back, as the program believes they are. */
+	coll_fatal_uninstall();
+	thr_flush_all(false, false, reason);
+	flush_marker(false);
+	/* Our counters stop; other threads' pause at their next overflow,
+	 * whose signal the handler ignores (no system call) now. */
+	thr_disarm_self();
 	coll_inside--;
 }
 
@@ -412,188 +461,4 @@ void thr_fork_child(void)
 		warn_once("cannot sample a forked child, it runs unprofiled", 0);
 		thr_release(self);
 	}
-}
-
-/* ---- the sampling handler ---- */
-
-#ifdef COLL_TIMING
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void timing_add(uint32_t *hist, uint64_t ns)
-{
-	uint64_t b = ns / COLL_TIMING_NS;
-
-	hist[b < COLL_TIMING_BUCKETS ? b : COLL_TIMING_BUCKETS - 1]++;
-}
-#endif
-
-/* Take one sample into t's tree; false if it was dropped. */
-static bool sample(struct thr *t, int idx, const ucontext_t *uc)
-{
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-	uintptr_t *pcs = t->pcs;
-	const struct lm_snap *snap;
-	unsigned flags = 0;
-	uint32_t node = 0, shared = 0, seq;
-	bool unknown = false;
-	int n;
-#ifdef COLL_TIMING
-	uint64_t tu = now_ns(), tc;
-#endif
-
-	if (coll_inside || loadmap_in_collector(pc)) {
-		t->ctr[CTR_DROPPED_IN_COLLECTOR]++;
-		return false;
-	}
-	/* libunwind calls dl_iterate_phdr, which must not run on top of an
-	 * interrupted dlopen: take the leaf alone there. */
-	if (coll_in_dl || loadmap_in_loader(pc)) {
-		pcs[0] = pc;
-		n = 1;
-		t->ctr[CTR_LEAF_ONLY_LOADER]++;
-	} else {
-		n = uw_capture(&t->uw, uc, pcs, COLL_MAX_DEPTH, &flags);
-		if (flags & UW_TRUNCATED)
-			t->ctr[CTR_TRUNCATED]++;
-		if (flags & UW_FAILED)
-			t->ctr[CTR_UNWIND_FAILED]++;
-		if (n <= 0) {
-			t->ctr[CTR_DROPPED_NO_STACK]++;
-			return false;
-		}
-	}
-#ifdef COLL_TIMING
-	tc = now_ns();
-	timing_add(t->timing_unwind, tc - tu);
-#endif
-	/* Root first; a return address points after its call: step back
-	 * into it (the leaf's pc is the interrupted instruction itself). */
-	for (int i = 0; i < n; i++)
-		pcs[i] -= i > 0;
-	seq = loadmap_seq();
-	if (seq != t->path_seq) {
-		t->path_len = 0;
-		t->path_seq = seq;
-	}
-	while (shared < t->path_len && shared < (uint32_t)n &&
-	       t->path_addr[shared] == pcs[n - 1 - shared])
-		shared++;
-	node = shared ? t->path_node[shared - 1] : 0;
-	snap = loadmap_acquire(&t->hazard);
-	for (uint32_t k = shared; k < (uint32_t)n; k++) {
-		uintptr_t a = pcs[n - 1 - k];
-		uint32_t mod;
-		uint64_t off;
-
-		if (!loadmap_lookup(snap, a, &mod, &off)) {
-			mod = PROF_NO_MODULE;
-			off = a;
-			unknown = true;
-		}
-		node = cct_child(&t->cct, node, mod, off);
-		if (!node) {
-			/* Keep what is known to be in the tree. */
-			t->path_len = k;
-			break;
-		}
-		t->path_addr[k] = a;
-		t->path_node[k] = node;
-		t->path_len = k + 1;
-	}
-	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
-#ifdef COLL_TIMING
-	timing_add(t->timing_cct, now_ns() - tc);
-#endif
-	if (unknown)
-		t->ctr[CTR_UNKNOWN_MODULE]++;
-	if (!node) {
-		t->ctr[CTR_DROPPED_CCT_FULL]++;
-		return false;
-	}
-	cct_count(&t->cct, node, (uint32_t)idx);
-	t->ctr[CTR_SAMPLES]++;
-	return true;
-}
-
-void thr_on_signal(int signo, siginfo_t *si, void *uc)
-{
-	int saved_errno = errno;
-	struct thr *t = coll_self;
-	uint64_t next = 0, own0 = owntime_ticks();
-	int idx, status;
-#ifdef COLL_TIMING
-	uint64_t t0 = now_ns(), t1, t2;
-#endif
-
-	(void)signo;
-	if (!t)
-		goto out;
-	if (t->in_handler) {
-		t->ctr[CTR_REENTERED]++;
-		goto out;
-	}
-	__atomic_store_n(&t->in_handler, 1, __ATOMIC_SEQ_CST);
-	status = status_get(t);
-	if (t->g && status == THR_BUSY) {
-		/* Being written: take no sample, but keep the backend going
-		 * (perf_event pauses an event whose end-of-batch signal is not
-		 * re-armed).  The group is not closed before WRITTEN. */
-		idx = pmc_group_overflow(t->g, si);
-		if (idx >= 0) {
-			t->ctr[CTR_DROPPED_WRITING]++;
-			pmc_group_rearm(t->g, idx, 0);
-		}
-		goto done;
-	}
-	if (!t->g || (status != THR_ACTIVE && status != THR_HELD))
-		goto done;
-	idx = pmc_group_overflow(t->g, si);
-	if (idx < 0) {
-		if (status == THR_ACTIVE)
-			t->ctr[CTR_NOT_OURS]++;
-		goto done;
-	}
-	/* HELD: written before an exec that may still fail; keep the
-	 * counter running but leave the written profile alone. */
-	if (status == THR_ACTIVE) {
-		/* A POSIX timer signal stands for 1 + si_overrun periods: CPU
-		 * timers expire at the scheduler tick, so shorter periods fold
-		 * into one signal.  The stack is a fair sample of them all, so
-		 * the periods go into the weight and nothing counts as lost. */
-		uint64_t periods = 1;
-		if (si->si_code == SI_TIMER && si->si_overrun > 0) {
-			periods += (uint64_t)si->si_overrun;
-			t->ctr[CTR_TIMER_OVERRUNS] += (uint64_t)si->si_overrun;
-		}
-		if (sample(t, idx, uc))
-			t->weight[idx] += t->period[idx] * periods;
-		if (coll.random_mask && coll.ev[idx].period) {
-			next = next_period(t, (size_t)idx);
-			t->period[idx] = next;
-		}
-	}
-#ifdef COLL_TIMING
-	t1 = now_ns();
-#endif
-	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
-		t->ctr[CTR_REARM_FAILED]++;
-#ifdef COLL_TIMING
-	t2 = now_ns();
-	timing_add(t->timing_rearm, t2 - t1);
-	timing_add(t->timing_own, t2 - t0 - (t2 - t1));
-#endif
-done:
-#ifdef COLL_TIMING
-	timing_add(t->timing, now_ns() - t0);
-#endif
-	t->handler_ticks += owntime_ticks() - own0;
-	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
-out:
-	errno = saved_errno;
 }
