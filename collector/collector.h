@@ -47,6 +47,10 @@ enum coll_counter {
 	CTR_TIMER_OVERRUNS,		/* timer expirations folded into one signal */
 	CTR_DROPPED_WRITING,		/* overflow while the thread's profile was being written */
 	CTR_DROPPED_QUEUE_FULL,		/* a SIGIO instead of our signal: queue full */
+	/* collector/kernel.c */
+	CTR_KERNEL_SAMPLES,		/* samples taken in kernel mode */
+	CTR_KERNEL_LEAF_ONLY,		/* ... of which with a [kernel] leaf, no chain */
+	CTR_KERNEL_UNKNOWN,		/* no sample record: kernel or user mode unknown */
 	CTR_N
 };
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/kernel.h"
 #include "profile/profile.h"
 
 static const char *const counter_names[CTR_N] = {
@@ -40,6 +41,9 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_TIMER_OVERRUNS] = "timer_overruns",
 	[CTR_DROPPED_WRITING] = "dropped_while_writing",
 	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
+	[CTR_KERNEL_SAMPLES] = "kernel_samples",
+	[CTR_KERNEL_LEAF_ONLY] = "kernel_leaf_only",
+	[CTR_KERNEL_UNKNOWN] = "kernel_mode_unknown",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */
@@ -579,6 +583,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 				   ? "libunwind"
 				   : settings_call_graph_name(coll.set.call_graph));
 	META("max_depth", proc.max_depth);
+	META("kernel_frames", kern_frames_meta());
 	if (coll.set.random_bits) {
 		META("seed", proc.seed);
 		META("random_period_bits", proc.random_bits);

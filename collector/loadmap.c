@@ -126,6 +126,48 @@ static bool same_object(const struct prof_module *m, const struct obj *o)
 	       strcmp(m->path, o->path) == 0;
 }
 
+/* The kernel pseudo-module (loadmap_set_kernel), added to every scan. */
+static struct {
+	bool on;
+	const char *path;
+	uintptr_t start, end;
+} kern;
+
+void loadmap_set_kernel(bool on, const char *path, uintptr_t start, uintptr_t end)
+{
+	kern.on = on;
+	kern.path = path;
+	kern.start = start;
+	kern.end = end;
+}
+
+static int scan_kernel(struct scan *sc)
+{
+	struct obj *o;
+
+	if (!kern.on)
+		return 0;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 64;
+		struct obj *no = realloc(sc->o, cap * sizeof(*no));
+
+		if (!no)
+			return -1;
+		sc->o = no;
+		sc->cap = cap;
+	}
+	o = &sc->o[sc->n];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(kern.path);
+	if (!o->path)
+		return -1;
+	sc->n++;
+	o->start = kern.start;
+	o->end = kern.end;
+	o->bias = kern.start;
+	return 0;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct lm_range *x = a, *y = b;
@@ -265,7 +307,7 @@ int loadmap_refresh(void)
 	int ret;
 
 	pthread_mutex_lock(&lock);
-	ret = dl_iterate_phdr(scan_one, &sc) < 0 ? -ENOMEM : merge(&sc);
+	ret = dl_iterate_phdr(scan_one, &sc) < 0 || scan_kernel(&sc) < 0 ? -ENOMEM : merge(&sc);
 	for (size_t i = 0; i < sc.n; i++)
 		free(sc.o[i].path);
 	free(sc.o);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/kernel.h"
 
 __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 
@@ -198,7 +199,8 @@ static void warn_once(const char *what, int err)
 /* Open and start t's counters on the calling thread. */
 static int thr_arm(struct thr *t)
 {
-	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt);
+	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt,
+		       .kernel_chain = kern_want_chain());
 	sigset_t ours;
 	int ret;
 
@@ -443,6 +445,8 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 			return false;
 		}
 	}
+	/* The kernel side of a kernel-mode sample as the leaf side. */
+	n = kern_stitch(t, idx, pcs, n, COLL_MAX_DEPTH);
 	/* Root first; a return address points after its call: step back
 	 * into it (the leaf's pc is the interrupted instruction itself). */
 	for (int i = 0; i < n; i++)

@@ -2,7 +2,7 @@
 # library (libpe.la, internal header pe.h) so the kvm_vpmu plugin can reuse it.
 noinst_LTLIBRARIES += plugins/perf_event/libpe.la
 plugins_perf_event_libpe_la_SOURCES = plugins/perf_event/pe.h \
-	plugins/perf_event/pe.c plugins/perf_event/page.c
+	plugins/perf_event/pe.c plugins/perf_event/page.c plugins/perf_event/ring.c
 
 pkglib_LTLIBRARIES += plugins/pmc-perf_event.la
 plugins_pmc_perf_event_la_SOURCES = plugins/perf_event/plugin.c
