@@ -1094,6 +1094,10 @@ static void trust_checks(struct ana_set *s)
 						  who, v.event[0] ? v.event : "?", v.verdict,
 						  v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
 		}
+		/* What the profile holds of time in the kernel (kallsyms.c). */
+		const char *kf = kallsyms_frames_note(meta_of(o, "kernel_frames"));
+		if (kf)
+			note_once(s, nr, "%s: %s", who, kf);
 		/* --by: the largest share among the run's groups, once */
 		if (split && r && s->orun[r - 1].in_run == o->in_run)
 			continue;

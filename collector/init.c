@@ -319,7 +319,7 @@ static bool setup(void)
 	}
 	coll.sigrt = coll.set.signo;
 	kern_init(coll.set.backend, coll.ev, coll.n_ev);
-	loadmap_set_kernel(kern_in_loadmap(), KERN_MODULE_PATH, KERN_START, KERN_END);
+	kern_loadmap();
 	coll.random_mask = coll.set.random_bits ? (1ull << coll.set.random_bits) - 1 : 0;
 	coll.pid = getpid();
 	uw_global_init();

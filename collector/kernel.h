@@ -31,8 +31,11 @@ void kern_init(const char *backend, struct pmc_event *ev, size_t n_ev);
 /* Whether thread groups ask the backend for kernel call chains. */
 bool kern_want_chain(void);
 
-/* Whether the load map carries the KERN_MODULE_PATH pseudo-module. */
-bool kern_in_loadmap(void);
+/* Before loadmap_init: give the load map the KERN_MODULE_PATH
+ * pseudo-module when samples may hold kernel pcs, with the running
+ * kernel's build-id (from /sys/kernel/notes) so that a report on another
+ * kernel knows its /proc/kallsyms does not fit. */
+void kern_loadmap(void);
 
 /* The profile's "kernel_frames" metadata: callchain, leaf, excluded or
  * charged_to_user.  Async-signal-safe. */

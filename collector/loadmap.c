@@ -131,14 +131,20 @@ static struct {
 	bool on;
 	const char *path;
 	uintptr_t start, end;
+	uint8_t id[BUILD_ID_MAX];
+	uint32_t id_len;
 } kern;
 
-void loadmap_set_kernel(bool on, const char *path, uintptr_t start, uintptr_t end)
+void loadmap_set_kernel(bool on, const char *path, uintptr_t start, uintptr_t end,
+			const uint8_t *bid, uint32_t bid_len)
 {
 	kern.on = on;
 	kern.path = path;
 	kern.start = start;
 	kern.end = end;
+	kern.id_len = bid && bid_len <= BUILD_ID_MAX ? bid_len : 0;
+	if (kern.id_len)
+		memcpy(kern.id, bid, kern.id_len);
 }
 
 static int scan_kernel(struct scan *sc)
@@ -165,6 +171,8 @@ static int scan_kernel(struct scan *sc)
 	o->start = kern.start;
 	o->end = kern.end;
 	o->bias = kern.start;
+	memcpy(o->id, kern.id, kern.id_len);
+	o->id_len = kern.id_len;
 	return 0;
 }
 
