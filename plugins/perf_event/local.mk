@@ -29,3 +29,10 @@ if HAVE_PAPI
 tests_bench_bench_read_CPPFLAGS = $(AM_CPPFLAGS) -DBENCH_PAPI $(PAPI_CFLAGS)
 tests_bench_bench_read_LDADD += $(PAPI_LIBS)
 endif
+
+# The ring-record parser behind the kernel_chain op (crafted pages), and
+# the op on a live ring where kernel sampling is permitted.
+check_PROGRAMS += tests/unit/test-pe-ring
+UNIT_TESTS += tests/unit/test-pe-ring
+tests_unit_test_pe_ring_SOURCES = tests/unit/test_pe_ring.c tests/harness.h
+tests_unit_test_pe_ring_LDADD = plugins/perf_event/libpe.la
