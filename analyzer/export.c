@@ -309,16 +309,18 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 
 /* Frame names for FlameGraph: ';' separates frames and the last space
  * the count, so neither may appear in a name; inlined frames get "_[i]"
- * as in stackcollapse-perf. */
+ * and kernel frames ("[k] name", kallsyms.c) "_[k]" as in
+ * stackcollapse-perf, which flamegraph.pl colors as such. */
 static size_t put_frame(char *buf, size_t at, size_t cap, const char *name, bool inl)
 {
+	bool kernel = !strncmp(name, "[k] ", 4);
+
 	if (at && at < cap)
 		buf[at++] = ';';
-	for (const char *p = name; *p && at < cap; p++)
+	for (const char *p = kernel ? name + 4 : name; *p && at < cap; p++)
 		buf[at++] = *p == ';' ? ':' : *p == ' ' ? '_' : *p;
-	if (inl)
-		for (const char *p = "_[i]"; *p && at < cap; p++)
-			buf[at++] = *p;
+	for (const char *p = inl ? "_[i]" : kernel ? "_[k]" : ""; *p && at < cap; p++)
+		buf[at++] = *p;
 	return at;
 }
 
