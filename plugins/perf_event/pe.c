@@ -147,16 +147,24 @@ static bool is_swevent(uint32_t type, uint64_t config)
  * larger sample_max_stack is EOVERFLOW): then 0, the sysctl's own. */
 static uint16_t kchain_max_stack(void)
 {
+	static int cached = -1;		/* read once per process */
 	char buf[32];
-	int fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
-	long r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED), fd;
+	long r;
 
+	if (v >= 0)
+		return (uint16_t)v;
+	fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+	r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (r <= 0)
-		return 0;
-	buf[r] = '\0';
-	return strtol(buf, NULL, 10) >= PE_KCHAIN_MAX ? PE_KCHAIN_MAX : 0;
+	v = 0;
+	if (r > 0) {
+		buf[r] = '\0';
+		v = strtol(buf, NULL, 10) >= PE_KCHAIN_MAX ? PE_KCHAIN_MAX : 0;
+	}
+	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	return (uint16_t)v;
 }
 
 static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
@@ -268,9 +276,19 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 		e->swevent = is_swevent(evs[i].type, evs[i].config);
 		e->batch = 1;
 		attr_fill(&a, &evs[i], opts, e->sampled);
-		e->sample_type = e->sampled ? a.sample_type : 0;
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1,
 				     PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			/* A kernel without sample_max_stack, or one that refuses
+			 * chains: sample without them (kernel-mode samples then
+			 * get the collector's [kernel] leaf). */
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 0;
+			a.sample_max_stack = 0;
+			e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1,
+					     PERF_FLAG_FD_CLOEXEC);
+		}
+		e->sample_type = e->sampled ? a.sample_type : 0;
 		if (e->fd < 0) {
 			int err = -errno;
 			c->n = i;

@@ -84,6 +84,11 @@ else
 	if grep -q ';do_syscall_64_\[k\]' kc.folded; then pass "chain: collapsed stacks carry _[k] frames"
 	else fail "chain: collapsed stacks without _[k] frames"; sed 's/^/    | /' kc.folded | head; fi
 
+	"$PMCPROF" view --snapshot=100x14 kc >kc.view 2>&1
+	contains "chain: view shows [k] rows" "\[k\] " kc.view
+	"$PMCPROF" diff kc kc >kc.diff 2>&1
+	contains "chain: diff shows [k] rows" "\[k\] " kc.diff
+
 	# Against perf on the same workload: both put most of the time in the kernel.
 	if command -v perf >/dev/null && perf record -q -e cpu-clock -g -o perf.data -- $DD >/dev/null 2>&1 &&
 		perf report -i perf.data --no-children --stdio -g none --sort sym 2>/dev/null >perf.txt; then
