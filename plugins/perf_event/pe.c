@@ -19,10 +19,13 @@
  * rearm, so one page (511 records) is plenty and keeps the
  * perf_event_mlock_kb cost low. */
 #define RB_DATA_PAGES 1
-/* With kernel call chains a record is up to 8 + 8 + 8 + 8 * 128 bytes:
- * 16 pages hold 60 of the longest, hundreds of usual ones.  Falls back to
- * RB_DATA_PAGES when the mlock budget refuses it. */
-#define RB_DATA_PAGES_KCHAIN 16
+/* With kernel call chains a record is up to 8 + 8 + 8 + 8 * 128 bytes,
+ * usually ~100 (a read(2): 9 pcs): 8 pages hold 300 usual ones, more than
+ * the CREDITS written between two drains, and 31 of the longest (a backlog
+ * past that is counted lost).  32 KiB per thread, in the program's RSS:
+ * kept small on purpose.  Falls back to RB_DATA_PAGES when the mlock
+ * budget refuses it. */
+#define RB_DATA_PAGES_KCHAIN 8
 
 /* Credits (IOC_REFRESH, the kernel's event_limit) of a sampled event with
  * a ring buffer: the kernel stops the event after this many overflows and
