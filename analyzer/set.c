@@ -886,6 +886,7 @@ static int order_runs(struct ana_set *s)
  * warned about above 1% of the samples.  "dropped_*" are all losses. */
 static const char *const loss_counters[] = {
 	"unwind_failed", "truncated_stacks", "leaf_only_in_loader", "throttled", "lost",
+	"kernel_mode_unknown",
 };
 
 static bool is_loss(const char *name)
