@@ -146,30 +146,6 @@ static bool is_swevent(uint32_t type, uint64_t config)
 	return type == PERF_TYPE_TRACEPOINT || type == PERF_TYPE_BREAKPOINT;
 }
 
-/* PE_KCHAIN_MAX, unless the sysctl perf_event_max_stack is lower (a
- * larger sample_max_stack is EOVERFLOW): then 0, the sysctl's own. */
-static uint16_t kchain_max_stack(void)
-{
-	static int cached = -1;		/* read once per process */
-	char buf[32];
-	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED), fd;
-	long r;
-
-	if (v >= 0)
-		return (uint16_t)v;
-	fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
-	r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	v = 0;
-	if (r > 0) {
-		buf[r] = '\0';
-		v = strtol(buf, NULL, 10) >= PE_KCHAIN_MAX ? PE_KCHAIN_MAX : 0;
-	}
-	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
-	return (uint16_t)v;
-}
-
 static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 		      const struct pmc_group_opts *opts, bool sampled)
 {
@@ -207,7 +183,7 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	if (opts->kernel_chain && !ev->exclude_kernel) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->exclude_callchain_user = 1;
-		a->sample_max_stack = kchain_max_stack();
+		a->sample_max_stack = pe_kchain_max_stack();
 	}
 }
 

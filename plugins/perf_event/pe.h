@@ -173,6 +173,11 @@ struct pe_ksample {
 int pe_rb_last_sample(const unsigned char *data, uint64_t size, uint64_t from, uint64_t head,
 		      uint64_t sample_type, struct pe_ksample *out, uint64_t *pcs, size_t max);
 
+/* sample_max_stack for kernel chains: PE_KCHAIN_MAX, or 0 (the sysctl's
+ * own) when kernel.perf_event_max_stack is lower.  Read once per process;
+ * not for the handler. */
+uint16_t pe_kchain_max_stack(void);
+
 /* The pmc_plugin_ops kernel_chain op: the newest sample record of event
  * idx not handed out before (each is taken once), read with data_head's
  * acquire ordering; the ring is not consumed (rearm drains it).  pcs are

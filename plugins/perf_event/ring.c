@@ -3,10 +3,14 @@
  * and data_head, with sample_type PERF_SAMPLE_IP [| PERF_SAMPLE_CALLCHAIN]
  * (and exclude_callchain_user, so the chain is the kernel's part only).
  * Pure functions over the bytes they are given, so tests feed crafted
- * pages: wraparound, truncated and foreign records. */
+ * pages: wraparound, truncated and foreign records.  Also the chain depth
+ * asked of the kernel (pe_kchain_max_stack). */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "plugins/perf_event/pe.h"
 
@@ -97,4 +101,28 @@ int pe_rb_last_sample(const unsigned char *data, uint64_t size, uint64_t from, u
 	}
 	out->n = n;
 	return (int)n;
+}
+
+/* PE_KCHAIN_MAX, unless the sysctl perf_event_max_stack is lower (a
+ * larger sample_max_stack is EOVERFLOW): then 0, the sysctl's own. */
+uint16_t pe_kchain_max_stack(void)
+{
+	static int cached = -1;		/* read once per process */
+	char buf[32];
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED), fd;
+	long r;
+
+	if (v >= 0)
+		return (uint16_t)v;
+	fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+	r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	v = 0;
+	if (r > 0) {
+		buf[r] = '\0';
+		v = strtol(buf, NULL, 10) >= PE_KCHAIN_MAX ? PE_KCHAIN_MAX : 0;
+	}
+	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	return (uint16_t)v;
 }
