@@ -348,11 +348,13 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 
 /* Frame names for FlameGraph: ';' separates frames and the last space
  * the count, so neither may appear in a name; inlined frames get "_[i]"
- * as in stackcollapse-perf.  Appends to *buf (grown as needed: a stack is
- * as deep as the profile says); returns the new length, or SIZE_MAX when
- * out of memory. */
+ * as in stackcollapse-perf, and kernel frames ("[k] name", kallsyms.c)
+ * "_[k]", which flamegraph.pl colors as such.  Appends to *buf (grown as
+ * needed: a stack is as deep as the profile says); returns the new length,
+ * or SIZE_MAX when out of memory. */
 static size_t put_frame(char **buf, size_t *cap, size_t at, const char *name, bool inl)
 {
+	bool kernel = !strncmp(name, "[k] ", 4);
 	size_t need = at + 1 + 2 * strlen(name) + 4;
 
 	if (need > *cap) {
@@ -365,11 +367,10 @@ static size_t put_frame(char **buf, size_t *cap, size_t at, const char *name, bo
 	}
 	if (at)
 		(*buf)[at++] = ';';
-	for (const char *p = name; *p; p++)
+	for (const char *p = kernel ? name + 4 : name; *p; p++)
 		(*buf)[at++] = *p == ';' ? ':' : *p == ' ' ? '_' : *p;
-	if (inl)
-		for (const char *p = "_[i]"; *p; p++)
-			(*buf)[at++] = *p;
+	for (const char *p = inl ? "_[i]" : kernel ? "_[k]" : ""; *p; p++)
+		(*buf)[at++] = *p;
 	return at;
 }
 

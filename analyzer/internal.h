@@ -142,6 +142,27 @@ int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t l
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
 
+/* ---- kernel symbols (kallsyms.c) for the [kernel.kallsyms] module ---- */
+struct kallsyms;
+/* Whether a load-map path is the collector's kernel pseudo-module. */
+bool kallsyms_is_kernel(const char *path);
+/* Kernel symbols from kallsyms_path (NULL: $PMCPROF_KALLSYMS or
+ * /proc/kallsyms), used only when the build-id in notes_path (NULL:
+ * $PMCPROF_KERNEL_NOTES or /sys/kernel/notes) is the recorded bid; msg and
+ * *sev as symtab_load's.  Returns NULL only when out of memory: a kernel
+ * that does not fit gives an object whose lookups name addresses. */
+struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path,
+			       const uint8_t *bid, size_t bid_len, struct strpool *pool, char *msg,
+			       size_t len, enum ana_severity *sev);
+/* One frame for offset off (kernel address - 0xffff800000000000): "[k] name",
+ * "[kernel]" for offset 0, "[k] 0xADDR" when unknown.  Returns 1 (0 if max
+ * is 0 or out of memory). */
+size_t kallsyms_lookup(struct kallsyms *ks, struct strpool *pool, uint64_t off,
+		       struct sym_frame *fr, size_t max);
+void kallsyms_free(struct kallsyms *ks);
+/* The report's note for a profile's kernel_frames metadata, or NULL. */
+const char *kallsyms_frames_note(const char *kernel_frames);
+
 /* ---- persistent symbol cache (symcache.c), one per build-id ---- */
 struct symcache;
 /* kind names the answers' source: "sym" (with DWARF) or "elfsym" (the

@@ -961,6 +961,7 @@ static int order_runs(struct ana_set *s)
  * warned about above 1% of the samples.  "dropped_*" are all losses. */
 static const char *const loss_counters[] = {
 	"unwind_failed", "truncated_stacks", "leaf_only_in_loader", "throttled", "lost",
+	"kernel_mode_unknown",
 };
 
 static bool is_loss(const char *name)
@@ -1171,6 +1172,10 @@ static void trust_checks(struct ana_set *s)
 						  who, v.event[0] ? v.event : "?", v.verdict,
 						  v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
 		}
+		/* What the profile holds of time in the kernel (kallsyms.c). */
+		const char *kf = kallsyms_frames_note(meta_of(o, "kernel_frames"));
+		if (kf)
+			note_once(s, nr, "%s: %s", who, kf);
 		/* --by: the largest share among the run's groups, once */
 		if (split && r && s->orun[r - 1].in_run == o->in_run)
 			continue;
@@ -1225,7 +1230,7 @@ static void cross_checks(struct ana_set *s)
 		}
 		/* other sample sources, other machines: what was measured differs */
 		static const char *const facts[] = { "backend", "command", "hypervisor", "vpmu",
-						      "fallback" };
+						      "fallback", "kernel_frames" };
 		for (size_t k = 0; k < sizeof(facts) / sizeof(*facts); k++) {
 			const char *x = meta_of(a, facts[k]), *y = meta_of(b, facts[k]);
 			if (!x || !y || !strcmp(x, y))

@@ -55,6 +55,7 @@ struct smod {
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
 	struct idx cu_idx;
+	struct kallsyms *ks;		/* [kernel.kallsyms] (kallsyms.c), or NULL */
 };
 
 /* A compile unit's subprograms sorted by address, so that finding the
@@ -156,6 +157,7 @@ void symtab_free(struct symtab *st)
 		symcache_free(m->cache);
 		free(m->lazy_path);
 		free(m->sym);
+		kallsyms_free(m->ks);
 		for (size_t k = 0; k < m->n_cus; k++)
 			free(m->cus[k].r);
 		free(m->cus);
@@ -307,6 +309,10 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		return -ENOMEM;
 	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
+	/* kernel frames from /proc/kallsyms (kallsyms.c) */
+	if (kallsyms_is_kernel(path))
+		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->pool, msg, len,
+					      sev)) ? h : -ENOMEM;
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */
@@ -897,6 +903,8 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
+	if (m->ks)	/* kallsyms hook */
+		return kallsyms_lookup(m->ks, st->pool, off, fr, max);
 	if (m->perfmap) {
 		struct esym *es = max ? sym_at(st, m, off) : NULL;
 		if (!es)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,6 +97,19 @@ int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	return g->be->plugin->ops.stats ? g->be->plugin->ops.stats(g->ctx, st) : 0;
+}
+
+int pmc_group_kernel_chain(struct pmc_group *g, int idx, uint64_t *pcs, size_t max,
+			   unsigned *flags)
+{
+	const struct pmc_plugin *pl = g->be->plugin;
+
+	*flags = 0;
+	/* A descriptor of the first ABI 1 size ends before this op. */
+	if (pl->size < offsetof(struct pmc_plugin, ops.kernel_chain) + sizeof(void *) ||
+	    !pl->ops.kernel_chain)
+		return -PMC_ENOTSUP;
+	return pl->ops.kernel_chain(g->ctx, idx, pcs, max, flags);
 }
 
 int pmc_group_close(struct pmc_group *g)

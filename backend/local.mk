@@ -36,3 +36,9 @@ tests_unit_test_calibrate_LDADD = backend/libpmc-core.la
 check_LTLIBRARIES += tests/unit/pmc-fakecounter.la
 tests_unit_pmc_fakecounter_la_SOURCES = tests/unit/fake_plugin.c
 tests_unit_pmc_fakecounter_la_LDFLAGS = -module -avoid-version -rpath /nowhere
+# The same with the descriptor size of ABI 1 before kernel_chain: accepted,
+# the op taken as NULL.
+check_LTLIBRARIES += tests/unit/pmc-oldsize.la
+tests_unit_pmc_oldsize_la_SOURCES = tests/unit/fake_plugin.c
+tests_unit_pmc_oldsize_la_CFLAGS = $(AM_CFLAGS) -DFAKE_OLD_SIZE
+tests_unit_pmc_oldsize_la_LDFLAGS = -module -avoid-version -rpath /nowhere

@@ -91,7 +91,15 @@ static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned 
 		if (f->from_hardware ? !ev->hardware
 				     : (ev->hardware || strcmp(ev->unit, f->from_unit) != 0))
 			continue;
-		if (pmc_event_parse(f->to, &next, msg, sizeof(msg)) < 0)
+		/* ':u' and ':k' must survive a fallback: a perf_event link
+		 * keeps them, and the cputimer backend, which cannot tell
+		 * user from kernel time, is no fallback for them. */
+		char to[PMC_NAME_MAX];
+		const char *mods = ev->exclude_kernel ? ":u" : ev->exclude_user ? ":k" : "";
+		if (mods[0] && strcmp(f->to_backend, "perf_event") != 0)
+			return false;
+		pmc_fmt(to, sizeof(to), "%s%s", f->to, mods);
+		if (pmc_event_parse(to, &next, msg, sizeof(msg)) < 0)
 			return false;
 		if (ev->freq) {
 			next.freq = ev->freq;
@@ -113,7 +121,7 @@ static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned 
 		set_period(&next, flags);
 		if (!(flags & PMC_PLAN_SAMPLING))
 			next.period = 0;
-		pmc_fmt(next.spec, sizeof(next.spec), "%s", f->to);
+		pmc_fmt(next.spec, sizeof(next.spec), "%s", to);
 		*ev = next;
 		return true;
 	}
@@ -276,8 +284,19 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 	}
 	if (ret < 0) {
 		char reason[400];
+		bool k = false, u = false;
+		for (size_t i = 0; i < plan->n; i++) {
+			k |= plan->ev[i].exclude_user;
+			u |= plan->ev[i].exclude_kernel;
+		}
 		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
-		pmc_fmt(err_msg, len, "no usable sample source: %s", reason);
+		pmc_fmt(err_msg, len, "no usable sample source: %s%s", reason,
+			k ? " (':k' samples only the kernel, which needs root, CAP_PERFMON or "
+			    "perf_event_paranoid <= 1; the cputimer fallback cannot tell kernel "
+			    "from user time)"
+			: u ? " (':u' needs perf_event: the cputimer fallback cannot tell kernel "
+			      "from user time)"
+			    : "");
 		pmc_plan_release(plan);
 		return ret;
 	}

@@ -154,7 +154,10 @@ int pmc_backend_load(const char *name, struct pmc_backend **out, char *err_msg, 
 		return -PMC_EPLUGIN;
 	}
 	/* Check the ABI before touching anything else in the descriptor. */
-	if (pl->abi != PMC_PLUGIN_ABI || pl->size != sizeof(struct pmc_plugin)) {
+	/* Ops are only ever appended: a descriptor built before the last
+	 * one was added is shorter, and its missing ops count as NULL. */
+	if (pl->abi != PMC_PLUGIN_ABI || pl->size < PMC_PLUGIN_SIZE_MIN_1 ||
+	    pl->size > sizeof(struct pmc_plugin)) {
 		pmc_fmt(err_msg, len,
 			"%s was built for plugin ABI %u (descriptor size %u); this pmcprof needs "
 			"ABI %u (size %zu): rebuild the plugin",

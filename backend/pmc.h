@@ -187,6 +187,11 @@ struct pmc_group_opts {
 	bool enable_on_exec;		/* start counting at the task's next exec */
 	bool sample;			/* arm i-mode on events with a period/freq */
 	int signo;			/* overflow signal for i-mode (default SIGRTMIN+4) */
+	/* i-mode: also record the kernel part of each sample's call chain
+	 * (events that do not exclude the kernel), for pmc_group_kernel_chain.
+	 * Needs the right to sample the kernel (root, CAP_PERFMON or
+	 * perf_event_paranoid <= 1). */
+	bool kernel_chain;
 };
 /* Designated initializers: C99 and later, C++20 (in C++17 zero the struct
  * and set sz by hand). */
@@ -232,6 +237,21 @@ PMC_API int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period);
  * some in a kernel buffer may drain it first).  Callable from any thread;
  * never waits.  Async-signal-safe. */
 PMC_API int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st);
+/* What pmc_group_kernel_chain found about the sample. */
+enum pmc_kchain_flags {
+	PMC_KCHAIN_KERNEL = 1 << 0,	/* the sample was taken in kernel mode */
+	PMC_KCHAIN_TRUNCATED = 1 << 1,	/* the kernel chain had more than max pcs */
+};
+
+/* The kernel side of the overflow of event idx just reported by
+ * pmc_group_overflow (call before pmc_group_rearm): kernel pcs, leaf
+ * first, into pcs[max] (at most 127 come from the kernel by default),
+ * flags in *flags.  Returns how many (0 for a user-mode sample or one
+ * taken without chains), -ENODATA if the backend kept no record of it,
+ * -PMC_ENOTSUP if the backend cannot tell.  No syscall, no allocation:
+ * async-signal-safe. */
+PMC_API int pmc_group_kernel_chain(struct pmc_group *g, int idx, uint64_t *pcs, size_t max,
+				   unsigned *flags);
 /* Stop, release everything. g may be NULL. */
 PMC_API int pmc_group_close(struct pmc_group *g);
 

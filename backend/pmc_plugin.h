@@ -8,10 +8,15 @@
 #ifndef PMC_PLUGIN_H
 #define PMC_PLUGIN_H
 
+#include <stddef.h>
+
 #include "pmc.h"
 
 #define PMC_PLUGIN_ABI 1
 #define PMC_PLUGIN_SYMBOL "pmc_plugin"
+/* Size of the first ABI 1 descriptor (before kernel_chain was appended):
+ * the core accepts any size from this up to sizeof(struct pmc_plugin). */
+#define PMC_PLUGIN_SIZE_MIN_1 (offsetof(struct pmc_plugin, ops) + offsetof(struct pmc_plugin_ops, kernel_chain))
 
 /* An event the plugin defines itself (PMC_KIND_PLUGIN). */
 struct pmc_plugin_event {
@@ -50,6 +55,15 @@ struct pmc_plugin_ops {
 	 * Async-signal-safe. */
 	int (*stats)(void *ctx, struct pmc_sample_stats *st);
 	int (*close)(void *ctx);
+	/* Appended in ABI 1 (descriptor size grew; the core accepts the
+	 * shorter one and takes this op as NULL).  Async-signal-safe, no
+	 * syscall, called in the handler after overflow() returned idx and
+	 * before rearm(): the kernel side of that overflow's sample, kernel
+	 * pcs leaf first (the sampled instruction, then return addresses)
+	 * into pcs[max], *flags from enum pmc_kchain_flags.  Returns the
+	 * number of pcs (0: none, e.g. a user-mode sample), -ENODATA when no
+	 * sample record is waiting, -EBUSY when the record area is in use. */
+	int (*kernel_chain)(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags);
 };
 
 struct pmc_plugin {

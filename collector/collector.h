@@ -52,6 +52,10 @@ enum coll_counter {
 	CTR_DROPPED_QUEUE_FULL,		/* a SIGIO instead of our signal: queue full */
 	CTR_DROPPED_THROTTLED,		/* skipped: the handler used too much time */
 	CTR_THROTTLE_RAISED,		/* the throttle doubled an event's period */
+	/* collector/kernel.c */
+	CTR_KERNEL_SAMPLES,		/* samples taken in kernel mode */
+	CTR_KERNEL_LEAF_ONLY,		/* ... of which with a [kernel] leaf, no chain */
+	CTR_KERNEL_UNKNOWN,		/* no sample record: kernel or user mode unknown */
 	CTR_N
 };
 

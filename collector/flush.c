@@ -22,6 +22,7 @@
 
 #include "collector/collector.h"
 #include "collector/owntime.h"
+#include "collector/kernel.h"
 #include "profile/profile.h"
 
 static const char *const counter_names[CTR_N] = {
@@ -43,6 +44,9 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_DROPPED_QUEUE_FULL] = "dropped_queue_full",
 	[CTR_DROPPED_THROTTLED] = "dropped_throttled",
 	[CTR_THROTTLE_RAISED] = "throttle_period_raised",
+	[CTR_KERNEL_SAMPLES] = "kernel_samples",
+	[CTR_KERNEL_LEAF_ONLY] = "kernel_leaf_only",
+	[CTR_KERNEL_UNKNOWN] = "kernel_mode_unknown",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */
@@ -600,6 +604,7 @@ static void draft_meta(struct draft *d, struct thr *t, const char *reason)
 				   ? "libunwind"
 				   : settings_call_graph_name(coll.set.call_graph));
 	META("max_depth", proc.max_depth);
+	META("kernel_frames", kern_frames_meta());
 	if (coll.set.random_bits) {
 		META("seed", proc.seed);
 		META("random_period_bits", proc.random_bits);

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "collector/collector.h"
+#include "collector/kernel.h"
 #include "collector/owntime.h"
 
 /* ---- clocks and timing hooks (the hooks: benchmark builds only) ---- */
@@ -135,6 +136,8 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 		if (n <= 0)
 			return t->ctr[CTR_DROPPED_NO_STACK]++, false;
 	}
+	/* The kernel side of a kernel-mode sample as the leaf side. */
+	n = kern_stitch(t, idx, pcs, n, COLL_MAX_DEPTH);
 	tc = TIME_NOW();
 	TIME_ADD(t, timing_unwind, tc - tu);
 	/* A return address points after its call: step back into it (the

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/kernel.h"
 
 struct coll coll;
 struct coll_real coll_real;
@@ -425,6 +426,8 @@ static bool setup(void)
 		}
 	}
 	coll.sigrt = coll.set.signo;
+	kern_init(coll.set.backend, coll.ev, coll.n_ev);
+	kern_loadmap();
 	coll.random_mask = coll.set.random_bits ? (1ull << coll.set.random_bits) - 1 : 0;
 	coll.pid = getpid();
 	uw_global_init();

@@ -126,6 +126,56 @@ static bool same_object(const struct prof_module *m, const struct obj *o)
 	       strcmp(m->path, o->path) == 0;
 }
 
+/* The kernel pseudo-module (loadmap_set_kernel), added to every scan. */
+static struct {
+	bool on;
+	const char *path;
+	uintptr_t start, end;
+	uint8_t id[BUILD_ID_MAX];
+	uint32_t id_len;
+} kern;
+
+void loadmap_set_kernel(bool on, const char *path, uintptr_t start, uintptr_t end,
+			const uint8_t *bid, uint32_t bid_len)
+{
+	kern.on = on;
+	kern.path = path;
+	kern.start = start;
+	kern.end = end;
+	kern.id_len = bid && bid_len <= BUILD_ID_MAX ? bid_len : 0;
+	if (kern.id_len)
+		memcpy(kern.id, bid, kern.id_len);
+}
+
+static int scan_kernel(struct scan *sc)
+{
+	struct obj *o;
+
+	if (!kern.on)
+		return 0;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? sc->cap * 2 : 64;
+		struct obj *no = realloc(sc->o, cap * sizeof(*no));
+
+		if (!no)
+			return -1;
+		sc->o = no;
+		sc->cap = cap;
+	}
+	o = &sc->o[sc->n];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(kern.path);
+	if (!o->path)
+		return -1;
+	sc->n++;
+	o->start = kern.start;
+	o->end = kern.end;
+	o->bias = kern.start;
+	memcpy(o->id, kern.id, kern.id_len);
+	o->id_len = kern.id_len;
+	return 0;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct lm_range *x = a, *y = b;
@@ -265,7 +315,7 @@ int loadmap_refresh(void)
 	int ret;
 
 	pthread_mutex_lock(&lock);
-	ret = dl_iterate_phdr(scan_one, &sc) < 0 ? -ENOMEM : merge(&sc);
+	ret = dl_iterate_phdr(scan_one, &sc) < 0 || scan_kernel(&sc) < 0 ? -ENOMEM : merge(&sc);
 	for (size_t i = 0; i < sc.n; i++)
 		free(sc.o[i].path);
 	free(sc.o);

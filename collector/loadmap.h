@@ -35,6 +35,13 @@ typedef bool (*lm_hazard_fn)(const struct lm_snap *snap);
  * can be recognized.  0 or -errno.  Not async-signal-safe. */
 int loadmap_init(const void *self, lm_hazard_fn in_use);
 
+/* Before loadmap_init: whether the map also carries a pseudo-module path
+ * for [start, end) with bias start and build-id bid (the kernel's
+ * addresses and the running kernel's build-id, see collector/kernel.h).
+ * Not async-signal-safe. */
+void loadmap_set_kernel(bool on, const char *path, uintptr_t start, uintptr_t end,
+			const uint8_t *bid, uint32_t bid_len);
+
 /* Rescan after dlopen/dlclose (or when a pc matched nothing): new objects
  * are added, vanished ones get an unload_seq.  Returns 1 if the map
  * changed, 0 if not, -errno.  Not async-signal-safe. */

@@ -15,6 +15,7 @@
 
 #include "collector/collector.h"
 #include "collector/owntime.h"
+#include "collector/kernel.h"
 
 __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 
@@ -234,7 +235,8 @@ static void warn_once(const char *what, int err)
 /* Open and start t's counters on the calling thread. */
 static int thr_arm(struct thr *t)
 {
-	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt);
+	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt,
+		       .kernel_chain = kern_want_chain());
 	sigset_t ours;
 	int ret;
 

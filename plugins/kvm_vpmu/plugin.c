@@ -169,5 +169,6 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 		.rearm = pe_rearm,
 		.stats = pe_stats,
 		.close = pe_close,
+		.kernel_chain = pe_kernel_chain,
 	},
 };

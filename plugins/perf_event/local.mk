@@ -2,7 +2,7 @@
 # library (libpe.la, internal header pe.h) so the kvm_vpmu plugin can reuse it.
 noinst_LTLIBRARIES += plugins/perf_event/libpe.la
 plugins_perf_event_libpe_la_SOURCES = plugins/perf_event/pe.h \
-	plugins/perf_event/pe.c plugins/perf_event/page.c
+	plugins/perf_event/pe.c plugins/perf_event/page.c plugins/perf_event/ring.c
 
 pkglib_LTLIBRARIES += plugins/pmc-perf_event.la
 plugins_pmc_perf_event_la_SOURCES = plugins/perf_event/plugin.c
@@ -36,3 +36,9 @@ check_PROGRAMS += tests/bench/sample_floor tests/bench/cputime
 tests_bench_sample_floor_SOURCES = tests/bench/sample_floor.c
 tests_bench_sample_floor_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls
 tests_bench_cputime_SOURCES = tests/bench/cputime.c
+# The ring-record parser behind the kernel_chain op (crafted pages), and
+# the op on a live ring where kernel sampling is permitted.
+check_PROGRAMS += tests/unit/test-pe-ring
+UNIT_TESTS += tests/unit/test-pe-ring
+tests_unit_test_pe_ring_SOURCES = tests/unit/test_pe_ring.c tests/harness.h
+tests_unit_test_pe_ring_LDADD = plugins/perf_event/libpe.la

@@ -24,6 +24,13 @@
  * rearm, so one page (511 records) is plenty and keeps the
  * perf_event_mlock_kb cost low. */
 #define RB_DATA_PAGES 1
+/* With kernel call chains a record is up to 8 + 8 + 8 + 8 * 128 bytes,
+ * usually ~100 (a read(2): 9 pcs): 8 pages hold 300 usual ones, more than
+ * the CREDITS written between two drains, and 31 of the longest (a backlog
+ * past that is counted lost).  32 KiB per thread, in the program's RSS:
+ * kept small on purpose.  Falls back to RB_DATA_PAGES when the mlock
+ * budget refuses it. */
+#define RB_DATA_PAGES_KCHAIN 8
 
 /* Credits (IOC_REFRESH, the kernel's event_limit) of a sampled event with
  * a ring buffer: the kernel stops the event after this many overflows and
@@ -73,6 +80,8 @@ struct pe_ev {
 	dev_t dev;
 	ino_t ino;
 	bool lost;
+	uint64_t sample_type;		/* what its sample records hold */
+	uint64_t kc_next;		/* ring offset past the last record pe_kernel_chain took */
 };
 
 struct pe_ctx {
@@ -230,13 +239,21 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	} else {
 		a->sample_period = ev->period;
 	}
-	/* Records carry nothing: the ring buffer counts the overflows and
-	 * carries THROTTLE/LOST records.  wakeup_events stays 0: the signal
-	 * does not come from buffer wakeups but from the overflow itself
-	 * (the kernel queues the fasync wakeup on every overflow of an
-	 * O_ASYNC event), and at most CREDITS sample records (of 511) are
-	 * written between two drains. */
-	a->sample_type = 0;
+	/* Records carry the sampled ip (its header's cpumode tells kernel
+	 * from user mode) and, when asked for and the kernel is counted,
+	 * the kernel part of the call chain (the user part is ours):
+	 * pe_kernel_chain reads them in the handler.  The ring buffer also
+	 * counts the overflows and carries THROTTLE/LOST records.
+	 * wakeup_events stays 0: the signal does not come from buffer
+	 * wakeups but from the overflow itself (the kernel queues the
+	 * fasync wakeup on every overflow of an O_ASYNC event), and at most
+	 * CREDITS sample records are written between two drains. */
+	a->sample_type = PERF_SAMPLE_IP;
+	if (opts->kernel_chain && !ev->exclude_kernel) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+		a->sample_max_stack = pe_kchain_max_stack();
+	}
 }
 
 /* Map the user page, plus a ring buffer for a sampled event.  Failure is
@@ -244,11 +261,16 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 static void map_page(struct pe_ev *e)
 {
 	long ps = page_size();
-	size_t len = (size_t)ps * (e->sampled ? 1 + RB_DATA_PAGES : 1);
+	bool kchain = e->sample_type & PERF_SAMPLE_CALLCHAIN;
+	size_t len = (size_t)ps * (e->sampled ? 1 + (kchain ? RB_DATA_PAGES_KCHAIN : RB_DATA_PAGES) : 1);
 	int prot = e->sampled ? PROT_READ | PROT_WRITE : PROT_READ;
 	/* MAP_POPULATE: the first read must not take a page fault. */
 	void *p = mmap(NULL, len, prot, MAP_SHARED | MAP_POPULATE, e->fd, 0);
 
+	if (p == MAP_FAILED && kchain) {
+		len = (size_t)ps * (1 + RB_DATA_PAGES);
+		p = mmap(NULL, len, prot, MAP_SHARED | MAP_POPULATE, e->fd, 0);
+	}
 	if (p == MAP_FAILED && e->sampled) {
 		len = (size_t)ps;
 		p = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, e->fd, 0);
@@ -300,6 +322,17 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 		a.sig_data = (uintptr_t)e;	/* si_perf_data names the event */
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
 				     PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+			/* A kernel without sample_max_stack, or one that refuses
+			 * chains: sample without them (kernel-mode samples then
+			 * get the collector's [kernel] leaf). */
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 0;
+			a.sample_max_stack = 0;
+			e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
+					     PERF_FLAG_FD_CLOEXEC);
+		}
+		e->sample_type = e->sampled ? a.sample_type : 0;
 		if (e->fd < 0 || (c->grouped && ioctl(e->fd, PERF_EVENT_IOC_ID, &c->id[i]) < 0)) {
 			int err = -errno;
 			c->n = e->fd < 0 ? i : i + 1;
@@ -798,6 +831,39 @@ int pe_close(void *ctx)
 	close_all(c, false);
 	free(c);
 	return 0;
+}
+
+int pe_kernel_chain(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags)
+{
+	struct pe_ctx *c = ctx;
+	struct pe_ev *e;
+	struct pe_ksample ks;
+	uint64_t head, from;
+	int n;
+
+	*flags = 0;
+	if (idx < 0 || (size_t)idx >= c->n)
+		return -EINVAL;
+	e = &c->ev[idx];
+	if (!e->data)
+		return -ENODATA;
+	/* The drainer moves data_tail: not while it runs (a crash
+	 * handler's stats() that interrupted a rearm). */
+	if (__atomic_exchange_n(&c->draining, 1, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	/* Acquire: the record's bytes are visible once head covers them. */
+	head = __atomic_load_n(&e->pg->data_head, __ATOMIC_ACQUIRE);
+	from = e->pg->data_tail;
+	if (e->kc_next > from && e->kc_next <= head)
+		from = e->kc_next;
+	n = pe_rb_last_sample(e->data, e->data_size, from, head, e->sample_type, &ks, pcs, max);
+	if (n >= 0 || n == -EIO)
+		e->kc_next = ks.next > from ? ks.next : head;
+	__atomic_store_n(&c->draining, 0, __ATOMIC_RELEASE);
+	if (n < 0)
+		return n;
+	*flags = (ks.kernel ? PMC_KCHAIN_KERNEL : 0) | (ks.truncated ? PMC_KCHAIN_TRUNCATED : 0);
+	return n;
 }
 
 int pe_fd(const void *ctx, size_t idx)

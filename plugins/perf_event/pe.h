@@ -171,4 +171,43 @@ static inline void pe_count_scale(const struct pe_raw *raw, struct pmc_count *ou
 uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
 		    struct pmc_sample_stats *st, uint64_t *samples);
 
+/* ---- the kernel side of a sample (ring.c; see pe_kernel_chain) ---- */
+
+/* Most kernel pcs taken from one sample: perf's default max stack. */
+#define PE_KCHAIN_MAX 127
+
+/* What the newest sample record says. */
+struct pe_ksample {
+	uint64_t ip;			/* PERF_SAMPLE_IP, 0 without it */
+	bool kernel;			/* PERF_RECORD_MISC_KERNEL */
+	bool truncated;			/* more kernel pcs than max */
+	size_t n;			/* pcs stored */
+	uint64_t next;			/* ring offset just past the record */
+};
+
+/* Find the newest PERF_RECORD_SAMPLE in ring bytes [from, head) of a data
+ * area of size bytes (a power of two), walking from `from` (a record
+ * boundary: the consumer's tail or the end of the last record taken), and
+ * parse it as sample_type (only PERF_SAMPLE_IP and PERF_SAMPLE_CALLCHAIN
+ * are understood): its kernel pcs, leaf first, context markers dropped, at
+ * most max into pcs.  A truncated last record (size past head) ends the
+ * walk.  Returns the number of pcs, -ENODATA without a sample record,
+ * -EIO for a record that does not hold what sample_type says.  No
+ * syscalls, no allocation: async-signal-safe. */
+int pe_rb_last_sample(const unsigned char *data, uint64_t size, uint64_t from, uint64_t head,
+		      uint64_t sample_type, struct pe_ksample *out, uint64_t *pcs, size_t max);
+
+/* sample_max_stack for kernel chains: PE_KCHAIN_MAX, or 0 (the sysctl's
+ * own) when kernel.perf_event_max_stack is lower.  Read once per process;
+ * not for the handler. */
+uint16_t pe_kchain_max_stack(void);
+
+/* The pmc_plugin_ops kernel_chain op: the newest sample record of event
+ * idx not handed out before (each is taken once), read with data_head's
+ * acquire ordering; the ring is not consumed (rearm drains it).  pcs are
+ * the kernel's chain when the group was opened with opts->kernel_chain,
+ * none otherwise; *flags says PMC_KCHAIN_KERNEL from the record's cpumode.
+ * Async-signal-safe. */
+int pe_kernel_chain(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags);
+
 #endif /* PE_H */

@@ -59,10 +59,26 @@ static int fake_rearm(void *ctx, int idx, uint64_t period)
 	return 0;
 }
 
+#ifdef FAKE_OLD_SIZE
+/* Built as pmc-oldsize.so: a descriptor from before kernel_chain was
+ * appended (its size says so), so the core must take the op as NULL and
+ * never call what lies past the size. */
+static int kernel_chain_abort(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags)
+{
+	(void)ctx, (void)idx, (void)pcs, (void)max, (void)flags;
+	abort();
+}
+#define FAKE_SIZE PMC_PLUGIN_SIZE_MIN_1
+#define FAKE_NAME "oldsize"
+#else
+#define FAKE_SIZE sizeof(struct pmc_plugin)
+#define FAKE_NAME "fakecounter"
+#endif
+
 PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 	.abi = PMC_PLUGIN_ABI,
-	.size = sizeof(struct pmc_plugin),
-	.name = "fakecounter",
+	.size = FAKE_SIZE,
+	.name = FAKE_NAME,
 	.description = "test plugin: a PMU that counts zeros or garbage",
 	.version = "0",
 	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE,
@@ -76,5 +92,8 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 		.overflow = fake_overflow,
 		.rearm = fake_rearm,
 		.close = fake_nop,
+#ifdef FAKE_OLD_SIZE
+		.kernel_chain = kernel_chain_abort,
+#endif
 	},
 };

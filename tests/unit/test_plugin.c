@@ -17,6 +17,23 @@ static void test_refusals(void)
 	ret = pmc_backend_load("badabi", &be, err, sizeof(err));
 	T_OK(ret == -PMC_EABI && strstr(err, "ABI 2") && strstr(err, "rebuild"),
 	     "a plugin built for another ABI is refused, never called: %s", err);
+	/* A descriptor of the first ABI 1 size (before kernel_chain): loaded,
+	 * and the op past its size is never called. */
+	err[0] = 0;
+	ret = pmc_backend_load("oldsize", &be, err, sizeof(err));
+	T_OK(ret == 0, "a plugin of an older descriptor size is accepted (%d: %s)", ret, err);
+	if (ret == 0) {
+		struct pmc_event ev = { .kind = PMC_KIND_PERF, .hardware = true };
+		struct pmc_group *g = NULL;
+		uint64_t pcs[4];
+		unsigned fl = 1;
+		int r = pmc_group_open(be, &ev, 1, NULL, &g);
+		int k = r == 0 ? pmc_group_kernel_chain(g, 0, pcs, 4, &fl) : r;
+		T_OK(r == 0 && k == -PMC_ENOTSUP && fl == 0,
+		     "its kernel_chain, past its size, is taken as NULL (open %d, chain %d)", r, k);
+		pmc_group_close(g);
+		pmc_backend_unload(be);
+	}
 	ret = pmc_backend_load("nosuchplugin", &be, err, sizeof(err));
 	T_OK(ret == -PMC_EPLUGIN && strstr(err, "pmc-nosuchplugin.so not found"),
 	     "a missing plugin is reported: %s", err);

@@ -1,0 +1,128 @@
+/* The kernel side of a sample, read from the event's ring buffer without a
+ * syscall: the newest PERF_RECORD_SAMPLE between the consumer's position
+ * and data_head, with sample_type PERF_SAMPLE_IP [| PERF_SAMPLE_CALLCHAIN]
+ * (and exclude_callchain_user, so the chain is the kernel's part only).
+ * Pure functions over the bytes they are given, so tests feed crafted
+ * pages: wraparound, truncated and foreign records.  Also the chain depth
+ * asked of the kernel (pe_kchain_max_stack). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "plugins/perf_event/pe.h"
+
+/* Copy len bytes at ring offset off (the data area wraps at size). */
+static void copy(void *dst, const unsigned char *data, uint64_t size, uint64_t off, size_t len)
+{
+	unsigned char *d = dst;
+
+	for (size_t k = 0; k < len; k++)
+		d[k] = data[(off + k) & (size - 1)];
+}
+
+static uint64_t u64_at(const unsigned char *data, uint64_t size, uint64_t off)
+{
+	uint64_t v;
+
+	copy(&v, data, size, off, sizeof(v));
+	return v;
+}
+
+int pe_rb_last_sample(const unsigned char *data, uint64_t size, uint64_t from, uint64_t head,
+		      uint64_t sample_type, struct pe_ksample *out, uint64_t *pcs, size_t max)
+{
+	uint64_t off = from, last = 0, nr, avail, at;
+	struct perf_event_header h, lh = { 0 };
+	bool found = false;
+	size_t n = 0;
+
+	out->ip = 0;
+	out->kernel = false;
+	out->truncated = false;
+	out->n = 0;
+	out->next = from;
+	/* More bytes than the area holds: a torn or foreign head. */
+	if (head < from || head - from > size || !size || (size & (size - 1)))
+		return -EIO;
+	while (off + sizeof(h) <= head) {
+		copy(&h, data, size, off, sizeof(h));
+		/* A record the kernel has not finished, or a corrupt size:
+		 * nothing after it can be trusted. */
+		if (h.size < sizeof(h) || off + h.size > head)
+			break;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			last = off;
+			lh = h;
+			found = true;
+		}
+		off += h.size;
+	}
+	if (!found)
+		return -ENODATA;
+	out->next = last + lh.size;
+	at = last + sizeof(h);
+	avail = lh.size - sizeof(h);
+	/* PERF_RECORD_MISC_KERNEL: the overflow interrupted kernel code. */
+	out->kernel = (lh.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if (sample_type & PERF_SAMPLE_IP) {
+		if (avail < 8)
+			return -EIO;
+		out->ip = u64_at(data, size, at);
+		at += 8;
+		avail -= 8;
+	}
+	if (!(sample_type & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	if (avail < 8)
+		return -EIO;
+	nr = u64_at(data, size, at);
+	at += 8;
+	avail -= 8;
+	if (nr > avail / 8)
+		return -EIO;
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t pc = u64_at(data, size, at + 8 * k);
+
+		/* Context markers (PERF_CONTEXT_KERNEL, ...) sit at the top of
+		 * the address space; a user part would follow PERF_CONTEXT_USER
+		 * (excluded, but stop there if a kernel ever sends one). */
+		if (pc == (uint64_t)PERF_CONTEXT_USER)
+			break;
+		if (pc >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (n == max) {
+			out->truncated = true;
+			break;
+		}
+		pcs[n++] = pc;
+	}
+	out->n = n;
+	return (int)n;
+}
+
+/* PE_KCHAIN_MAX, unless the sysctl perf_event_max_stack is lower (a
+ * larger sample_max_stack is EOVERFLOW): then 0, the sysctl's own. */
+uint16_t pe_kchain_max_stack(void)
+{
+	static int cached = -1;		/* read once per process */
+	char buf[32];
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED), fd;
+	long r;
+
+	if (v >= 0)
+		return (uint16_t)v;
+	fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+	r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	v = 0;
+	if (r > 0) {
+		buf[r] = '\0';
+		v = strtol(buf, NULL, 10) >= PE_KCHAIN_MAX ? PE_KCHAIN_MAX : 0;
+	}
+	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	return (uint16_t)v;
+}
