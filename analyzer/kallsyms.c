@@ -198,7 +198,8 @@ size_t kallsyms_lookup(struct kallsyms *ks, struct strpool *pool, uint64_t off,
 	}
 	if (!name)
 		return 0;
-	fr[0] = (struct sym_frame){ .func = name };
+	/* keyed by name, as perf's rows are (a kernel name is its own key) */
+	fr[0] = (struct sym_frame){ .key = name, .func = name };
 	return 1;
 }
 

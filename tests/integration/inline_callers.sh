@@ -74,7 +74,7 @@ fi
 "$PMCPROF" view --snapshot=150x12 base run >view.txt 2>&1
 check "view: kern once per caller" test "$(grep -c 'kern (inlined in f_[abc])' view.txt)" = 3
 "$PMCPROF" view --no-inline --snapshot=150x12 base run >viewnoinl.txt 2>&1
-if grep -q 'kern' viewnoinl.txt || ! grep -q ' f_b ' viewnoinl.txt; then
+if grep -qw 'kern' viewnoinl.txt || ! grep -q ' f_b ' viewnoinl.txt; then
 	fail "view --no-inline: kern charged to its callers"; sed 's/^/    | /' viewnoinl.txt
 else
 	pass "view --no-inline: kern charged to its callers"

@@ -82,7 +82,7 @@ grep -q "events_used: perf::CPU-CLOCK@1000000" cmp/diff.txt &&
 $PMCPROF diff --incl --csv cmp/native cmp/vm >incl.csv 2>/dev/null
 python3 - incl.csv "$accel" <<'PY'
 import csv, sys
-rows = {r['function']: r for r in csv.DictReader(open(sys.argv[1]))}
+rows = {r['function'].split('.')[0]: r for r in csv.DictReader(open(sys.argv[1]))}  # gcc's clones: perf's names (phase_memwalk.constprop.0)
 accel = sys.argv[2]
 for f in ('phase_compute', 'phase_memwalk', 'phase_faults', 'phase_syscalls', 'phase_clock', 'main'):
     r = rows.get(f)
