@@ -158,7 +158,7 @@ void common_free(struct common *c)
 {
 	free(c->metrics);
 	free(c->remap);
-	free((char *)c->debug_dirs);
+	free(c->debug_dirs);
 	c->metrics = c->remap = NULL;
 	c->debug_dirs = NULL;
 }
@@ -174,18 +174,51 @@ int usage_error(const struct common *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* "--opt=value" or "--opt value" */
-static const char *optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
+const struct opt common_event_opts[] = {
+	OPT('e', "event", required_argument, "NAME|N",
+	  "show and sort by this event (name, or its column from 1)"),
+	OPT_END,
+};
+const struct opt common_view_opts[] = {
+	OPT(COMMON_LINES, "lines", no_argument, NULL, "per source line"),
+	OPT(COMMON_MODULES, "modules", no_argument, NULL, "per module"),
+	OPT_END,
+};
+const struct opt common_weight_opts[] = {
+	OPT(COMMON_WEIGHT, "weight", no_argument, NULL,
+	  "sample weights (count x period used), not counts"),
+	OPT_END,
+};
+const struct opt common_split_opts[] = {
+	OPT(COMMON_METRIC, "metric", required_argument, "NAME=EXPR",
+	  "derived column, e.g. 'CPI=cycles/instructions'\n"
+	  "(+ - * / parentheses, event names, numbers)"),
+	OPT(COMMON_BY, "by", required_argument, "WHAT",
+	  "one report per thread, process, rank or host"),
+	OPT_END,
+};
+const struct opt common_symbol_opts[] = {
+	OPT(COMMON_DEBUG_DIR, "debug-dir", required_argument, "DIR",
+	  "look for debug info under DIR too (repeatable)"),
+	OPT(COMMON_REMAP, "remap", required_argument, "OLD=NEW",
+	  "read modules under OLD from NEW instead (repeatable)"),
+	OPT(COMMON_NO_CACHE, "no-cache", no_argument, NULL,
+	  "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
+	  "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)"),
+	OPT_END,
+};
+const struct opt common_format_opts[] = {
+	OPT(COMMON_CSV, "csv", no_argument, NULL, "CSV (RFC 4180) instead of text"),
+	OPT(COMMON_JSON, "json", no_argument, NULL, "JSON instead of text"),
+	OPT_END,
+};
+const struct opt common_text_opts[] = {
+	OPT(COMMON_WIDTH, "width", required_argument, "N",
+	  "cut text to N columns (default: $COLUMNS or 80)"),
+	OPT(COMMON_NO_HEADER, "no-header", no_argument, NULL, "no header lines in text output"),
+	OPT('q', "quiet", no_argument, NULL, "no informational notes or progress"),
+	OPT_END,
+};
 
 static int push(const char ***v, size_t *n, const char *s)
 {
@@ -203,55 +236,83 @@ static const char *const split_names[] = {
 	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host",
 };
 
-int parse_common(struct common *c, int argc, char **argv, int *i)
+static int add_debug_dir(struct common *c, const char *v)
 {
-	const char *a = argv[*i], *v;
-	if (!strcmp(a, "--csv"))
+	size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
+	char *d = realloc(c->debug_dirs, n + strlen(v) + 2);
+
+	if (!d)
+		return -1;
+	sprintf(d + n, "%s%s", n ? ":" : "", v);
+	c->debug_dirs = d;
+	return 0;
+}
+
+int common_option(struct common *c, int id, const char *v)
+{
+	unsigned long long w;
+
+	switch (id) {
+	case COMMON_CSV:
 		c->out = OUT_CSV;
-	else if (!strcmp(a, "--json"))
+		break;
+	case COMMON_JSON:
 		c->out = OUT_JSON;
-	else if (!strcmp(a, "--weight"))
+		break;
+	case COMMON_WEIGHT:
 		c->o.weighted = true;
-	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		break;
+	case 'q':
 		c->quiet = true;
-	else if (!strcmp(a, "--no-cache"))
+		break;
+	case COMMON_NO_CACHE:
 		c->no_cache = true;
-	else if (!strcmp(a, "--lines"))
+		break;
+	case COMMON_NO_HEADER:
+		c->no_header = true;
+		break;
+	case COMMON_LINES:
 		c->view = ANA_VIEW_LINES;
-	else if (!strcmp(a, "--modules"))
+		break;
+	case COMMON_MODULES:
 		c->view = ANA_VIEW_MODULES;
-	else if ((v = optval(argc, argv, i, "--event")) || (v = optval(argc, argv, i, "-e")))
+		break;
+	case 'e':
 		c->event = v;
-	else if ((v = optval(argc, argv, i, "--width"))) {
-		char *end;
-		long w = strtol(v, &end, 10);
-		if (*end || w < 20 || w > 10000)
+		break;
+	case COMMON_WIDTH:
+		if (opts_uint(v, 20, 10000, &w))
 			return usage_error(c, "--width: expected 20..10000, got '%s'", v), -1;
 		c->width = (int)w;
-	} else if ((v = optval(argc, argv, i, "--metric"))) {
+		break;
+	case COMMON_METRIC:
 		if (push(&c->metrics, &c->n_metrics, v))
 			return -1;
-	} else if ((v = optval(argc, argv, i, "--debug-dir"))) {
-		size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
-		char *d = malloc(n + strlen(v) + 2);
-		if (!d)
+		break;
+	case COMMON_DEBUG_DIR:
+		if (add_debug_dir(c, v))
 			return -1;
-		sprintf(d, "%s%s%s", c->debug_dirs ? c->debug_dirs : "", n ? ":" : "", v);
-		c->debug_dirs = d;
-	} else if ((v = optval(argc, argv, i, "--remap"))) {
+		break;
+	case COMMON_REMAP:
 		if (!strchr(v, '=') || *v == '=')
 			return usage_error(c, "--remap: expected OLD=NEW, got '%s'", v), -1;
 		if (push(&c->remap, &c->n_remap, v))
 			return -1;
-	} else if ((v = optval(argc, argv, i, "--by"))) {
+		break;
+	case COMMON_BY: {
 		size_t k;
 		for (k = 1; k < sizeof(split_names) / sizeof(*split_names); k++)
 			if (!strcmp(v, split_names[k]))
 				break;
-		if (k == sizeof(split_names) / sizeof(*split_names))
-			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'", v), -1;
+		if (k == sizeof(split_names) / sizeof(*split_names)) {
+			const char *s = opts_suggest(v, split_names + 1, k - 1);
+			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'%s%s%s",
+					   v, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
+		}
 		c->o.split = (enum ana_split)k;
-	} else {
+		break;
+	}
+	default:
 		return 0;
 	}
 	return 1;

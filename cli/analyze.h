@@ -6,8 +6,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
+#include "cli/options.h"
 
 /* A text table: cells are copied; columns shrink to fit a width. */
 struct tcol {
@@ -23,12 +22,26 @@ int table_add(struct table *t, const char *const *cells);
 void table_print(struct table *t, FILE *f, int width);
 void table_free(struct table *t);
 
-/* Options both commands share; parse_common returns 1 if it took argv[*i]
- * (and maybe its argument), 0 if not ours, -1 on a usage error (printed). */
+/* Options both commands share: their tables (included into each command's
+ * own where its --help lists them) and their state. */
+enum {
+	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
+	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
+	COMMON_NO_HEADER,
+	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
+};
+extern const struct opt common_event_opts[];	/* -e */
+extern const struct opt common_view_opts[];	/* --lines --modules */
+extern const struct opt common_weight_opts[];	/* --weight */
+extern const struct opt common_symbol_opts[];	/* --debug-dir --remap --no-cache */
+extern const struct opt common_format_opts[];	/* --csv --json */
+extern const struct opt common_text_opts[];	/* --width --no-header -q */
+extern const struct opt common_split_opts[];	/* --metric --by */
+
 struct common {
 	const char *prog;
 	struct ana_opts o;
-	const char *debug_dirs;
+	char *debug_dirs;
 	const char **remap;
 	size_t n_remap;
 	const char **metrics;
@@ -40,11 +53,14 @@ struct common {
 	const char *func;
 	bool quiet;
 	bool no_cache;
+	bool no_header;
 	char cache_dir[4096];
 };
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
-int parse_common(struct common *c, int argc, char **argv, int *i);
+/* Take option id (with its argument): 1 if it is a common one, 0 if not,
+ * -1 on a usage error (printed). */
+int common_option(struct common *c, int id, const char *arg);
 /* Report a usage error and return EXIT_USAGE. */
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */

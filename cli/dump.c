@@ -9,19 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/options.h"
 #include "profile/format.h"
 #include "profile/profile.h"
 
 #define MAX_INDENT 40	/* deeper nodes show their depth instead */
 
-static const char usage[] =
-	"Usage: pmcprof dump [--help] FILE...\n"
-	"Print the raw contents of pmcprof profiles (.pmcp): header, metadata,\n"
-	"events, load map, collector counters and the calling-context tree.\n"
-	"\n"
-	"  --help   show this help and exit\n"
-	"\n"
-	"Exit status: 0 all files dumped, 1 usage error, 2 a file could not be read.\n";
+static const struct opt dump_opts[] = { OPT_END };
+
+static const struct opt_cmd dump_cmd = {
+	.prog = "pmcprof dump",
+	.synopsis = "pmcprof dump [OPTIONS] FILE...",
+	.description =
+		"Print the raw contents of pmcprof profiles (.pmcp): header, metadata,\n"
+		"events, load map, collector counters and the calling-context tree.\n",
+	.opts = dump_opts,
+	.footer = "Exit status: 0 all files dumped, 1 usage error, 2 a file could not be read.\n",
+};
 
 /* Strings come from an untrusted file: control bytes (a newline, a
  * terminal escape) are shown as \xNN, not sent to the terminal. */
@@ -216,26 +220,16 @@ static int dump_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	int first = 1, status = 0;
+	struct opt_parser p;
+	const char *v;
+	int first, status = 0;
 
-	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
-		if (strcmp(argv[first], "--") == 0) {
-			first++;
-			break;
-		}
-		if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		fprintf(stderr, "pmcprof dump: unknown option '%s'\n"
-			"Try 'pmcprof dump --help'.\n", argv[first]);
-		return 1;
-	}
-	if (first == argc) {
-		fprintf(stderr, "pmcprof dump: no profile given\n"
-			"Try 'pmcprof dump --help'.\n");
-		return 1;
-	}
+	opts_begin(&p, &dump_cmd, argc, argv);
+	while (opts_next(&p, &v) != -1)
+		;
+	first = p.ind;
+	if (first == argc)
+		opts_die(&dump_cmd, "no profile given");
 	for (int i = first; i < argc; i++) {
 		if (i > first)
 			printf("\n");

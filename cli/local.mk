@@ -3,34 +3,37 @@
 # components (backend, collector, analyzer, viewer-tui, profile) hold no
 # command code.
 bin_PROGRAMS += pmcprof
-pmcprof_SOURCES = cli/pmcprof.c
+pmcprof_SOURCES = cli/pmcprof.c $(cli_options)
 pmcprof_LDADD = backend/libpmc-core.la
+
+# The option layer every command links.
+cli_options = cli/options.c cli/options.h
 
 pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
 	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump
 
-pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h \
+pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 	collector/settings.c collector/settings.h
 pmcprof_record_LDADD = backend/libpmc-core.la
 
-pmcprof_stat_SOURCES = cli/stat.c
+pmcprof_stat_SOURCES = cli/stat.c $(cli_options)
 pmcprof_stat_LDADD = backend/libpmc-core.la
 
-pmcprof_list_SOURCES = cli/list.c
+pmcprof_list_SOURCES = cli/list.c $(cli_options)
 pmcprof_list_LDADD = backend/libpmc-core.la
-pmcprof_probe_SOURCES = cli/probe.c
+pmcprof_probe_SOURCES = cli/probe.c $(cli_options)
 pmcprof_probe_LDADD = backend/libpmc-core.la
 
-pmcprof_report_SOURCES = cli/report.c cli/analyze.c cli/analyze.h
+pmcprof_report_SOURCES = cli/report.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la
-pmcprof_diff_SOURCES = cli/diff.c cli/analyze.c cli/analyze.h
+pmcprof_diff_SOURCES = cli/diff.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
 
-pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c
+pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c $(cli_options)
 pmcprof_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
 
-pmcprof_dump_SOURCES = cli/dump.c
+pmcprof_dump_SOURCES = cli/dump.c $(cli_options)
 pmcprof_dump_LDADD = profile/libprofile.la
 
 bashcompletiondir = $(datadir)/bash-completion/completions

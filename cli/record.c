@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,43 +23,11 @@
 
 #include "backend/pmc.h"
 #include "cli/exe.h"
+#include "cli/options.h"
 #include "collector/settings.h"
 
-#define EXIT_USAGE 1
-#define EXIT_RUNTIME 2
-
-static const char usage_text[] =
-	"usage: pmcprof record [-e EVENT]... [-b BACKEND] [-o DIR] [--call-graph=MODE]\n"
-	"       [--no-fallback] [--signal N] [--random-period BITS] [--seed N] [--private]\n"
-	"       [--] CMD [ARGS]\n"
-	"\n"
-	"Run CMD under the pmcprof collector: every thread of every process it\n"
-	"starts is sampled and writes one profile (.pmcp) into the output directory.\n"
-	"\n"
-	"  -e, --event=EVENT[@PERIOD|@fFREQ]  sample EVENT (repeatable).  Default: cycles,\n"
-	"                              falling back to cpu-clock, then CPUTIME, where\n"
-	"                              there is no PMU (stderr says which and why)\n"
-	"  -b, --backend=NAME          use this backend plugin (pmcprof list); no fallback\n"
-	"  -o, --output=DIR            write into DIR (created if missing; may exist).\n"
-	"                              Default: ./pmcprof-CMD-HOST-PID/, which must not\n"
-	"  --call-graph=MODE           unwind (libunwind, default), fp (frame pointers),\n"
-	"                              none (the sampled instruction only)\n"
-	"  --no-fallback               fail instead of replacing an unusable event\n"
-	"  --force                     record even with a hardware counter that failed\n"
-	"                              calibration (counted zero or implausibly)\n"
-	"  --signal=N                  sampling signal, N or RTMIN+N (default RTMIN+4)\n"
-	"  --random-period=BITS        randomize each period: PERIOD + (random & (2^BITS-1)),\n"
-	"                              against lockstep with periodic code\n"
-	"  --seed=N                    seed for --random-period (default: from the clock;\n"
-	"                              recorded in the profiles either way)\n"
-	"  --private                   directory mode 0700 and files 0600\n"
-	"  -h, --help                  show this help\n"
-	"\n"
-	"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
-	"1 for a usage error, 2 when pmcprof cannot run it.  docs/collector.md has more.\n";
-
 enum {
-	OPT_CALL_GRAPH = 256,
+	OPT_CALL_GRAPH = OPT_LONG,
 	OPT_NO_FALLBACK,
 	OPT_SIGNAL,
 	OPT_RANDOM,
@@ -69,19 +36,48 @@ enum {
 	OPT_FORCE,
 };
 
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "no-fallback", no_argument, NULL, OPT_NO_FALLBACK },
-	{ "signal", required_argument, NULL, OPT_SIGNAL },
-	{ "random-period", required_argument, NULL, OPT_RANDOM },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "private", no_argument, NULL, OPT_PRIVATE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct opt record_opts[] = {
+	OPT('e', "event", required_argument, "EVENT[@PERIOD|@fFREQ]",
+	  "sample EVENT (repeatable).  Default: cycles,\n"
+	  "falling back to cpu-clock, then CPUTIME, where\n"
+	  "there is no PMU (stderr says which and why)"),
+	OPT('b', "backend", required_argument, "NAME",
+	  "use this backend plugin (pmcprof list); no fallback"),
+	OPT('o', "output", required_argument, "DIR",
+	  "write into DIR (created if missing; may exist).\n"
+	  "Default: ./pmcprof-CMD-HOST-PID/, which must not"),
+	OPT(OPT_CALL_GRAPH, "call-graph", required_argument, "MODE",
+	  "unwind (libunwind, default), fp (frame pointers),\n"
+	  "none (the sampled instruction only)"),
+	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
+	  "fail instead of replacing an unusable event"),
+	OPT(OPT_FORCE, "force", no_argument, NULL,
+	  "record even with a hardware counter that failed\n"
+	  "calibration (counted zero or implausibly)"),
+	OPT(OPT_SIGNAL, "signal", required_argument, "N",
+	  "sampling signal, N or RTMIN+N (default RTMIN+4)"),
+	OPT(OPT_RANDOM, "random-period", required_argument, "BITS",
+	  "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
+	  "against lockstep with periodic code"),
+	OPT(OPT_SEED, "seed", required_argument, "N",
+	  "seed for --random-period (default: from the clock;\n"
+	  "recorded in the profiles either way)"),
+	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT_END,
+};
+
+static const struct opt_cmd record_cmd = {
+	.prog = "pmcprof record",
+	.synopsis = "pmcprof record [OPTIONS] [--] CMD [ARGS]",
+	.description =
+		"Run CMD under the pmcprof collector: every thread of every process it\n"
+		"starts is sampled and writes one profile (.pmcp) into the output directory.\n",
+	.opts = record_opts,
+	.footer =
+		"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
+		"1 for a usage error, 2 when pmcprof cannot run it.  pmcprof-record(1) and\n"
+		"docs/collector.md have more.\n",
+	.stop_at_operand = true,
 };
 
 /* Options that are settings: checked by the collector's own parsers. */
@@ -128,28 +124,30 @@ static void die(int status, const char *fmt, ...)
 
 static void usage_error(const char *msg)
 {
-	fprintf(stderr, "pmcprof record: %s\nTry 'pmcprof record --help'.\n", msg);
-	exit(EXIT_USAGE);
+	opts_die(&record_cmd, "%s", msg);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	struct opt_parser p;
+	const char *v;
 	char msg[512];
 	int c;
 
 	settings_defaults(&o->set);
-	while ((c = getopt_long(argc, argv, "+e:b:o:h", long_opts, NULL)) != -1) {
+	opts_begin(&p, &record_cmd, argc, argv);
+	while ((c = opts_next(&p, &v)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->n_specs == PMC_MAX_EVENTS)
 				usage_error("at most 16 events (-e)");
-			o->specs[o->n_specs++] = optarg;
+			o->specs[o->n_specs++] = v;
 			break;
 		case 'b':
-			o->backend = optarg;
+			o->backend = v;
 			break;
 		case 'o':
-			o->outdir = optarg;
+			o->outdir = v;
 			break;
 		case OPT_NO_FALLBACK:
 			o->no_fallback = true;
@@ -160,27 +158,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_FORCE:
 			o->force = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case '?':
-			fprintf(stderr, "Try 'pmcprof record --help'.\n");
-			exit(EXIT_USAGE);
 		default:
 			for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++) {
 				if (setting_opts[i].opt != c)
 					continue;
 				if (settings_set(&o->set, setting_opts[i].env, setting_opts[i].label,
-						 optarg, msg, sizeof(msg)) < 0)
+						 v, msg, sizeof(msg)) < 0)
 					usage_error(msg);
 				o->seed_given |= c == OPT_SEED;
 			}
 			break;
 		}
 	}
-	if (optind >= argc)
+	if (p.ind >= argc)
 		usage_error("no command to run");
-	return optind;
+	return p.ind;
 }
 
 /* "name@period" that pmc_event_parse turns back into exactly ev. */

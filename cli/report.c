@@ -11,146 +11,131 @@
 
 #include "cli/analyze.h"
 
-static const char usage[] =
-	"Usage: pmcprof report [OPTIONS] PROFILE|DIR...\n"
-	"Merge the profiles (files, or directories searched for *.pmcp) and show\n"
-	"where the samples went.  Values are sample counts unless --weight.\n"
-	"\n"
-	"Views (default: flat per function):\n"
-	"  --lines               per source line\n"
-	"  --function FUNC       with --lines: only FUNC's lines (FUNC or MODULE:FUNC)\n"
-	"  --modules             per module\n"
-	"  --callers FUNC        functions calling FUNC (FUNC or MODULE:FUNC)\n"
-	"  --callees FUNC        functions FUNC calls\n"
-	"  --tree[=top-down|bottom-up]  calling-context tree (bottom-up: each function's\n"
-	"                        own samples, then the callers they came through)\n"
-	"  --depth N             tree levels to show (default: all)\n"
-	"Selection:\n"
-	"  -e, --event NAME      sort and show this event (default: all, sort by the first)\n"
-	"  --sort self|incl|name sort order (default: self; top-down tree: incl;\n"
-	"                        bottom-up tree: self)\n"
-	"  --top N               show the first N rows (trees: N children per node)\n"
-	"  --min-pct P           hide rows under P% of the total (trees: default 0.5)\n"
-	"  --metric NAME=EXPR    derived column, e.g. 'CPI=cycles/instructions'\n"
-	"                        (+ - * / parentheses, event names, numbers)\n"
-	"  --by thread|process|rank|host  one report per thread, process, rank, host\n"
-	"  --weight              show sample weights (count x period used), not counts\n"
-	"Symbols:\n"
-	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
-	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
-	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
-	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
-	"Output:\n"
-	"  --csv | --json | --collapsed   CSV (RFC 4180), JSON, FlameGraph stacks\n"
-	"  --width N             text width (default: $COLUMNS or 80)\n"
-	"  --no-header           no header lines in text output\n"
-	"  -q, --quiet           no informational notes or progress\n"
-	"  --help                this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 usage error, 2 a file could not be read or no samples.\n"
-	"docs/analyzer.md describes the columns and statistics.\n";
+enum {
+	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
+	O_MIN_PCT, O_COLLAPSED,
+};
+
+static const struct opt report_opts[] = {
+	OPT_SECTION("Views (default: flat per function):"),
+	OPT_INCLUDE(common_view_opts),
+	OPT(O_FUNCTION, "function", required_argument, "FUNC",
+	  "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
+	OPT(O_CALLERS, "callers", required_argument, "FUNC",
+	  "functions calling FUNC (FUNC or MODULE:FUNC)"),
+	OPT(O_CALLEES, "callees", required_argument, "FUNC", "functions FUNC calls"),
+	OPT(O_TREE, "tree", optional_argument, "top-down|bottom-up",
+	  "calling-context tree (bottom-up: each function's\n"
+	  "own samples, then the callers they came through)"),
+	OPT(O_DEPTH, "depth", required_argument, "N", "tree levels to show (default: all)"),
+	OPT_SECTION("Selection:"),
+	OPT_INCLUDE(common_event_opts),
+	OPT(O_SORT, "sort", required_argument, "self|incl|name",
+	  "sort order (default: self; top-down tree: incl;\nbottom-up tree: self)"),
+	OPT(O_TOP, "top", required_argument, "N",
+	  "show the first N rows (trees: N children per node)"),
+	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
+	  "hide rows under P% of the total (trees: default 0.5)"),
+	OPT_INCLUDE(common_split_opts),
+	OPT_INCLUDE(common_weight_opts),
+	OPT_SECTION("Symbols:"),
+	OPT_INCLUDE(common_symbol_opts),
+	OPT_SECTION("Output:"),
+	OPT_INCLUDE(common_format_opts),
+	OPT(O_COLLAPSED, "collapsed", no_argument, NULL, "FlameGraph's collapsed stacks"),
+	OPT_INCLUDE(common_text_opts),
+	OPT_END,
+};
+
+static const struct opt_cmd report_cmd = {
+	.prog = "pmcprof report",
+	.synopsis = "pmcprof report [OPTIONS] PROFILE|DIR...",
+	.description =
+		"Merge the profiles (files, or directories searched for *.pmcp) and show\n"
+		"where the samples went.  Values are sample counts unless --weight.\n",
+	.opts = report_opts,
+	.footer = "Exit status: 0 ok, 1 usage error, 2 a file could not be read or no samples.\n"
+		  "pmcprof-report(1) and docs/analyzer.md describe the columns and statistics.\n",
+};
 
 struct opts {
 	struct common c;
 	struct ana_query q;
-	bool tree, bottom_up, no_header, sort_given, min_pct_given;
+	bool tree, bottom_up, sort_given, min_pct_given;
 	const char *line_func;		/* --function */
 	unsigned depth;
 };
 
-static int parse_uint(struct common *c, const char *opt, const char *v, unsigned long max,
-		      unsigned long *out)
+static int option(struct opts *o, int id, const char *v)
 {
-	char *end;
-	errno = 0;
-	unsigned long x = strtoul(v ? v : "", &end, 10);
-	if (!v || !*v || *end || errno || x > max || v[0] == '-')
-		return usage_error(c, "%s: expected a number up to %lu, got '%s'", opt, max,
-				   v ? v : "");
-	*out = x;
+	struct common *c = &o->c;
+	unsigned long long n;
+	int r = common_option(c, id, v);
+
+	if (r)
+		return r < 0 ? -1 : 0;
+	switch (id) {
+	case O_TOP:
+		if (opts_uint(v, 0, 1000000000, &n))
+			return usage_error(c, "--top: expected a number up to 1000000000, got '%s'", v), -1;
+		o->q.top = n;
+		break;
+	case O_DEPTH:
+		if (opts_uint(v, 0, 100000, &n))
+			return usage_error(c, "--depth: expected a number up to 100000, got '%s'", v), -1;
+		o->depth = (unsigned)n;
+		break;
+	case O_MIN_PCT:
+		if (opts_double(v, 0, 100, &o->q.min_pct))
+			return usage_error(c, "--min-pct: expected 0..100, got '%s'", v), -1;
+		o->min_pct_given = true;
+		break;
+	case O_SORT:
+		if (!strcmp(v, "self"))
+			o->q.kind = ANA_SELF;
+		else if (!strcmp(v, "incl"))
+			o->q.kind = ANA_INCL;
+		else if (!strcmp(v, "name"))
+			o->q.sort = ANA_SORT_NAME;
+		else
+			return usage_error(c, "--sort: expected self, incl or name, got '%s'", v), -1;
+		o->sort_given = true;
+		break;
+	case O_CALLERS:
+	case O_CALLEES:
+		c->view = id == O_CALLERS ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
+		c->func = v;
+		break;
+	case O_FUNCTION:
+		o->line_func = v;
+		break;
+	case O_TREE:
+		if (v && strcmp(v, "top-down") && strcmp(v, "bottom-up"))
+			return usage_error(c, "--tree: expected top-down or bottom-up, got '%s'", v), -1;
+		o->tree = true;
+		o->bottom_up = v && !strcmp(v, "bottom-up");
+		break;
+	case O_COLLAPSED:
+		c->out = OUT_COLLAPSED;
+		break;
+	}
 	return 0;
 }
 
 static int parse(struct opts *o, int argc, char **argv, int *first_path)
 {
 	struct common *c = &o->c;
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = parse_common(c, argc, argv, &i);
-		if (r < 0)
+	struct opt_parser p;
+	const char *v;
+	int id;
+
+	opts_begin(&p, &report_cmd, argc, argv);
+	while ((id = opts_next(&p, &v)) != -1)
+		if (option(o, id, v))
 			return EXIT_USAGE;
-		if (r)
-			continue;
-		unsigned long n;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			exit(EXIT_OK);
-		} else if (!strcmp(a, "--top") || !strcmp(a, "-n")) {
-			if (parse_uint(c, a, v, 1000000000, &n))
-				return EXIT_USAGE;
-			o->q.top = n;
-			i++;
-		} else if (!strcmp(a, "--depth")) {
-			if (parse_uint(c, a, v, 100000, &n))
-				return EXIT_USAGE;
-			o->depth = (unsigned)n;
-			i++;
-		} else if (!strcmp(a, "--min-pct")) {
-			char *end;
-			double p = v ? strtod(v, &end) : NAN;
-			if (!v || *end || !(p >= 0 && p <= 100))
-				return usage_error(c, "--min-pct: expected 0..100, got '%s'", v ? v : "");
-			o->q.min_pct = p;
-			o->min_pct_given = true;
-			i++;
-		} else if (!strcmp(a, "--sort")) {
-			if (v && !strcmp(v, "self"))
-				o->q.kind = ANA_SELF;
-			else if (v && !strcmp(v, "incl"))
-				o->q.kind = ANA_INCL;
-			else if (v && !strcmp(v, "name"))
-				o->q.sort = ANA_SORT_NAME;
-			else
-				return usage_error(c, "--sort: expected self, incl or name, got '%s'",
-						   v ? v : "");
-			o->sort_given = true;
-			i++;
-		} else if (!strcmp(a, "--callers") || !strcmp(a, "--callees")) {
-			if (!v)
-				return usage_error(c, "%s needs a function name", a);
-			c->view = !strcmp(a, "--callers") ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
-			c->func = v;
-			i++;
-		} else if (!strcmp(a, "--function")) {
-			if (!v)
-				return usage_error(c, "%s needs a function name", a);
-			o->line_func = v;
-			i++;
-		} else if (!strcmp(a, "--tree") || !strcmp(a, "--tree=top-down")) {
-			o->tree = true;
-		} else if (!strcmp(a, "--tree=bottom-up")) {
-			o->tree = o->bottom_up = true;
-		} else if (!strcmp(a, "--collapsed")) {
-			c->out = OUT_COLLAPSED;
-		} else if (!strcmp(a, "--no-header")) {
-			o->no_header = true;
-		} else if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error(c, "unknown option '%s'", a);
-		} else {
-			break;
-		}
-	}
-	*first_path = i;
-	if (i >= argc)
+	*first_path = p.ind;
+	if (p.ind >= argc)
 		return usage_error(c, "no profile given");
-	for (int k = i; k < argc; k++)
-		if (argv[k][0] == '-' && argv[k][1] && strcmp(argv[k], "-"))
-			return usage_error(c, "options go before the profiles ('%s')", argv[k]);
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
 	if (o->line_func) {
@@ -384,14 +369,14 @@ static int run(struct opts *op, int argc, char **argv)
 		print_notes(c, s, NULL);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		if (!op->no_header)
+		if (!op->c.no_header)
 			print_notes(c, s, out);
 		else
 			print_notes(c, s, NULL);
 		for (unsigned r = 0; r < ana_set_n_runs(s) && !e; r++) {
 			if (r)
 				fputc('\n', out);
-			if (!op->no_header)
+			if (!op->c.no_header)
 				print_run_header(c, s, r, "run", out);
 			if (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
 				fprintf(out, "# %s of %s (self: its own samples under it; incl: its "

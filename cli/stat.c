@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,21 +21,33 @@
 #include <unistd.h>
 
 #include "backend/pmc.h"
+#include "cli/options.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: pmcprof stat [-e EVENT]... [-b BACKEND] [-x SEP] [-o FILE] [--no-fallback] "
-		"-- CMD [ARGS]\n\n"
-		"Counts events over the whole run of CMD, its threads and child processes.\n"
-		"  -e EVENT        event to count (repeatable; default: task-clock, and\n"
-		"                  cycles/instructions where a hardware PMU works)\n"
-		"  -b BACKEND      backend plugin (perf_event, cputimer, kvm_vpmu, ...)\n"
-		"  -x SEP          machine-readable output: value,unit,event,running_ns,running_pct\n"
-		"  -o FILE         write the counts to FILE instead of stderr\n"
-		"  --no-fallback   fail instead of falling back when an event cannot be counted\n"
-		"The program's exit status is passed through (a signal as 128+N).\n");
-}
+enum { OPT_NO_FALLBACK = OPT_LONG };
+
+static const struct opt stat_opts[] = {
+	OPT('e', "event", required_argument, "EVENT",
+	  "event to count (repeatable; default: task-clock, and\n"
+	  "cycles/instructions where a hardware PMU works)"),
+	OPT('b', "backend", required_argument, "BACKEND",
+	  "backend plugin (perf_event, cputimer, kvm_vpmu, ...)"),
+	OPT('x', "field-separator", required_argument, "SEP",
+	  "machine-readable output: value,unit,event,running_ns,running_pct"),
+	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
+	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
+	  "fail instead of falling back when an event cannot be counted"),
+	OPT_END,
+};
+
+static const struct opt_cmd stat_cmd = {
+	.prog = "pmcprof stat",
+	.synopsis = "pmcprof stat [OPTIONS] [--] CMD [ARGS]",
+	.description = "Counts events over the whole run of CMD, its threads and child processes.\n",
+	.opts = stat_opts,
+	.footer = "The program's exit status is passed through (a signal as 128+N); 1 for a\n"
+		  "usage error, 2 when pmcprof cannot count.  See pmcprof-stat(1).\n",
+	.stop_at_operand = true,
+};
 
 static double now_sec(void)
 {
@@ -100,50 +111,37 @@ static void print_count(FILE *out, const char *sep, const struct pmc_event *ev,
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "no-fallback", no_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *specs[PMC_MAX_EVENTS], *backend = NULL, *sep = NULL, *outpath = NULL;
+	const char *specs[PMC_MAX_EVENTS], *backend = NULL, *sep = NULL, *outpath = NULL, *v;
+	struct opt_parser p;
 	size_t n = 0;
 	unsigned flags = 0;
-	int opt;
+	int opt, first;
 
-	while ((opt = getopt_long(argc, argv, "+e:b:x:o:h", longopts, NULL)) != -1) {
+	opts_begin(&p, &stat_cmd, argc, argv);
+	while ((opt = opts_next(&p, &v)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (n == PMC_MAX_EVENTS) {
-				fprintf(stderr, "pmcprof stat: at most %d events\n", PMC_MAX_EVENTS);
-				return 1;
-			}
-			specs[n++] = optarg;
+			if (n == PMC_MAX_EVENTS)
+				opts_die(&stat_cmd, "at most %d events", PMC_MAX_EVENTS);
+			specs[n++] = v;
 			break;
 		case 'b':
-			backend = optarg;
+			backend = v;
 			break;
 		case 'x':
-			sep = optarg;
+			sep = v;
 			break;
 		case 'o':
-			outpath = optarg;
+			outpath = v;
 			break;
-		case 'N':
+		case OPT_NO_FALLBACK:
 			flags |= PMC_PLAN_NO_FALLBACK;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "pmcprof stat: no command given\n\n");
-		usage(stderr);
-		return 1;
-	}
+	first = p.ind;
+	if (first >= argc)
+		opts_die(&stat_cmd, "no command given");
 	if (n == 0) {
 		/* Like perf stat: CPU time always, hardware counts where they work. */
 		struct pmc_env env;
@@ -201,8 +199,8 @@ int main(int argc, char **argv)
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "pmcprof stat: cannot run '%s': %s\n", argv[optind],
+		execvp(argv[first], argv + first);
+		fprintf(stderr, "pmcprof stat: cannot run '%s': %s\n", argv[first],
 			strerror(errno));
 		_exit(127);
 	}
@@ -255,8 +253,8 @@ int main(int argc, char **argv)
 
 	if (!sep) {
 		fprintf(out, "\n Performance counter stats for '");
-		for (int i = optind; i < argc; i++)
-			fprintf(out, "%s%s", i > optind ? " " : "", argv[i]);
+		for (int i = first; i < argc; i++)
+			fprintf(out, "%s%s", i > first ? " " : "", argv[i]);
 		fprintf(out, "' (backend %s%s):\n\n", pmc_backend_name(plan.be),
 			by_rusage ? ", whole-tree rusage" : "");
 	}
@@ -270,7 +268,7 @@ int main(int argc, char **argv)
 
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
-		fprintf(stderr, "pmcprof stat: %s was killed by signal %d (%s)\n", argv[optind],
+		fprintf(stderr, "pmcprof stat: %s was killed by signal %d (%s)\n", argv[first],
 			sig, strsignal(sig));
 		signal(sig, SIG_DFL);
 		raise(sig);
