@@ -17,7 +17,7 @@ pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 pmcprof_record_LDADD = backend/libpmc-core.la
 
 pmcprof_stat_SOURCES = cli/stat.c $(cli_options)
-pmcprof_stat_LDADD = backend/libpmc-core.la
+pmcprof_stat_LDADD = backend/libpmc-core.la -lm
 
 pmcprof_list_SOURCES = cli/list.c $(cli_options)
 pmcprof_list_LDADD = backend/libpmc-core.la

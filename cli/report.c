@@ -13,10 +13,13 @@
 
 enum {
 	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
-	O_MIN_PCT, O_COLLAPSED,
+	O_MIN_PCT, O_COLLAPSED, O_INPUT, O_STDIO, O_NO_CHILDREN, O_NR_SAMPLES,
 };
 
 static const struct opt report_opts[] = {
+	OPT_SECTION("Input:"),
+	OPT('i', "input", required_argument, "PROFILE|DIR",
+	  "read this too (repeatable; as an operand, perf's -i)"),
 	OPT_SECTION("Views (default: flat per function):"),
 	OPT_INCLUDE(common_view_opts),
 	OPT(O_FUNCTION, "function", required_argument, "FUNC",
@@ -30,12 +33,21 @@ static const struct opt report_opts[] = {
 	OPT(O_DEPTH, "depth", required_argument, "N", "tree levels to show (default: all)"),
 	OPT_SECTION("Selection:"),
 	OPT_INCLUDE(common_event_opts),
-	OPT(O_SORT, "sort", required_argument, "self|incl|name",
-	  "sort order (default: self; top-down tree: incl;\nbottom-up tree: self)"),
+	OPT(O_SORT, "sort", required_argument, "KEY[,KEY...]",
+	  "self, incl or name: the order (default: self;\n"
+	  "top-down tree: incl; bottom-up tree: self); perf's\n"
+	  "keys: overhead (self), sym, dso (--modules), srcline\n"
+	  "(--lines)"),
 	OPT(O_TOP, "top", required_argument, "N",
 	  "show the first N rows (trees: N children per node)"),
 	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
 	  "hide rows under P% of the total (trees: default 0.5)"),
+	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
+	OPT(O_NO_CHILDREN, "no-children", no_argument, NULL,
+	  "no inclusive (children) percentage column"),
+	OPT(O_NR_SAMPLES, "show-nr-samples", no_argument, NULL,
+	  "(-n) sample counts: always shown, the Self column"),
+	OPT('n', NULL, no_argument, NULL, NULL),
 	OPT_INCLUDE(common_split_opts),
 	OPT_INCLUDE(common_weight_opts),
 	OPT_SECTION("Symbols:"),
@@ -43,6 +55,7 @@ static const struct opt report_opts[] = {
 	OPT_SECTION("Output:"),
 	OPT_INCLUDE(common_format_opts),
 	OPT(O_COLLAPSED, "collapsed", no_argument, NULL, "FlameGraph's collapsed stacks"),
+	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the default; for perf habits)"),
 	OPT_INCLUDE(common_text_opts),
 	OPT_END,
 };
@@ -61,10 +74,60 @@ static const struct opt_cmd report_cmd = {
 struct opts {
 	struct common c;
 	struct ana_query q;
-	bool tree, bottom_up, sort_given, min_pct_given;
+	bool tree, bottom_up, sort_given, min_pct_given, no_children;
+	const char **paths;		/* -i, then the operands */
+	size_t n_paths;
 	const char *line_func;		/* --function */
 	unsigned depth;
 };
+
+static int add_path(struct opts *o, const char *path)
+{
+	const char **p = realloc(o->paths, (o->n_paths + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	o->paths = p;
+	p[o->n_paths++] = path;
+	return 0;
+}
+
+/* --sort KEY[,KEY...]: ours (self, incl, name) or perf's (overhead, sym,
+ * dso, srcline, where the last two pick the module and line views). */
+static int sort_keys(struct opts *o, const char *list)
+{
+	static const char *const keys[] = { "self", "incl", "name", "overhead", "sym", "symbol",
+					     "dso", "srcline" };
+	char buf[256], *save;
+	bool dso = false, sym = false, srcline = false;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(k, "self") || !strcmp(k, "overhead")) {
+			o->q.kind = ANA_SELF;
+		} else if (!strcmp(k, "incl")) {
+			o->q.kind = ANA_INCL;
+		} else if (!strcmp(k, "name")) {
+			o->q.sort = ANA_SORT_NAME;
+		} else if (!strcmp(k, "sym") || !strcmp(k, "symbol")) {
+			sym = true;
+		} else if (!strcmp(k, "dso")) {
+			dso = true;
+		} else if (!strcmp(k, "srcline")) {
+			srcline = true;
+		} else {
+			const char *s = opts_suggest(k, keys, sizeof(keys) / sizeof(keys[0]));
+			return usage_error(&o->c, "--sort: expected self, incl, name, overhead, sym, dso "
+					   "or srcline, got '%s'%s%s%s", k, s ? "; did you mean '" : "",
+					   s ? s : "", s ? "'?" : ""), -1;
+		}
+	}
+	if (srcline)
+		o->c.view = ANA_VIEW_LINES;
+	else if (dso && !sym)
+		o->c.view = ANA_VIEW_MODULES;
+	return 0;
+}
 
 static int option(struct opts *o, int id, const char *v)
 {
@@ -91,15 +154,20 @@ static int option(struct opts *o, int id, const char *v)
 		o->min_pct_given = true;
 		break;
 	case O_SORT:
-		if (!strcmp(v, "self"))
-			o->q.kind = ANA_SELF;
-		else if (!strcmp(v, "incl"))
-			o->q.kind = ANA_INCL;
-		else if (!strcmp(v, "name"))
-			o->q.sort = ANA_SORT_NAME;
-		else
-			return usage_error(c, "--sort: expected self, incl or name, got '%s'", v), -1;
+		if (sort_keys(o, v))
+			return -1;
 		o->sort_given = true;
+		break;
+	case 'i':
+		if (add_path(o, v))
+			return -1;
+		break;
+	case O_NO_CHILDREN:
+		o->no_children = true;
+		break;
+	case O_STDIO:
+	case O_NR_SAMPLES:
+	case 'n':
 		break;
 	case O_CALLERS:
 	case O_CALLEES:
@@ -134,8 +202,13 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 		if (option(o, id, v))
 			return EXIT_USAGE;
 	*first_path = p.ind;
-	if (p.ind >= argc)
+	for (int i = p.ind; i < argc; i++)
+		if (add_path(o, argv[i]))
+			return EXIT_RUNTIME;
+	if (!o->n_paths)
 		return usage_error(c, "no profile given");
+	if (o->tree && o->no_children)
+		return usage_error(c, "--no-children is for flat views, not --tree");
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
 	if (o->line_func) {
@@ -184,6 +257,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		static const char *const t_flat[] = { "Self%", "Incl%", "Self" };
 		static const char *const t_tree[] = { "Incl%", "Self%", "Incl" };
 		for (int j = 0; j < 3; j++) {
+			if (j == 1 && o->no_children)
+				continue;
 			snprintf(titles[nc], 64, "%s%s%s", pre, sep, (incl_first ? t_tree : t_flat)[j]);
 			cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
 			nc++;
@@ -223,7 +298,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 			enum ana_kind b = incl_first ? ANA_SELF : ANA_INCL;
 			double pa = ana_rows_pct(rows, i, run, e, a), pb = ana_rows_pct(rows, i, run, e, b);
 			snprintf(buf[k++], 96, isnan(pa) ? "" : "%.2f", pa);
-			snprintf(buf[k++], 96, isnan(pb) ? "" : "%.2f", pb);
+			if (!o->no_children)
+				snprintf(buf[k++], 96, isnan(pb) ? "" : "%.2f", pb);
 			if (c->o.weighted)
 				snprintf(buf[k++], 96, "%.4g", ana_rows_value(rows, i, run, e, a));
 			else
@@ -297,6 +373,7 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	int rc = run(&o, argc, argv);
 	common_free(&o.c);
+	free(o.paths);
 	return rc;
 }
 
@@ -311,16 +388,16 @@ static int run(struct opts *op, int argc, char **argv)
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
-	for (int i = first; i < argc; i++) {
-		int e = ana_set_add(s, 0, 0, argv[i]);
+	for (size_t i = 0; i < op->n_paths; i++) {
+		int e = ana_set_add(s, 0, 0, op->paths[i]);
 		if (e == -ENOMEM) {
 			progress_done();
 			fprintf(stderr, "%s: out of memory\n", c->prog);
 			return EXIT_RUNTIME;
 		}
 	}
-	if (first + 1 == argc)
-		ana_set_label(s, 0, argv[first]);
+	if (op->n_paths == 1)
+		ana_set_label(s, 0, op->paths[0]);
 	int e = ana_set_finish(s);
 	progress_done();
 	FILE *out = stdout;

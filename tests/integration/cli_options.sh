@@ -62,3 +62,18 @@ done
 # record stops at the command: the options after it are the command's
 "$PMCPROF" record -o rec -e cpu-clock sh -c 'echo "$1"' sh --csv >out.txt 2>err.txt
 check "record: options after CMD go to CMD (status $?)" test "$(cat out.txt)" = --csv
+
+# report in perf's spellings: -i, --stdio, --percent-limit, --sort keys,
+# -n, --no-children
+"$PMCPROF" report -q --no-header --min-pct 40 app.pmcp >ref.txt 2>&1
+"$PMCPROF" report -q --no-header --stdio -n --percent-limit 40 -i app.pmcp >got.txt 2>&1
+check "-i --stdio -n --percent-limit: as --min-pct" cmp -s ref.txt got.txt
+check "--percent-limit 40: one row" test "$(grep -c work_ got.txt)" -eq 1
+"$PMCPROF" report -q --no-header --no-children app.pmcp >nc.txt 2>&1
+check "--no-children: no Incl% column" sh -c '! grep -q "Incl%" nc.txt && grep -q "Self%" nc.txt'
+"$PMCPROF" report -q --no-header --sort dso app.pmcp >dso.txt 2>&1
+"$PMCPROF" report -q --no-header --modules app.pmcp >mod.txt 2>&1
+check "--sort dso: the module view" cmp -s dso.txt mod.txt
+"$PMCPROF" report -q --no-header --sort dso,sym app.pmcp >dsosym.txt 2>&1
+contains "--sort dso,sym: functions" "work_a" dsosym.txt
+status 1 "--sort: a misspelled key" "did you mean 'dso'" "$PMCPROF" report --sort dos app.pmcp
