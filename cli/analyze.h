@@ -9,6 +9,7 @@
 #include "cli/options.h"
 
 /* A text table: cells are copied; columns shrink to fit a width. */
+#define CELL_MAX 2048	/* a cell's text, at most (a C++ name with its inlining) */
 struct tcol {
 	const char *title;
 	bool left;		/* left-aligned (text) */
@@ -27,7 +28,7 @@ void table_free(struct table *t);
 enum {
 	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
 	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
-	COMMON_NO_HEADER,
+	COMMON_NO_HEADER, COMMON_HEADER,
 	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
 };
 extern const struct opt common_event_opts[];	/* -e */
@@ -54,6 +55,7 @@ struct common {
 	bool quiet;
 	bool no_cache;
 	bool no_header;
+	bool header;		/* --header: every fact */
 	char cache_dir[4096];
 };
 void common_init(struct common *c, const char *prog);
@@ -70,13 +72,26 @@ int common_columns(struct common *c, struct ana_set *s);
 /* Notes: in text mode as "# warning:" header lines to out and errors also
  * on stderr; otherwise all on stderr. */
 void print_notes(const struct common *c, const struct ana_set *s, FILE *out);
-/* The "what ran" header of one run; role is "run", "base", ... */
+/* Errors among the notes, on stderr. */
+void print_errors(const struct common *c, const struct ana_set *s);
+/* The short header (data first): "# [ROLE: ]LABEL: COMMAND (N files, D s)"
+ * and "# event: NAME period P: N samples", over every run of the set. */
+void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out);
+/* "# warning: ..." when something matters (a fallback, a note: losses over
+ * 1%, a failed calibration, ...): the first, and how many more.  None with -q. */
+void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out);
+/* One short line for a --by group or a compared run:
+ * "# ROLE: LABEL (N files): EVENT ...: N samples". */
+void print_group_line(const struct common *c, const struct ana_set *s, unsigned run,
+		      const char *role, FILE *out);
+/* The full "what ran" header of one run (--header); role is "run", "base", ... */
 void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out);
 /* Column text for a row (shared by flat tables). */
 void fmt_source(char *buf, size_t len, const struct ana_row *r);
 const char *base_name(const char *path);
-/* Terminal width for text output: --width, else $COLUMNS, else 80. */
+/* Width for text output: --width; else, on a terminal, $COLUMNS or its
+ * width; else 0: lines are never cut. */
 int out_width(const struct common *c);
 /* A progress line on stderr when it is a terminal. */
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total);

@@ -285,19 +285,19 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	struct table *t = table_new(cols, nc);
 	if (!t)
 		return -ENOMEM;
-	char buf[128][96];
+	static char buf[128][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[128];
 	for (size_t i = 0; i < ana_rows_n(rows); i++) {
 		const struct ana_row *row = ana_rows_row(rows, i);
 		size_t k = 0;
-		snprintf(buf[k++], 96, "%s%s", row->name,
+		snprintf(buf[k++], CELL_MAX, "%s%s", row->name,
 			 row->inlined_into && c->view == ANA_VIEW_FUNCS ? " [inlined]" : "");
 		if (c->view == ANA_VIEW_LINES)
-			fmt_source(buf[k++], 96, row);
+			fmt_source(buf[k++], CELL_MAX, row);
 		else if (c->view != ANA_VIEW_MODULES)
-			snprintf(buf[k++], 96, "%s", base_name(row->module));
+			snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
 		double bp = ana_rows_pct(rows, i, base, run_event(o, s, base), o->q.kind);
-		snprintf(buf[k++], 96, isnan(bp) ? "" : "%.2f", bp);
+		snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
 		for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
 			if (r == base)
 				continue;
@@ -307,12 +307,12 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				return -EINVAL;
 			}
 			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
-			snprintf(buf[k++], 96, isnan(rp) ? "" : "%.2f", rp);
-			fmt_ratio(buf[k++], 96, &cmp, o->q.ratio);
-			fmt_ci(buf[k++], 96, &cmp, o->q.ratio);
-			snprintf(buf[k++], 96, "%s", cmp.significant ? "*" : "");
+			snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
+			fmt_ratio(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			fmt_ci(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			snprintf(buf[k++], CELL_MAX, "%s", cmp.significant ? "*" : "");
 			if (spread)
-				snprintf(buf[k++], 96, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
+				snprintf(buf[k++], CELL_MAX, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
 		}
 		for (size_t j = 0; j < nc; j++)
 			cell[j] = buf[j];
@@ -402,15 +402,24 @@ static int run(struct opts *op, int argc, char **argv)
 		check_events(op, s, stderr);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		print_notes(c, s, op->c.no_header ? NULL : out);
+		if (c->no_header)
+			print_notes(c, s, NULL);
+		else if (c->header)
+			print_notes(c, s, out);
+		else
+			print_errors(c, s);
 		check_events(op, s, op->c.no_header ? stderr : out);
-		if (!op->c.no_header)
-			for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
-				char role[32];
-				snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
-					 : "R%u", r);
+		for (unsigned r = 0; r < ana_set_n_runs(s) && !c->no_header; r++) {
+			char role[32];
+			snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
+				 : "R%u", r);
+			if (c->header)
 				print_run_header(c, s, r, role, out);
-			}
+			else
+				print_group_line(c, s, r, role, out);
+		}
+		if (!c->no_header && !c->header)
+			print_warning_line(c, s, out);
 		e = print_table(op, s, rows, out);
 		if (!op->c.no_header)
 			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "

@@ -75,6 +75,7 @@ struct opts {
 	struct common c;
 	struct ana_query q;
 	bool tree, bottom_up, sort_given, min_pct_given, no_children;
+	size_t top;			/* --top: per --by group when split */
 	const char **paths;		/* -i, then the operands */
 	size_t n_paths;
 	const char *line_func;		/* --function */
@@ -141,7 +142,7 @@ static int option(struct opts *o, int id, const char *v)
 	case O_TOP:
 		if (opts_uint(v, 0, 1000000000, &n))
 			return usage_error(c, "--top: expected a number up to 1000000000, got '%s'", v), -1;
-		o->q.top = n;
+		o->q.top = o->top = n;
 		break;
 	case O_DEPTH:
 		if (opts_uint(v, 0, 100000, &n))
@@ -226,6 +227,62 @@ static const char *short_event(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+struct order_ctx {
+	const struct opts *o;
+	struct ana_rows *rows;
+	unsigned run;
+};
+
+static int by_group_value(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *x = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ana_row *ri = ana_rows_row(x->rows, i), *rj = ana_rows_row(x->rows, j);
+	int byname = strcmp(ri->name, rj->name);
+
+	if (x->o->q.sort != ANA_SORT_NAME) {
+		double vi = ana_rows_value(x->rows, i, x->run, x->o->q.event, x->o->q.kind);
+		double vj = ana_rows_value(x->rows, j, x->run, x->o->q.event, x->o->q.kind);
+		if (vi != vj)
+			return vi < vj ? 1 : -1;
+	}
+	return byname ? byname : (i > j) - (i < j);
+}
+
+/* The rows a run shows, in its order: all of them for one run; for a --by
+ * group, those with samples in it, sorted by its own values, then --top
+ * and --min-pct on its own totals (a tree keeps its shape).  Caller frees;
+ * NULL when out of memory. */
+static size_t *run_order(const struct opts *o, struct ana_set *s, struct ana_rows *rows,
+			 unsigned run, size_t *n)
+{
+	size_t total = ana_rows_n(rows), k = 0, n_real = ana_set_n_events(s) - o->c.n_metrics;
+	size_t *ord = malloc((total ? total : 1) * sizeof(*ord));
+	bool split = ana_set_n_runs(s) > 1;
+
+	if (!ord)
+		return NULL;
+	for (size_t i = 0; i < total; i++) {
+		bool any = !split;
+		for (size_t e = 0; e < n_real && !any; e++)
+			any = ana_rows_samples(rows, i, run, e, ANA_SELF) ||
+			      ana_rows_samples(rows, i, run, e, ANA_INCL);
+		if (any && split && !o->tree && o->q.min_pct > 0 &&
+		    !(ana_rows_pct(rows, i, run, o->q.event, o->q.kind) >= o->q.min_pct))
+			any = false;
+		if (any)
+			ord[k++] = i;
+	}
+	if (split && !o->tree) {
+		struct order_ctx ctx = { o, rows, run };
+		qsort_r(ord, k, sizeof(*ord), by_group_value, &ctx);
+		if (o->top && k > o->top)
+			k = o->top;
+	}
+	*n = k;
+	return ord;
+}
+
 /* Text table for the rows of one run. */
 static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, unsigned run,
 		       FILE *out)
@@ -275,12 +332,16 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		if (c->view != ANA_VIEW_LINES)
 			cols[nc++] = (struct tcol){ "Source", true, 3, 8, 16 };
 	}
-	struct table *t = table_new(cols, nc);
-	if (!t)
+	size_t n_order, *order = run_order(o, s, rows, run, &n_order);
+	struct table *t = order ? table_new(cols, nc) : NULL;
+	if (!t) {
+		free(order);
 		return -ENOMEM;
-	char buf[200][96];
+	}
+	static char buf[200][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[200];
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
+	for (size_t oi = 0; oi < n_order; oi++) {
+		size_t i = order[oi];
 		const struct ana_row *r = ana_rows_row(rows, i);
 		size_t k = 0;
 		for (size_t j = 0; j < n_ev_cols; j++) {
@@ -290,51 +351,53 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				if (isnan(v))
 					buf[k][0] = 0;
 				else
-					snprintf(buf[k], 96, "%.4g", v);
+					snprintf(buf[k], CELL_MAX, "%.4g", v);
 				k++;
 				continue;
 			}
 			enum ana_kind a = incl_first ? ANA_INCL : ANA_SELF;
 			enum ana_kind b = incl_first ? ANA_SELF : ANA_INCL;
 			double pa = ana_rows_pct(rows, i, run, e, a), pb = ana_rows_pct(rows, i, run, e, b);
-			snprintf(buf[k++], 96, isnan(pa) ? "" : "%.2f", pa);
+			snprintf(buf[k++], CELL_MAX, isnan(pa) ? "" : "%.2f", pa);
 			if (!o->no_children)
-				snprintf(buf[k++], 96, isnan(pb) ? "" : "%.2f", pb);
+				snprintf(buf[k++], CELL_MAX, isnan(pb) ? "" : "%.2f", pb);
 			if (c->o.weighted)
-				snprintf(buf[k++], 96, "%.4g", ana_rows_value(rows, i, run, e, a));
+				snprintf(buf[k++], CELL_MAX, "%.4g", ana_rows_value(rows, i, run, e, a));
 			else
-				snprintf(buf[k++], 96, "%llu",
+				snprintf(buf[k++], CELL_MAX, "%llu",
 					 (unsigned long long)ana_rows_samples(rows, i, run, e, a));
 		}
 		if (c->view == ANA_VIEW_LINES) {
-			fmt_source(buf[k++], 96, r);
+			fmt_source(buf[k++], CELL_MAX, r);
 		}
 		if (c->view == ANA_VIEW_MODULES) {
-			snprintf(buf[k++], 96, "%s", r->name);
-			snprintf(buf[k++], 96, "%s", r->module ? r->module : "");
+			snprintf(buf[k++], CELL_MAX, "%s", r->name);
+			snprintf(buf[k++], CELL_MAX, "%s", r->module ? r->module : "");
 		} else {
 			int ind = tree ? 2 * (int)(r->depth - 1) : 0;
 			if (ind > 60)
 				ind = 60;
 			if (r->inlined_into)
-				snprintf(buf[k++], 96, "%*s%s [inlined into %s]", ind, "", r->name,
+				snprintf(buf[k++], CELL_MAX, "%*s%s [inlined into %s]", ind, "", r->name,
 					 r->inlined_into);
 			else
-				snprintf(buf[k++], 96, "%*s%s%s", ind, "", r->name,
+				snprintf(buf[k++], CELL_MAX, "%*s%s%s", ind, "", r->name,
 					 r->flags & ANA_ROW_INLINED ? " [inlined]" : "");
-			snprintf(buf[k++], 96, "%s", base_name(r->module));
+			snprintf(buf[k++], CELL_MAX, "%s", base_name(r->module));
 			if (c->view != ANA_VIEW_LINES)
-				fmt_source(buf[k++], 96, r);
+				fmt_source(buf[k++], CELL_MAX, r);
 		}
 		for (size_t j = 0; j < nc; j++)
 			cell[j] = buf[j];
 		if (table_add(t, cell)) {
 			table_free(t);
+			free(order);
 			return -ENOMEM;
 		}
 	}
 	table_print(t, out, out_width(c));
 	table_free(t);
+	free(order);
 	return 0;
 }
 
@@ -415,6 +478,8 @@ static int run(struct opts *op, int argc, char **argv)
 	op->q.event = (size_t)col;
 	op->q.view = op->tree ? (op->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
 	op->q.func = c->func;
+	if (c->o.split != ANA_SPLIT_NONE && !op->tree && c->out == OUT_TEXT)
+		op->q.top = 0;	/* each group's own top rows (run_order) */
 	op->q.max_depth = op->tree ? (op->depth ? op->depth : UINT_MAX) : 0;
 	if (op->tree && !op->min_pct_given && c->out == OUT_TEXT)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
@@ -446,16 +511,24 @@ static int run(struct opts *op, int argc, char **argv)
 		print_notes(c, s, NULL);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		if (!op->c.no_header)
-			print_notes(c, s, out);
-		else
+		unsigned nr = ana_set_n_runs(s);
+		if (c->no_header) {
 			print_notes(c, s, NULL);
-		for (unsigned r = 0; r < ana_set_n_runs(s) && !e; r++) {
+		} else if (c->header) {
+			print_notes(c, s, out);
+		} else {
+			print_errors(c, s);
+			print_summary(c, s, NULL, out);
+			print_warning_line(c, s, out);
+		}
+		for (unsigned r = 0; r < nr && !e; r++) {
 			if (r)
 				fputc('\n', out);
-			if (!op->c.no_header)
+			if (c->header)
 				print_run_header(c, s, r, "run", out);
-			if (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
+			else if (!c->no_header && nr > 1)
+				print_group_line(c, s, r, "run", out);
+			if (c->header && (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES))
 				fprintf(out, "# %s of %s (self: its own samples under it; incl: its "
 					"inclusive samples under it)\n",
 					c->view == ANA_VIEW_CALLERS ? "callers" : "callees", c->func);
