@@ -49,6 +49,8 @@ struct ratio_in {
 	double va, vb;		/* shown values (samples or weights) for the point estimate */
 	double vA, vB;
 	double conf;
+	double na, nb;		/* repeats of the run and of the base (raw: a mean
+				 * per repeat, not a sum; 0 counts as 1) */
 };
 void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
 double z_for_conf(double conf);

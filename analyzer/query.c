@@ -214,6 +214,7 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		.b = (double)SMP(r, i, b, bev, k), .B = (double)s->rtot[b * r->ne + bev],
 		.va = VAL(r, i, run, ev, k), .vA = s->rtot_val[run * r->ne + ev],
 		.vb = VAL(r, i, b, bev, k), .vB = s->rtot_val[b * r->ne + bev],
+		.na = s->orun[run].n_repeats, .nb = s->orun[b].n_repeats,
 		.conf = q->conf,
 	};
 	ratio_compute(&in, out);
