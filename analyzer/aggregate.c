@@ -254,6 +254,31 @@ static int note_inlined(struct ana_set *s, struct inl_pairs *ip, uint32_t f, uin
 	return 0;
 }
 
+/* Every function a function was inlined into, as one array of names in
+ * first-seen order: func.inl_off indexes it (for lists in JSON). */
+static int inlined_lists(struct ana_set *s, const struct inl_pairs *ip)
+{
+	uint32_t *fill, off = 0;
+
+	free(s->inl_names);
+	s->inl_names = malloc((ip->n ? ip->n : 1) * sizeof(*s->inl_names));
+	fill = calloc(s->n_func ? s->n_func : 1, sizeof(*fill));
+	if (!s->inl_names || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t f = 0; f < s->n_func; f++) {
+		s->func[f].inl_off = off;
+		off += s->func[f].inl_n;
+	}
+	for (size_t i = 0; i < ip->n; i++) {
+		uint32_t f = (uint32_t)(ip->v[i] >> 32), caller = (uint32_t)ip->v[i];
+		s->inl_names[s->func[f].inl_off + fill[f]++] = s->func[caller].name;
+	}
+	free(fill);
+	return 0;
+}
+
 static int add_addr(struct ana_set *s, struct symtab *st, struct inl_pairs *ip, uint32_t mod,
 		    uint64_t off, uint32_t *out)
 {
@@ -377,6 +402,9 @@ int set_symbolize(struct ana_set *s)
 		    sym_child(s, 0, f, false, &s->nostack))
 			goto out;
 	}
+	if ((e = inlined_lists(s, &ip)))
+		goto out;
+	e = -ENOMEM;
 	for (size_t f = 0; f < s->n_func; f++) {
 		struct func *fn = &s->func[f];
 		if (!fn->inl_n)

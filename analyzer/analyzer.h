@@ -86,6 +86,8 @@ ANA_API unsigned ana_set_n_runs(const struct ana_set *s);
 struct ana_kv {
 	const char *key;
 	const char *value;		/* the common value, or "v1, v2, ... (N distinct)" */
+	const char *const *values;	/* every distinct value, first-seen order */
+	size_t n_values;
 };
 struct ana_event_fact {
 	const char *name;		/* used, canonical */
@@ -223,6 +225,9 @@ struct ana_row {
 	unsigned line;			/* declaration line, or the line (LINES); 0 = unknown */
 	const char *inlined_into;	/* FUNCS: caller it was inlined into ("f", or
 					 * "f +N more"); NULL if never inlined */
+	const char *const *inlined_into_all;	/* FUNCS: every such caller, first
+					 * seen first (n_inlined_into of them) */
+	size_t n_inlined_into;
 	uint32_t node;			/* trees: pass as query.node to expand; FUNCS: the
 					 * function, for CALLERS/CALLEES */
 	unsigned depth;			/* tree views: depth below the root (roots: 1) */

@@ -171,6 +171,7 @@ struct func {
 	uint32_t modrow;
 	uint32_t inl_caller;		/* first function it was inlined into, or NONE */
 	uint32_t inl_n;			/* distinct functions it was inlined into */
+	uint32_t inl_off;		/* their names: set->inl_names[inl_off..+inl_n) */
 	const char *inl_text;
 };
 struct line {
@@ -299,6 +300,7 @@ struct ana_set {
 	struct func *func;
 	size_t n_func, cap_func;
 	struct idx func_idx;
+	const char **inl_names;		/* callers each function was inlined into */
 	struct line *line;
 	size_t n_line, cap_line;
 	struct idx line_idx;

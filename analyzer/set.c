@@ -167,6 +167,7 @@ void ana_set_free(struct ana_set *s)
 	}
 	free(s->orun);
 	free(s->part);
+	free(s->inl_names);
 	for (size_t i = 0; i < s->n_metric; i++)
 		metric_free(s->metric[i]);
 	free(s->metric);
@@ -942,7 +943,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 	for (size_t i = 0; i < o->n_meta; i++) {
 		struct meta_acc *m = &o->meta[i];
 		if (m->n == 1) {
-			o->kv[i] = (struct ana_kv){ m->key, m->val[0] };
+			o->kv[i] = (struct ana_kv){ m->key, m->val[0], m->val, m->n };
 			continue;
 		}
 		size_t k = 0;
@@ -952,7 +953,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 		const char *v = strpool_str(&s->pool, buf);
 		if (!v)
 			return -ENOMEM;
-		o->kv[i] = (struct ana_kv){ m->key, v };
+		o->kv[i] = (struct ana_kv){ m->key, v, m->val, m->n };
 	}
 	/* wall clock: each repeat's first start to last end (threads and
 	 * processes overlap, so this is not their sum), averaged over repeats */

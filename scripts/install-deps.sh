@@ -5,7 +5,7 @@ set -e
 BUILD="build-essential autoconf automake libtool pkg-config
   libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev"
 # Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
-TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
+TEST="python3 python3-jsonschema tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
   openmpi-bin libopenmpi-dev"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
