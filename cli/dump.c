@@ -3,11 +3,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/options.h"
 #include "profile/format.h"
@@ -170,12 +172,28 @@ out:
 	return err;
 }
 
+static size_t count_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		n += l > 5 && !strcmp(e->d_name + l - 5, ".pmcp");
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static int dump_file(const char *path)
 {
 	struct prof_file *f;
 	struct prof_header h;
 	char msg[256];
 	FILE *in;
+	struct stat st;
 	long size;
 	void *buf = NULL;
 	int err;
@@ -184,6 +202,19 @@ static int dump_file(const char *path)
 	in = fopen(path, "rb");
 	if (!in) {
 		fprintf(stderr, "pmcprof dump: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (fstat(fileno(in), &st) == 0 && !S_ISREG(st.st_mode)) {
+		size_t n = S_ISDIR(st.st_mode) ? count_profiles(path) : 0;
+
+		if (S_ISDIR(st.st_mode))
+			fprintf(stderr, "pmcprof dump: %s is a directory (of %zu profile%s): dump "
+					"reads profile files, e.g. 'pmcprof dump %s/*.pmcp'; 'pmcprof "
+					"report %s' merges them\n", path, n, n == 1 ? "" : "s", path, path);
+		else
+			fprintf(stderr, "pmcprof dump: %s is not a regular file: dump reads profile "
+					"files (.pmcp)\n", path);
+		fclose(in);
 		return 2;
 	}
 	errno = 0;

@@ -77,6 +77,9 @@ static const struct opt record_opts[] = {
 	  "seed for --random-period (default: from the clock;\n"
 	  "recorded in the profiles either way)"),
 	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT('q', "quiet", no_argument, NULL,
+	  "no informational lines (the event used, the profile\n"
+	  "count); errors and failed calibrations are still shown"),
 	OPT_END,
 };
 
@@ -119,6 +122,7 @@ struct opts {
 	bool no_fallback;
 	bool force;
 	bool append;
+	bool quiet;
 	bool seed_given;
 	struct rec_settings set;
 };
@@ -229,6 +233,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_APPEND:
 			o->append = true;
 			break;
+		case 'q':
+			o->quiet = true;
+			break;
 		case OPT_NO_FALLBACK:
 			o->no_fallback = true;
 			break;
@@ -326,7 +333,8 @@ static void make_plan(struct opts *o)
 			exit(EXIT_USAGE);
 		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
 	}
-	fprintf(stderr, "pmcprof record: %s\n", plan.why);
+	if (!o->quiet)
+		fprintf(stderr, "pmcprof record: %s\n", plan.why);
 	calibrate(o, &plan);
 	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
 	for (size_t i = 0; i < plan.n; i++) {
@@ -621,10 +629,10 @@ int main(int argc, char **argv)
 			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
 	}
 	n = count_profiles(o.set.outdir, NULL, &before);
-	if (n)
+	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
-	else
+	else if (!n)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {

@@ -129,3 +129,6 @@ contains "-c leaves an event's own @PERIOD alone" "using perf::CPU-CLOCK@1000000
 check "-F with -c: usage error (1)" [ $? -eq 1 ]
 "$PMCPROF" record -e $EV --call-graph dwarf,8192 -o perf_dwarf -- true 2>err.txt
 check "--call-graph dwarf,8192 is libunwind" test "$("$INSPECT" meta perf_dwarf/*.pmcp call_graph)" = libunwind
+"$PMCPROF" record -q -e $EV -o quiet -- true >out.txt 2>err.txt
+check "record -q: nothing on stderr" test ! -s err.txt
+check "record -q: the profile is written" test "$(ls quiet/*.pmcp | wc -l)" -eq 1
