@@ -3,7 +3,7 @@
 # PMCPROF_DEPS_BUILD_ONLY=1 installs only what the build needs.
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
-  libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev"
+  libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev scdoc"
 # Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer.
 TEST="python3 python3-jsonschema tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
   openmpi-bin libopenmpi-dev"
