@@ -294,4 +294,11 @@ ANA_API int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, 
  * time; reads nothing but file metadata. */
 ANA_API int ana_set_source_path(const struct ana_set *s, const char *file, char *buf, size_t len);
 
+/* Number formatting every front-end shares (analyzer/format.c).  A ratio
+ * or delta with precision for its size: "0.98", "12.5", "150"; "+1.2",
+ * "+15" (percentage points); "-" for NAN, "inf". */
+ANA_API void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode);
+/* A comparison's interval, "[lo,hi]" in the same precision; "" if none. */
+ANA_API void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode);
+
 #endif

@@ -4,7 +4,7 @@ noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c \
-	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c
+	analyzer/set.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) -lm
 

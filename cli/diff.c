@@ -222,7 +222,7 @@ static void check_raw(const struct opts *o, const struct ana_set *s)
 	}
 }
 
-static void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
+static void ratio_cell(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
 {
 	if (c->presence == ANA_ONLY_RUN && m != ANA_RATIO_DELTA)
 		snprintf(buf, len, "new");
@@ -231,18 +231,9 @@ static void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_r
 	else if (isnan(c->ratio))
 		buf[0] = 0;
 	else
-		snprintf(buf, len, m == ANA_RATIO_DELTA ? "%+.2f" : "%.3f", c->ratio);
+		ana_fmt_ratio(buf, len, c->ratio, m);
 }
 
-static void fmt_ci(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
-{
-	if (isnan(c->lo))
-		buf[0] = 0;
-	else if (m == ANA_RATIO_DELTA)
-		snprintf(buf, len, "[%+.2f,%+.2f]", c->lo, c->hi);
-	else
-		snprintf(buf, len, "[%.3g,%.3g]", c->lo, c->hi);
-}
 
 static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
 {
@@ -308,8 +299,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 			}
 			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
 			snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
-			fmt_ratio(buf[k++], CELL_MAX, &cmp, o->q.ratio);
-			fmt_ci(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			ratio_cell(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			ana_fmt_interval(buf[k++], CELL_MAX, &cmp, o->q.ratio);
 			snprintf(buf[k++], CELL_MAX, "%s", cmp.significant ? "*" : "");
 			if (spread)
 				snprintf(buf[k++], CELL_MAX, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
