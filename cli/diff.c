@@ -17,8 +17,8 @@ enum {
 static const struct opt diff_opts[] = {
 	OPT_SECTION("Ratio (default --ratio share):"),
 	OPT(O_RATIO, "ratio", required_argument, "share|raw",
-	  "share: (samples/total in RUN) / (samples/total in BASE)\n"
-	  "raw: samples in RUN / samples in BASE (periods must\n"
+	  "share: (samples/total in RUN) / (samples/total in BASE);\n"
+	  "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
 	  "match; refused between different events)"),
 	OPT(O_DELTA, "delta", no_argument, NULL,
 	  "share in RUN - share in BASE, in percentage points"),

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 
 #define HELP_COL 28	/* where the help text of an option starts */
+#define HELP_WIDTH 80	/* --help fits 80 columns */
 
 static void flatten(struct opt_parser *p, const struct opt *t)
 {
@@ -88,21 +89,38 @@ static void left_column(const struct opt *o, char *buf, size_t len)
 		snprintf(buf + n, len - n, o->name ? "=%s" : " %s", arg);
 }
 
+/* The help column: the help as one paragraph ('\n' in it is a space),
+ * word-wrapped to fit HELP_WIDTH; beside the option, or under it when the
+ * option is wide. */
 static void help_text(FILE *f, const char *left, const char *help)
 {
+	const int room = HELP_WIDTH - HELP_COL;
+	char para[1024];
 	int n = fprintf(f, "%s", left);
 
-	for (const char *line = help; line; ) {
-		const char *nl = strchr(line, '\n');
-		int len = nl ? (int)(nl - line) : (int)strlen(line);
+	snprintf(para, sizeof(para), "%s", help);
+	for (char *c = para; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	for (const char *line = para; *line; ) {
+		int len = (int)strlen(line), take = len;
 
+		if (take > room) {	/* break at the last space that fits */
+			take = room;
+			while (take > 0 && line[take] != ' ')
+				take--;
+			if (take == 0)
+				take = room;
+		}
 		if (n >= HELP_COL - 1) {
 			fputc('\n', f);
 			n = 0;
 		}
-		fprintf(f, "%*s%.*s\n", HELP_COL - n, "", len, line);
+		fprintf(f, "%*s%.*s\n", HELP_COL - n, "", take, line);
 		n = 0;
-		line = nl ? nl + 1 : NULL;
+		line += take;
+		while (*line == ' ')
+			line++;
 	}
 }
 

@@ -37,8 +37,8 @@ static const struct opt stat_opts[] = {
 	  "run CMD N times; print the mean and its standard\n"
 	  "error as +- % (perf stat -r)"),
 	OPT('x', "field-separator", required_argument, "SEP",
-	  "machine-readable output: value,unit,event,running_ns,\n"
-	  "running_pct (with -r: a 6th field, the +- %)"),
+	  "machine-readable output, one line per event: value, unit,\n"
+	  "event, running_ns, running_pct (with -r: a 6th field, the +- %)"),
 	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
 	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
 	  "fail instead of falling back when an event cannot be counted"),

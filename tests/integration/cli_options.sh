@@ -77,3 +77,7 @@ check "--sort dso: the module view" cmp -s dso.txt mod.txt
 "$PMCPROF" report -q --no-header --sort dso,sym app.pmcp >dsosym.txt 2>&1
 contains "--sort dso,sym: functions" "work_a" dsosym.txt
 status 1 "--sort: a misspelled key" "did you mean 'dso'" "$PMCPROF" report --sort dos app.pmcp
+for cmd in record stat report diff view list probe dump; do
+	"$PMCPROF" $cmd --help >help.txt 2>&1
+	check "$cmd --help fits 80 columns" awk 'length > 80 { exit 1 }' help.txt
+done
