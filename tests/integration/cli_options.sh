@@ -81,3 +81,8 @@ for cmd in record stat report diff view list probe dump; do
 	"$PMCPROF" $cmd --help >help.txt 2>&1
 	check "$cmd --help fits 80 columns" awk 'length > 80 { exit 1 }' help.txt
 done
+
+# diff: options after the runs (it said "--sort: No such file or directory")
+"$PMCPROF" diff -q --csv --sort ratio app.pmcp app.pmcp >a.csv 2>/dev/null
+"$PMCPROF" diff app.pmcp app.pmcp --sort ratio -q --csv >b.csv 2>err.txt
+check "diff A B --sort ratio: options after the runs" cmp -s a.csv b.csv
