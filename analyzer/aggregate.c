@@ -374,7 +374,7 @@ int set_symbolize(struct ana_set *s)
 		struct func *fn = &s->func[f];
 		if (!fn->inl_n)
 			continue;
-		fn->inl_text = s->func[fn->inl_caller].name;
+		fn->inl_text = fn->inl_name = s->func[fn->inl_caller].name;
 	}
 	e = 0;
 out:
@@ -575,128 +575,218 @@ out:
  * raw nodes: parents come first), then each raw node's inclusive count goes
  * to its tree nodes and to the first occurrences of its functions, lines
  * and modules. */
-int set_aggregate(struct ana_set *s)
+/* set_aggregate's working state: the four kinds of rows being filled
+ * (calling contexts, functions, lines, modules) and the scratch over the
+ * raw tree that one part at a time uses. */
+struct sum_state {
+	struct ana_set *s;
+	size_t ne, nr;
+	struct fill fs, ff, fl, fm;
+	uint32_t *fofs;			/* first_occurrences: offsets into first */
+	uint8_t *first;
+	uint32_t *seen;			/* raw node -> part + 1 that touched it */
+	uint32_t *touched;		/* the raw nodes this part touched */
+	size_t nt;
+	uint64_t *ri;			/* raw inclusive counts [node][ev] */
+	double *rw;			/* the same in weights (--weight) */
+};
+
+static int agg_begin(struct sum_state *g, struct ana_set *s)
 {
 	size_t np = s->n_part, ne = s->n_ev ? s->n_ev : 1, nr = s->n_raw;
 	bool wtd = s->o.weighted;
-	struct fill fs, ff, fl, fm;
-	uint32_t *fofs = NULL, *seen = calloc(nr, sizeof(uint32_t)), *touched = malloc(nr * sizeof(uint32_t));
-	uint8_t *first = NULL;
-	size_t freed = 0;
-	uint64_t *ri = calloc(nr * ne, sizeof(uint64_t));	/* raw inclusive [node][ev] */
-	double *rw = wtd ? calloc(nr * ne, sizeof(double)) : NULL;
-	int e = -ENOMEM;
+
+	memset(g, 0, sizeof(*g));
+	g->s = s;
+	g->ne = ne;
+	g->nr = nr;
+	g->seen = calloc(nr, sizeof(uint32_t));
+	g->touched = malloc(nr * sizeof(uint32_t));
+	g->ri = calloc(nr * ne, sizeof(uint64_t));
+	g->rw = wtd ? calloc(nr * ne, sizeof(double)) : NULL;
 	s->ptot = calloc((np ? np : 1) * ne, sizeof(uint64_t));
 	s->ptot_wt = calloc((np ? np : 1) * ne, sizeof(double));
 	s->rtot = calloc((s->n_orun ? s->n_orun : 1) * ne, sizeof(uint64_t));
 	s->rtot_val = calloc((s->n_orun ? s->n_orun : 1) * ne, sizeof(double));
-	int e1 = fill_new(&fs, &s->a_sym, s->n_sym, np, ne, wtd);
-	int e2 = fill_new(&ff, &s->a_func, s->n_func, np, ne, wtd);
-	int e3 = fill_new(&fl, &s->a_line, s->n_line, np, ne, wtd);
-	int e4 = fill_new(&fm, &s->a_mod, s->n_modrow, np, ne, wtd);
-	if (e1 || e2 || e3 || e4 || !seen || !touched || !ri || (wtd && !rw) || !s->ptot ||
-	    !s->ptot_wt || !s->rtot || !s->rtot_val || first_occurrences(s, &fofs, &first))
-		goto out;
+	int e1 = fill_new(&g->fs, &s->a_sym, s->n_sym, np, ne, wtd);
+	int e2 = fill_new(&g->ff, &s->a_func, s->n_func, np, ne, wtd);
+	int e3 = fill_new(&g->fl, &s->a_line, s->n_line, np, ne, wtd);
+	int e4 = fill_new(&g->fm, &s->a_mod, s->n_modrow, np, ne, wtd);
+	if (e1 || e2 || e3 || e4 || !g->seen || !g->touched || !g->ri || (wtd && !g->rw) ||
+	    !s->ptot || !s->ptot_wt || !s->rtot || !s->rtot_val ||
+	    first_occurrences(s, &g->fofs, &g->first))
+		return -ENOMEM;
+	return 0;
+}
 
-	for (uint32_t p = 0; p < np; p++) {
-		struct part *pt = &s->part[p];
-		size_t nt = 0;
-		if (pt->n != pt->n_merged && part_merge(s, pt))
-			goto out;
-#define TOUCH(x)                                                                       \
-	do {                                                                           \
-		if (seen[x] != p + 1) {                                                \
-			seen[x] = p + 1;                                               \
-			touched[nt++] = (x);                                           \
-		}                                                                      \
-	} while (0)
-		/* self */
-		for (size_t i = 0; i < pt->n; i++) {
-			uint32_t r = pt->node[i];
-			size_t ev = pt->ev[i];
-			uint64_t c = pt->cnt[i];
-			double w = pt->wt ? pt->wt[i] : (double)c;
-			uint32_t leaf = r ? s->rsym[r] : s->nostack;
-			uint32_t f = s->sfunc[leaf], m = s->func[f].modrow;
-			s->ptot[p * ne + ev] += c;
-			s->ptot_wt[p * ne + ev] += w;
-			fill_add(&fs, p, leaf, ev, 0, c, w);
-			fill_add(&ff, p, f, ev, 0, c, w);
-			fill_add(&fm, p, m, ev, 0, c, w);
-			if (r) {
-				const struct addr *a = &s->addr[s->raddr[r]];
-				fill_add(&fl, p, s->frame[a->first + a->n - 1].line, ev, 0, c, w);
-			} else {
-				/* no stack: its own row, inclusive too */
-				fill_add(&fs, p, leaf, ev, 1, c, w);
-				fill_add(&ff, p, f, ev, 1, c, w);
-				fill_add(&fm, p, m, ev, 1, c, w);
-			}
-			TOUCH(r);
-			ri[r * ne + ev] += c;
-			if (rw)
-				rw[r * ne + ev] += w;
-		}
-		/* inclusive over the raw tree */
-		if (pt->n * 16 >= nr) {
-			for (size_t x = nr; x-- > 1;) {
-				if (seen[x] != p + 1)
-					continue;
-				uint32_t up = s->rparent[x];
-				TOUCH(up);
-				for (size_t ev = 0; ev < ne; ev++) {
-					ri[up * ne + ev] += ri[x * ne + ev];
-					if (rw)
-						rw[up * ne + ev] += rw[x * ne + ev];
-				}
-			}
+static void agg_end(struct sum_state *g)
+{
+	fill_free(&g->fs);
+	fill_free(&g->ff);
+	fill_free(&g->fl);
+	fill_free(&g->fm);
+	free(g->fofs);
+	free(g->first);
+	free(g->seen);
+	free(g->touched);
+	free(g->ri);
+	free(g->rw);
+}
+
+/* Remember that part p has counts at raw node x. */
+static inline void touch(struct sum_state *g, uint32_t p, uint32_t x)
+{
+	if (g->seen[x] != p + 1) {
+		g->seen[x] = p + 1;
+		g->touched[g->nt++] = x;
+	}
+}
+
+/* Self counts: each entry to its leaf's context, function, line and
+ * module rows; and to the raw node, for the inclusive pass. */
+static void agg_self(struct sum_state *g, uint32_t p, const struct part *pt)
+{
+	struct ana_set *s = g->s;
+	size_t ne = g->ne;
+
+	for (size_t i = 0; i < pt->n; i++) {
+		uint32_t r = pt->node[i];
+		size_t ev = pt->ev[i];
+		uint64_t c = pt->cnt[i];
+		double w = pt->wt ? pt->wt[i] : (double)c;
+		uint32_t leaf = r ? s->rsym[r] : s->nostack;
+		uint32_t f = s->sfunc[leaf], m = s->func[f].modrow;
+		s->ptot[p * ne + ev] += c;
+		s->ptot_wt[p * ne + ev] += w;
+		fill_add(&g->fs, p, leaf, ev, 0, c, w);
+		fill_add(&g->ff, p, f, ev, 0, c, w);
+		fill_add(&g->fm, p, m, ev, 0, c, w);
+		if (r) {
+			const struct addr *a = &s->addr[s->raddr[r]];
+			fill_add(&g->fl, p, s->frame[a->first + a->n - 1].line, ev, 0, c, w);
 		} else {
-			for (size_t i = 0; i < pt->n; i++) {
-				size_t ev = pt->ev[i];
-				for (uint32_t x = pt->node[i]; x;) {
-					x = s->rparent[x];
-					TOUCH(x);
-					ri[x * ne + ev] += pt->cnt[i];
-					if (rw)
-						rw[x * ne + ev] += pt->wt[i];
-				}
-			}
+			/* no stack: its own row, inclusive too */
+			fill_add(&g->fs, p, leaf, ev, 1, c, w);
+			fill_add(&g->ff, p, f, ev, 1, c, w);
+			fill_add(&g->fm, p, m, ev, 1, c, w);
 		}
-#undef TOUCH
-		for (size_t t = 0; t < nt; t++) {
-			uint32_t x = touched[t];
-			uint32_t stop = x ? s->rsym[s->rparent[x]] : NONE;
-			const struct addr *a = x ? &s->addr[s->raddr[x]] : NULL;
+		touch(g, p, r);
+		g->ri[r * ne + ev] += c;
+		if (g->rw)
+			g->rw[r * ne + ev] += w;
+	}
+}
+
+/* Inclusive counts over the raw tree: children into parents.  A part that
+ * touches much of the tree sweeps it once (children have higher indexes);
+ * a small one walks each entry's path to the root. */
+static void agg_raw_inclusive(struct sum_state *g, uint32_t p, const struct part *pt)
+{
+	const struct ana_set *s = g->s;
+	size_t ne = g->ne;
+
+	if (pt->n * 16 >= g->nr) {
+		for (size_t x = g->nr; x-- > 1;) {
+			if (g->seen[x] != p + 1)
+				continue;
+			uint32_t up = s->rparent[x];
+			touch(g, p, up);
 			for (size_t ev = 0; ev < ne; ev++) {
-				uint64_t c = ri[x * ne + ev];
-				double w = rw ? rw[x * ne + ev] : (double)c;
-				ri[x * ne + ev] = 0;
-				if (rw)
-					rw[x * ne + ev] = 0;
-				if (!c && !w)
-					continue;
-				if (!x) {
-					fill_add(&fs, p, 0, ev, 1, c, w);	/* the root: everything */
-					continue;
-				}
-				for (uint32_t y = s->rsym[x]; y != stop; y = s->sparent[y])
-					fill_add(&fs, p, y, ev, 1, c, w);
-				for (uint32_t j = 0; j < a->n; j++) {
-					const struct frame *f = &s->frame[a->first + j];
-					uint8_t fl1 = first[fofs[x] + j];
-					if (fl1 & FIRST_FUNC)
-						fill_add(&ff, p, f->func, ev, 1, c, w);
-					if (fl1 & FIRST_LINE)
-						fill_add(&fl, p, f->line, ev, 1, c, w);
-					if (fl1 & FIRST_MOD)
-						fill_add(&fm, p, s->func[f->func].modrow, ev, 1, c, w);
-				}
+				g->ri[up * ne + ev] += g->ri[x * ne + ev];
+				if (g->rw)
+					g->rw[up * ne + ev] += g->rw[x * ne + ev];
 			}
 		}
-		bool last = p + 1 == np;
-		if (fill_flush(&fs, p, last) || fill_flush(&ff, p, last) || fill_flush(&fl, p, last) ||
-		    fill_flush(&fm, p, last))
-			goto out;
+		return;
+	}
+	for (size_t i = 0; i < pt->n; i++) {
+		size_t ev = pt->ev[i];
+		for (uint32_t x = pt->node[i]; x;) {
+			x = s->rparent[x];
+			touch(g, p, x);
+			g->ri[x * ne + ev] += pt->cnt[i];
+			if (g->rw)
+				g->rw[x * ne + ev] += pt->wt[i];
+		}
+	}
+}
+
+/* Each touched raw node's inclusive counts to the rows it stands for: its
+ * symbolized contexts up to its parent's, and the first occurrence of each
+ * function, line and module on its path (recursion counted once); then the
+ * scratch is zeroed for the next part. */
+static void agg_inclusive_rows(struct sum_state *g, uint32_t p)
+{
+	const struct ana_set *s = g->s;
+	size_t ne = g->ne;
+
+	for (size_t t = 0; t < g->nt; t++) {
+		uint32_t x = g->touched[t];
+		uint32_t stop = x ? s->rsym[s->rparent[x]] : NONE;
+		const struct addr *a = x ? &s->addr[s->raddr[x]] : NULL;
+		for (size_t ev = 0; ev < ne; ev++) {
+			uint64_t c = g->ri[x * ne + ev];
+			double w = g->rw ? g->rw[x * ne + ev] : (double)c;
+			g->ri[x * ne + ev] = 0;
+			if (g->rw)
+				g->rw[x * ne + ev] = 0;
+			if (!c && !w)
+				continue;
+			if (!x) {
+				fill_add(&g->fs, p, 0, ev, 1, c, w);	/* the root: everything */
+				continue;
+			}
+			for (uint32_t y = s->rsym[x]; y != stop; y = s->sparent[y])
+				fill_add(&g->fs, p, y, ev, 1, c, w);
+			for (uint32_t j = 0; j < a->n; j++) {
+				const struct frame *f = &s->frame[a->first + j];
+				uint8_t fl1 = g->first[g->fofs[x] + j];
+				if (fl1 & FIRST_FUNC)
+					fill_add(&g->ff, p, f->func, ev, 1, c, w);
+				if (fl1 & FIRST_LINE)
+					fill_add(&g->fl, p, f->line, ev, 1, c, w);
+				if (fl1 & FIRST_MOD)
+					fill_add(&g->fm, p, s->func[f->func].modrow, ev, 1, c, w);
+			}
+		}
+	}
+	g->nt = 0;
+}
+
+/* Each run's totals: the sum of its parts'. */
+static void run_totals(struct ana_set *s, size_t ne)
+{
+	for (size_t p = 0; p < s->n_part; p++)
+		for (size_t ev = 0; ev < s->n_ev; ev++) {
+			size_t r = s->part[p].orun;
+			s->rtot[r * s->n_ev + ev] += s->ptot[p * ne + ev];
+			s->rtot_val[r * s->n_ev + ev] += s->o.weighted ? s->ptot_wt[p * ne + ev]
+								      : (double)s->ptot[p * ne + ev];
+		}
+}
+
+/* Sum every part (a repeat of a run or --by group) into its rows, one part
+ * at a time, freeing its raw counts as soon as they are summed. */
+int set_aggregate(struct ana_set *s)
+{
+	struct sum_state g;
+	size_t freed = 0;
+	int e = agg_begin(&g, s);
+
+	for (uint32_t p = 0; !e && p < s->n_part; p++) {
+		struct part *pt = &s->part[p];
+		bool last = p + 1 == s->n_part;
+
+		if (pt->n != pt->n_merged && (e = part_merge(s, pt)))
+			break;
+		agg_self(&g, p, pt);
+		agg_raw_inclusive(&g, p, pt);
+		agg_inclusive_rows(&g, p);
+		if (fill_flush(&g.fs, p, last) || fill_flush(&g.ff, p, last) ||
+		    fill_flush(&g.fl, p, last) || fill_flush(&g.fm, p, last)) {
+			e = -ENOMEM;
+			break;
+		}
 		freed += pt->cap * (sizeof(*pt->node) + sizeof(*pt->ev) + sizeof(*pt->cnt) +
 				    (pt->wt ? sizeof(*pt->wt) : 0));
 		part_free(pt);
@@ -708,24 +798,8 @@ int set_aggregate(struct ana_set *s)
 			freed = 0;
 		}
 	}
-	for (size_t p = 0; p < np; p++)
-		for (size_t ev = 0; ev < s->n_ev; ev++) {
-			size_t r = s->part[p].orun;
-			s->rtot[r * s->n_ev + ev] += s->ptot[p * ne + ev];
-			s->rtot_val[r * s->n_ev + ev] += wtd ? s->ptot_wt[p * ne + ev]
-							     : (double)s->ptot[p * ne + ev];
-		}
-	e = 0;
-out:
-	fill_free(&fs);
-	fill_free(&ff);
-	fill_free(&fl);
-	fill_free(&fm);
-	free(fofs);
-	free(first);
-	free(seen);
-	free(touched);
-	free(ri);
-	free(rw);
+	if (!e)
+		run_totals(s, g.ne);
+	agg_end(&g);
 	return e;
 }

@@ -95,6 +95,8 @@ ANA_API unsigned ana_set_n_runs(const struct ana_set *s);
 struct ana_kv {
 	const char *key;
 	const char *value;		/* the common value, or "v1, v2, ... (N distinct)" */
+	const char *const *values;	/* every distinct value, first-seen order */
+	size_t n_values;
 };
 struct ana_event_fact {
 	const char *name;		/* used, canonical */
@@ -264,6 +266,9 @@ struct ana_row {
 	unsigned line;			/* declaration line, or the line (LINES); 0 = unknown */
 	const char *inlined_into;	/* FUNCS: the function it was inlined into (one
 					 * row per such function); NULL if not inlined */
+	const char *const *inlined_into_all;	/* FUNCS: inlined_into as a list (one
+					 * element: a row per caller), for JSON */
+	size_t n_inlined_into;
 	uint32_t node;			/* trees: pass as query.node to expand; FUNCS: the
 					 * function, for CALLERS/CALLEES */
 	unsigned depth;			/* tree views: depth below the root (roots: 1) */
@@ -374,5 +379,12 @@ ANA_API int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f);
  * if a candidate does not fit; -EINVAL for an empty name.  Valid at any
  * time; reads nothing but file metadata. */
 ANA_API int ana_set_source_path(const struct ana_set *s, const char *file, char *buf, size_t len);
+
+/* Number formatting every front-end shares (analyzer/format.c).  A ratio
+ * or delta with precision for its size: "0.98", "12.5", "150"; "+1.2",
+ * "+15" (percentage points); "-" for NAN, "inf". */
+ANA_API void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode);
+/* A comparison's interval, "[lo,hi]" in the same precision; "" if none. */
+ANA_API void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode);
 
 #endif

@@ -240,16 +240,91 @@ static const char *const view_name[] = {
 	[ANA_VIEW_TOPDOWN] = "top-down", [ANA_VIEW_BOTTOMUP] = "bottom-up",
 };
 
+static void json_str_list(FILE *f, const char *const *v, size_t n)
+{
+	putc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, v[i]);
+	}
+	putc(']', f);
+}
+
+/* One run's facts: what ran (metadata, every value of a key that differs
+ * between files as a list), its events and the collector's counters. */
+static void json_run(FILE *f, const struct ana_run *run)
+{
+	fputs("{\"label\":", f);
+	json_str(f, run->label);
+	fprintf(f, ",\"files\":%u,\"repeats\":%u,\"partial\":%u,\"duration_s\":", run->n_files,
+		run->n_repeats, run->n_partial);
+	json_num(f, run->duration);
+	fputs(",\"steal_s\":", f);
+	json_num(f, run->steal);
+	fputs(",\"steal_share\":", f);
+	json_num(f, run->steal_share);
+	fputs(",\"meta\":{", f);
+	for (size_t i = 0; i < run->n_meta; i++) {
+		const struct ana_kv *kv = &run->meta[i];
+		fputs(i ? "," : "", f);
+		json_str(f, kv->key);
+		putc(':', f);
+		if (kv->values)
+			json_str_list(f, kv->values, kv->n_values);
+		else
+			json_str_list(f, &kv->value, 1);
+	}
+	fputs("},\"events\":[", f);
+	for (size_t e = 0, k = 0; e < run->n_events; e++) {
+		const struct ana_event_fact *ev = &run->events[e];
+		if (!ev->samples && !ev->requested[0])
+			continue;
+		fputs(k++ ? "," : "", f);
+		fputs("{\"name\":", f);
+		json_str(f, ev->name);
+		fputs(",\"requested\":", f);
+		json_str(f, ev->requested);
+		fputs(",\"unit\":", f);
+		json_str(f, ev->unit);
+		fprintf(f, ",\"period\":%llu,\"freq\":%llu,\"mixed\":%s,\"samples\":%llu,\"weight\":",
+			(unsigned long long)ev->period, (unsigned long long)ev->freq,
+			ev->mixed ? "true" : "false", (unsigned long long)ev->samples);
+		json_num(f, ev->weight);
+		putc('}', f);
+	}
+	fputs("],\"counters\":[", f);
+	for (size_t i = 0; i < run->n_counters; i++) {
+		const struct ana_counter_fact *c = &run->counters[i];
+		fputs(i ? "," : "", f);
+		fputs("{\"name\":", f);
+		json_str(f, c->name);
+		fprintf(f, ",\"value\":%llu,\"pct\":", (unsigned long long)c->value);
+		json_num(f, c->pct);
+		fprintf(f, ",\"warn\":%s}", c->warn ? "true" : "false");
+	}
+	fputs("]}", f);
+}
+
+static bool is_tree(enum ana_view v)
+{
+	return v == ANA_VIEW_TOPDOWN || v == ANA_VIEW_BOTTOMUP;
+}
+
+/* docs/report-schema.json describes this output. */
 int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 {
 	const struct ana_query *q = rows_query(r);
 	const struct ana_set *s = rows_set(r);
 	unsigned nr = ana_set_n_runs(s);
 	size_t nc = ana_set_n_events(s);
-	fprintf(f, "{\"view\":\"%s\",\"runs\":[", view_name[q->view]);
+	/* tree rows come depth first: a row's parent is the last row one
+	 * level up (ids are row indexes) */
+	size_t *up = NULL, n_up = 0;
+	fprintf(f, "{\"schema\":\"pmcprof-report/1\",\"view\":\"%s\",\"runs\":[",
+		view_name[q->view]);
 	for (unsigned run = 0; run < nr; run++) {
-		fputs(run ? "," : "", f);
-		json_str(f, ana_set_run(s, run)->label);
+		fputs(run ? ",\n" : "\n", f);
+		json_run(f, ana_set_run(s, run));
 	}
 	/* each run's trust flags and the figures behind them */
 	fputs("],\"trust\":[", f);
@@ -286,16 +361,37 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 	fputs("],\"rows\":[", f);
 	for (size_t i = 0; i < ana_rows_n(r); i++) {
 		const struct ana_row *row = ana_rows_row(r, i);
-		fputs(i ? ",\n{" : "\n{", f);
-		fputs("\"name\":", f);
+		long parent = -1;
+		if (is_tree(q->view) && row->depth >= 1) {
+			if (row->depth > n_up) {
+				size_t *u = realloc(up, row->depth * sizeof(*u));
+				if (!u) {
+					free(up);
+					return -ENOMEM;
+				}
+				up = u;
+				n_up = row->depth;
+			}
+			up[row->depth - 1] = i;
+			parent = row->depth >= 2 ? (long)up[row->depth - 2] : -1;
+		}
+		fprintf(f, "%s{\"id\":%zu,\"parent\":", i ? ",\n" : "\n", i);
+		if (parent >= 0)
+			fprintf(f, "%ld", parent);
+		else
+			fputs("null", f);
+		fputs(",\"name\":", f);
 		json_str(f, row->name);
 		fputs(",\"module\":", f);
 		json_str(f, row->module);
 		fputs(",\"file\":", f);
 		json_str(f, row->file);
+		/* inlined: an inlined instance (trees) or a function that was
+		 * inlined somewhere (inlined_into lists where) */
 		fprintf(f, ",\"line\":%u,\"depth\":%u,\"node\":%u,\"inlined\":%s,\"inlined_into\":",
-			row->line, row->depth, row->node, row->flags & ANA_ROW_INLINED ? "true" : "false");
-		json_str(f, row->inlined_into);
+			row->line, row->depth, row->node,
+			row->flags & ANA_ROW_INLINED || row->n_inlined_into ? "true" : "false");
+		json_str_list(f, row->inlined_into_all, row->n_inlined_into);
 		fputs(",\"values\":[", f);
 		for (unsigned run = 0; run < nr; run++)
 			for (size_t ev = 0; ev < nc; ev++) {
@@ -342,6 +438,7 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 		fputs("}", f);
 	}
 	fputs("\n]}\n", f);
+	free(up);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -49,6 +49,8 @@ struct ratio_in {
 	double va, vb;		/* shown values (samples or weights) for the point estimate */
 	double vA, vB;
 	double conf;
+	double na, nb;		/* repeats of the run and of the base (raw: a mean
+				 * per repeat, not a sum; 0 counts as 1) */
 };
 void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
 double z_for_conf(double conf);
@@ -243,6 +245,8 @@ struct func {
 	uint32_t inl_caller;		/* the function it was inlined into (part of the
 					 * key: one row per caller), or NONE */
 	uint32_t inl_n;			/* 1 when inlined, else 0 */
+	const char *inl_name;		/* inl_caller's name (the one element of a row's
+					 * inlined_into_all), or NULL */
 	const char *inl_text;
 };
 struct line {

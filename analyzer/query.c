@@ -214,6 +214,7 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		.b = (double)SMP(r, i, b, bev, k), .B = (double)s->rtot[b * r->ne + bev],
 		.va = VAL(r, i, run, ev, k), .vA = s->rtot_val[run * r->ne + ev],
 		.vb = VAL(r, i, b, bev, k), .vB = s->rtot_val[b * r->ne + bev],
+		.na = s->orun[run].n_repeats, .nb = s->orun[b].n_repeats,
 		.conf = q->conf,
 	};
 	ratio_compute(&in, out);
@@ -378,7 +379,9 @@ static struct ana_row func_row(const struct ana_set *s, uint32_t f)
 	const struct func *fn = &s->func[f];
 	return (struct ana_row){ .name = fn->name, .module = fn->path, .file = fn->file,
 				 .line = fn->line, .inlined_into = fn->inl_text, .node = f,
-				 .flags = fn->flags };
+				 .flags = fn->flags,
+				 .inlined_into_all = fn->inl_n ? &fn->inl_name : NULL,
+				 .n_inlined_into = fn->inl_n };
 }
 
 static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
@@ -442,6 +445,8 @@ static int flat(struct ana_rows *r)
 			d.file = ln->file;
 			d.line = ln->line;
 			d.inlined_into = NULL;
+			d.inlined_into_all = NULL;
+			d.n_inlined_into = 0;
 			if (rows_push(r, &d, &s->a_line, l)) {
 				free(is);
 				return -ENOMEM;
@@ -526,6 +531,8 @@ static int topdown_kids(struct ana_rows *r, uint32_t node, unsigned depth)
 	for (uint32_t c = s->sfirst[node]; c != NONE; c = s->snext[c]) {
 		struct ana_row d = func_row(s, s->sfunc[c]);
 		d.inlined_into = NULL;
+		d.inlined_into_all = NULL;
+		d.n_inlined_into = 0;
 		d.node = c;
 		d.depth = depth;
 		d.flags = (s->func[s->sfunc[c]].flags & ANA_ROW_UNRESOLVED) |
@@ -768,6 +775,8 @@ static int bottomup_kids(struct ana_rows *r, uint32_t b, unsigned depth)
 		uint32_t k = s->bu[b].kid0 + j;
 		struct ana_row d = func_row(s, s->bu[k].func);
 		d.inlined_into = NULL;
+		d.inlined_into_all = NULL;
+		d.n_inlined_into = 0;
 		d.node = k;
 		d.depth = depth;
 		d.flags = (d.flags & ANA_ROW_UNRESOLVED) | (s->bu[k].expandable ? ANA_ROW_EXPANDABLE : 0);

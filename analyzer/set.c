@@ -520,32 +520,24 @@ static int counts_fit(struct ana_set *s, const struct prof *p, const char *path)
 	return 0;
 }
 
-static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *path,
-		 const struct prof *p)
+/* The --by group a file belongs to ("rank=3"), or NULL without --by. */
+static int merge_group(struct ana_set *s, const struct prof *p, const char **group)
 {
-	int e;
-	const char *group = NULL;
-	if (s->o.split != ANA_SPLIT_NONE && s->o.split <= ANA_SPLIT_HOST) {
-		const char *k = split_key[s->o.split];
-		const char *v = prof_meta_get(p, k);
-		char buf[300];
-		snprintf(buf, sizeof(buf), "%s=%s", k, v ? v : "?");
-		if (!(group = strpool_str(&s->pool, buf)))
-			return -ENOMEM;
-	}
-	unsigned oi;
-	struct part *pt;
-	if ((e = counts_fit(s, p, path)) || (e = get_orun(s, run, group, &oi)) ||
-	    (e = get_part(s, oi, repeat, &pt)))
-		return e;
+	*group = NULL;
+	if (s->o.split == ANA_SPLIT_NONE || s->o.split > ANA_SPLIT_HOST)
+		return 0;
+	const char *k = split_key[s->o.split];
+	const char *v = prof_meta_get(p, k);
+	char buf[300];
+	snprintf(buf, sizeof(buf), "%s=%s", k, v ? v : "?");
+	return (*group = strpool_str(&s->pool, buf)) ? 0 : -ENOMEM;
+}
 
-	/* events: union by used name */
-	int evmap[64];
-	size_t nev = p->n_events < 64 ? p->n_events : 64;
-	if (nev < p->n_events)
-		set_note(s, ANA_NOTE_WARN, -1, "%s: only the first 64 of %zu events are read", path,
-			 p->n_events);
-	for (size_t i = 0; i < nev; i++) {
+/* The file's events into the set's (union by used name): evmap[i] is the
+ * set's index of the file's event i. */
+static int merge_events(struct ana_set *s, const struct prof *p, const char *path, int *evmap)
+{
+	for (size_t i = 0; i < p->n_events; i++) {
 		const char *nm = strpool_str(&s->pool, p->events[i].name ? p->events[i].name : "?");
 		const char *un = strpool_str(&s->pool, p->events[i].unit ? p->events[i].unit : "");
 		if (!nm || !un)
@@ -557,71 +549,91 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 			return -EOVERFLOW;
 		}
 	}
-	/* raw tree: map this file's nodes, parents first whatever their order */
-	uint32_t *map = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*map));
-	uint32_t *stack = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*stack));
-	uint32_t *mmap = malloc((p->n_modules ? p->n_modules : 1) * sizeof(*mmap));
-	if (!map || !stack || !mmap) {
-		e = -ENOMEM;
-		goto out;
-	}
+	return 0;
+}
+
+/* The file's load map into the set's modules (modmap[i]: the set's index
+ * of module i), marked as seen by the run; *jit: the perf map's module for
+ * frames in no loaded object (jit_module), or PROF_NO_MODULE. */
+static int merge_modules(struct ana_set *s, const char *path, unsigned oi, const struct prof *p,
+			 uint32_t *modmap, uint32_t *jit)
+{
 	struct orun *o = &s->orun[oi];
+	int e;
+
 	for (size_t i = 0; i < p->n_modules; i++) {
-		if ((e = module_index(s, &p->modules[i], &mmap[i])))
-			goto out;
-		if (vec_reserve(&o->mods, &o->cap_mods, mmap[i] / 64 + 1, sizeof(uint64_t))) {
-			e = -ENOMEM;
-			goto out;
-		}
-		o->mods[mmap[i] / 64] |= 1ULL << (mmap[i] % 64);
+		if ((e = module_index(s, &p->modules[i], &modmap[i])))
+			return e;
+		if (vec_reserve(&o->mods, &o->cap_mods, modmap[i] / 64 + 1, sizeof(uint64_t)))
+			return -ENOMEM;
+		o->mods[modmap[i] / 64] |= 1ULL << (modmap[i] % 64);
 	}
-	uint32_t jit = PROF_NO_MODULE;
-	if ((e = jit_module(s, path, p, &jit)))
-		goto out;
+	*jit = PROF_NO_MODULE;
+	if ((e = jit_module(s, path, p, jit)))
+		return e;
 	/* modules that exist only in memory (the vdso): their bytes, once */
 	for (size_t i = 0; i < p->n_images; i++) {
-		struct smodule *sm = &s->mod[mmap[p->images[i].module]];
+		struct smodule *sm = &s->mod[modmap[p->images[i].module]];
 		if (sm->image || !p->images[i].len)
 			continue;
-		if (!(sm->image = malloc(p->images[i].len))) {
-			e = -ENOMEM;
-			goto out;
-		}
+		if (!(sm->image = malloc(p->images[i].len)))
+			return -ENOMEM;
 		memcpy(sm->image, p->images[i].data, p->images[i].len);
 		sm->image_len = p->images[i].len;
 	}
+	return 0;
+}
+
+/* The file's calling-context tree into the set's raw tree, parents first
+ * whatever their order in the file: map[i] is the raw node of node i. */
+static int merge_tree(struct ana_set *s, const struct prof *p, const char *path,
+		      const uint32_t *modmap, uint32_t jit, uint32_t *map)
+{
 	const struct prof_cct *c = &p->cct;
+	uint32_t *stack = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof(*stack));
+	int e = 0;
+
+	if (!stack)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < c->n_nodes; i++)
 		map[i] = NONE;
 	if (c->n_nodes)
 		map[0] = 0;
-	for (uint32_t i = 1; i < c->n_nodes; i++) {
+	for (uint32_t i = 1; i < c->n_nodes && !e; i++) {
 		size_t sp = 0;
 		uint32_t x = i;
 		while (map[x] == NONE) {
 			if (sp == c->n_nodes || c->parent[x] >= c->n_nodes) {
 				set_note(s, ANA_NOTE_ERROR, -1, "%s: calling-context tree has a cycle; skipped",
 					 path);
-				e = -PROF_ECORRUPT;
-				goto out;
+				free(stack);
+				return -PROF_ECORRUPT;
 			}
 			stack[sp++] = x;
 			x = c->parent[x];
 		}
-		while (sp) {
+		while (sp && !e) {
 			x = stack[--sp];
 			uint32_t m = c->module[x];
-			uint32_t mi = m < p->n_modules ? mmap[m] : jit;
-			if ((e = raw_child(s, map[c->parent[x]], mi, c->offset[x], &map[x])))
-				goto out;
+			uint32_t mi = m < p->n_modules ? modmap[m] : jit;
+			e = raw_child(s, map[c->parent[x]], mi, c->offset[x], &map[x]);
 		}
 	}
-	o = &s->orun[oi];
-	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev))) {
-		e = -ENOMEM;
-		goto out;
-	}
-	for (size_t k = 0; k < nev; k++) {
+	free(stack);
+	return e;
+}
+
+/* The file's counts into the part (one entry per non-zero node and event)
+ * and its events' facts into the run's. */
+static int merge_counts(struct ana_set *s, struct orun *o, struct part *pt, const struct prof *p,
+			const int *evmap, const uint32_t *map)
+{
+	const struct prof_cct *c = &p->cct;
+	int e;
+
+	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev)))
+		return -ENOMEM;
+	for (size_t k = 0; k < p->n_events; k++) {
 		const struct prof_event *pe = &p->events[k];
 		int se = evmap[k];
 		uint64_t tot = 0;
@@ -634,7 +646,7 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		for (uint32_t i = 0; i < c->n_nodes; i++)
 			nz += c->counts[(size_t)i * c->n_events + k] != 0;
 		if ((e = part_reserve(pt, nz, s->o.weighted)))
-			goto out;
+			return e;
 		for (uint32_t i = 0; i < c->n_nodes; i++) {
 			uint64_t v = c->counts[(size_t)i * c->n_events + k];
 			if (!v)
@@ -662,15 +674,23 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		f->weight += (double)tot * w;
 	}
 	/* entries follow the part's distinct contexts, not its files */
-	if (pt->n > 2 * pt->n_merged && (e = part_merge(s, pt)))
-		goto out;
+	if (pt->n > 2 * pt->n_merged)
+		return part_merge(s, pt);
+	return 0;
+}
+
+/* Metadata, collector counters, the time span and steal of the file. */
+static int merge_facts(struct ana_set *s, struct orun *o, struct part *pt, const struct prof *p)
+{
+	int e;
+
 	for (size_t i = 0; i < p->n_meta; i++)
 		if (p->meta[i].key && p->meta[i].value &&
 		    (e = meta_add(s, o, p->meta[i].key, p->meta[i].value)))
-			goto out;
+			return e;
 	for (size_t i = 0; i < p->n_counters; i++)
 		if (p->counters[i].name && (e = counter_add(s, o, p->counters[i].name, p->counters[i].value)))
-			goto out;
+			return e;
 	/* duration and steal: from the documented time keys, when present;
 	 * per repeat, since repeats are separate runs with gaps between them */
 	const char *v1 = prof_meta_get(p, "start_time"), *v2 = prof_meta_get(p, "end_time");
@@ -688,18 +708,52 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		if (isnan(pt->steal) || d > pt->steal)
 			pt->steal = d;
 	}
-	trust_file(&o->trust, p);
-	o->n_files++;
-	if (p->partial) {
-		o->n_partial++;
-		set_note(s, ANA_NOTE_WARN, s->o.split ? -1 : (int)run,
-			 "%s: partial profile (written after a fatal signal or an early stop)", path);
+	return 0;
+}
+
+/* One file into its run (or --by group) and repeat, phase by phase. */
+static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *path,
+		 const struct prof *p)
+{
+	const char *group;
+	unsigned oi;
+	struct part *pt;
+	uint32_t jit;
+	int e;
+
+	if ((e = counts_fit(s, p, path)) || (e = merge_group(s, p, &group)) ||
+	    (e = get_orun(s, run, group, &oi)) ||
+	    (e = get_part(s, oi, repeat, &pt)))
+		return e;
+	int *evmap = malloc((p->n_events ? p->n_events : 1) * sizeof(*evmap));
+	uint32_t *modmap = malloc((p->n_modules ? p->n_modules : 1) * sizeof(*modmap));
+	uint32_t *map = malloc((p->cct.n_nodes ? p->cct.n_nodes : 1) * sizeof(*map));
+	e = evmap && modmap && map ? 0 : -ENOMEM;
+	/* s->orun may move while events and nodes are added: index it late */
+	if (!e)
+		e = merge_events(s, p, path, evmap);
+	if (!e)
+		e = merge_modules(s, path, oi, p, modmap, &jit);
+	if (!e)
+		e = merge_tree(s, p, path, modmap, jit, map);
+	if (!e)
+		e = merge_counts(s, &s->orun[oi], pt, p, evmap, map);
+	if (!e)
+		e = merge_facts(s, &s->orun[oi], pt, p);
+	if (!e) {
+		struct orun *o = &s->orun[oi];
+		trust_file(&o->trust, p);
+		o->n_files++;
+		if (p->partial) {
+			o->n_partial++;
+			set_note(s, ANA_NOTE_WARN, s->o.split ? -1 : (int)run,
+				 "%s: partial profile (written after a fatal signal or an early stop)",
+				 path);
+		}
 	}
-	e = 0;
-out:
+	free(evmap);
+	free(modmap);
 	free(map);
-	free(stack);
-	free(mmap);
 	return e;
 }
 
@@ -720,11 +774,6 @@ static int read_file(struct ana_set *s, unsigned run, unsigned repeat, const cha
 	return e;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool is_pmcp(const char *name)
 {
 	size_t n = strlen(name);
@@ -739,42 +788,48 @@ struct walk {
 
 /* Read every *.pmcp under dir, in name order; symlinked directories are
  * not followed (no loops). */
+static int visible(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+/* Byte order, not the locale's: the same files merge in the same order
+ * wherever the report runs. */
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
 static int walk_dir(struct ana_set *s, struct walk *w, const char *dir, int depth)
 {
+	struct dirent **names;
+	int n, e = 0;
+
 	if (depth > 64)
 		return 0;
-	DIR *d = opendir(dir);
-	if (!d) {
-		int e = -errno;
+	n = scandir(dir, &names, visible, by_name);
+	if (n < 0) {
+		e = -errno;
 		set_note(s, ANA_NOTE_ERROR, -1, "%s: %s", dir, strerror(-e));
 		return e;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	int e = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (vec_reserve(&names, &cap, n + 1, sizeof(*names)) || !(names[n] = strdup(de->d_name))) {
-			e = -ENOMEM;
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n && e != -ENOMEM; i++) {
+	for (int i = 0; i < n && e != -ENOMEM; i++) {
 		char path[4096];
 		struct stat sb;
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) >=
+		    sizeof(path)) {
+			set_note(s, ANA_NOTE_ERROR, -1, "%.200s/...: path longer than %zu bytes; "
+				 "skipped", dir, sizeof(path) - 1);
+			continue;
+		}
 		if (lstat(path, &sb))
 			continue;
 		if (S_ISDIR(sb.st_mode)) {
 			int r = walk_dir(s, w, path, depth + 1);
 			if (r == -ENOMEM)
 				e = r;
-		} else if (is_pmcp(names[i]) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
+		} else if (is_pmcp(names[i]->d_name) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode))) {
 			w->n_files++;
 			int r = read_file(s, w->run, w->repeat, path);
 			if (s->o.progress)
@@ -787,7 +842,7 @@ static int walk_dir(struct ana_set *s, struct walk *w, const char *dir, int dept
 			set_note(s, ANA_NOTE_WARN, -1, "%s: not a regular file: skipped", path);
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	return e;
@@ -1018,7 +1073,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 	for (size_t i = 0; i < o->n_meta; i++) {
 		struct meta_acc *m = &o->meta[i];
 		if (m->n == 1) {
-			o->kv[i] = (struct ana_kv){ m->key, m->val[0] };
+			o->kv[i] = (struct ana_kv){ m->key, m->val[0], m->val, m->n };
 			continue;
 		}
 		size_t k = 0;
@@ -1028,7 +1083,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 		const char *v = strpool_str(&s->pool, buf);
 		if (!v)
 			return -ENOMEM;
-		o->kv[i] = (struct ana_kv){ m->key, v };
+		o->kv[i] = (struct ana_kv){ m->key, v, m->val, m->n };
 	}
 	/* wall clock: each repeat's first start to last end (threads and
 	 * processes overlap, so this is not their sum), averaged over repeats */

@@ -41,6 +41,7 @@ void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
 {
 	double z = z_for_conf(in->conf);
 	double a = in->a, b = in->b, A = in->A, B = in->B;
+	double na = in->na >= 1 ? in->na : 1, nb = in->nb >= 1 ? in->nb : 1;
 
 	out->presence = a > 0 ? (b > 0 ? ANA_IN_BOTH : ANA_ONLY_RUN)
 			      : (b > 0 ? ANA_ONLY_BASE : ANA_IN_NEITHER);
@@ -61,8 +62,10 @@ void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
 			r = (va / in->vA) / (vb / in->vB);
 			var = 1 / nz(a) - 1 / A + 1 / nz(b) - 1 / B;
 		} else {
-			/* raw ratio a/b; a and b Poisson: var(log r) = 1/a + 1/b */
-			r = va / vb;
+			/* raw ratio of the means per repeat, (a/na)/(b/nb); a and b
+			 * Poisson sums, the repeat counts constants:
+			 * var(log r) = 1/a + 1/b */
+			r = (va / na) / (vb / nb);
 			var = 1 / nz(a) + 1 / nz(b);
 		}
 		if (var < 0)
@@ -70,7 +73,8 @@ void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
 		/* center the interval on the corrected estimate when a count is 0 */
 		double rc = r;
 		if (a <= 0 || b <= 0)
-			rc = in->mode == ANA_RATIO_SHARE ? (nz(a) / A) / (nz(b) / B) : nz(a) / nz(b);
+			rc = in->mode == ANA_RATIO_SHARE ? (nz(a) / A) / (nz(b) / B)
+							 : (nz(a) / na) / (nz(b) / nb);
 		double h = z * sqrt(var);
 		out->ratio = b > 0 ? r : INFINITY;
 		out->lo = rc * exp(-h);

@@ -202,6 +202,11 @@ const char *pmc_backend_description(const struct pmc_backend *be)
 	return be->plugin->description ? be->plugin->description : "";
 }
 
+bool pmc_backend_follows_children(const struct pmc_backend *be)
+{
+	return !(be->plugin->flags & PMC_PLUGIN_NO_INHERIT);
+}
+
 const char *pmc_backend_version(const struct pmc_backend *be)
 {
 	return be->plugin->version ? be->plugin->version : "";

@@ -165,6 +165,9 @@ PMC_API void pmc_backend_unload(struct pmc_backend *be);
 PMC_API const char *pmc_backend_name(const struct pmc_backend *be);
 PMC_API const char *pmc_backend_description(const struct pmc_backend *be);
 PMC_API const char *pmc_backend_version(const struct pmc_backend *be);
+/* Whether pmc_group_opts.inherit works: the plugin's counters follow the
+ * child processes of the counted one (false: the plugin says it cannot). */
+PMC_API bool pmc_backend_follows_children(const struct pmc_backend *be);
 /* Probe (cached after the first call). */
 PMC_API const struct pmc_probe *pmc_backend_probe(struct pmc_backend *be);
 /* Whether the backend can take this event (by kind and plugin). */

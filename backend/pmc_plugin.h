@@ -31,6 +31,8 @@ struct pmc_plugin_event {
 enum pmc_plugin_flags {
 	PMC_PLUGIN_PERF_ATTR = 1 << 0,	/* accepts PMC_KIND_PERF events */
 	PMC_PLUGIN_HARDWARE = 1 << 1,	/* only hardware events (perf_event-based vPMU) */
+	PMC_PLUGIN_NO_INHERIT = 1 << 2,	/* opts.inherit is ignored: counters cannot
+					 * follow the children of the counted process */
 };
 
 struct pmc_plugin_ops {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/analyze.h"
@@ -159,7 +160,7 @@ void common_free(struct common *c)
 {
 	free(c->metrics);
 	free(c->remap);
-	free((char *)c->debug_dirs);
+	free(c->debug_dirs);
 	c->metrics = c->remap = NULL;
 	c->debug_dirs = NULL;
 }
@@ -175,18 +176,61 @@ int usage_error(const struct common *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* "--opt=value" or "--opt value" */
-static const char *optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	if (strncmp(argv[*i], name, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
+const struct opt common_event_opts[] = {
+	OPT('e', "event", required_argument, "NAME|N",
+	  "show and sort by this event (name, or its column from 1)"),
+	OPT_END,
+};
+const struct opt common_view_opts[] = {
+	OPT(COMMON_LINES, "lines", no_argument, NULL, "per source line"),
+	OPT(COMMON_MODULES, "modules", no_argument, NULL, "per module"),
+	OPT_END,
+};
+const struct opt common_weight_opts[] = {
+	OPT(COMMON_WEIGHT, "weight", no_argument, NULL,
+	  "sample weights (count x period used), not counts"),
+	OPT_END,
+};
+const struct opt common_split_opts[] = {
+	OPT(COMMON_METRIC, "metric", required_argument, "NAME=EXPR",
+	  "derived column, e.g. 'CPI=cycles/instructions'\n"
+	  "(+ - * / parentheses, event names, numbers)"),
+	OPT(COMMON_BY, "by", required_argument, "WHAT",
+	  "one report per thread, process, rank or host"),
+	OPT_END,
+};
+const struct opt common_symbol_opts[] = {
+	OPT(COMMON_DEBUG_DIR, "debug-dir", required_argument, "DIR",
+	  "look for debug info under DIR too (repeatable)"),
+	OPT(COMMON_REMAP, "remap", required_argument, "OLD=NEW",
+	  "read modules under OLD from NEW instead (repeatable)"),
+	OPT(COMMON_NO_CACHE, "no-cache", no_argument, NULL,
+	  "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
+	  "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)"),
+	OPT(COMMON_NO_INLINE, "no-inline", no_argument, NULL,
+	  "charge inlined code to the function it was inlined\n"
+	  "into (as perf report --no-inline)"),
+	OPT(COMMON_SHORT_NAMES, "short-names", no_argument, NULL,
+	  "function names without their namespace and class"),
+	OPT_END,
+};
+const struct opt common_format_opts[] = {
+	OPT(COMMON_CSV, "csv", no_argument, NULL, "CSV (RFC 4180) instead of text"),
+	OPT(COMMON_JSON, "json", no_argument, NULL, "JSON instead of text"),
+	OPT_END,
+};
+const struct opt common_text_opts[] = {
+	OPT(COMMON_WIDTH, "width", required_argument, "N",
+	  "cut text to N columns (default: a terminal's width;\n"
+	  "piped output is never cut)"),
+	OPT(COMMON_HEADER, "header", no_argument, NULL,
+	  "every fact of the run (metadata, collector counters,\n"
+	  "all notes), not the short header"),
+	OPT(COMMON_NO_HEADER, "no-header", no_argument, NULL,
+	  "no header lines in text output (warnings on stderr)"),
+	OPT('q', "quiet", no_argument, NULL, "no informational notes or progress"),
+	OPT_END,
+};
 
 static int push(const char ***v, size_t *n, const char *s)
 {
@@ -204,59 +248,92 @@ static const char *const split_names[] = {
 	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host",
 };
 
-int parse_common(struct common *c, int argc, char **argv, int *i)
+static int add_debug_dir(struct common *c, const char *v)
 {
-	const char *a = argv[*i], *v;
-	if (!strcmp(a, "--csv"))
+	size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
+	char *d = realloc(c->debug_dirs, n + strlen(v) + 2);
+
+	if (!d)
+		return -1;
+	sprintf(d + n, "%s%s", n ? ":" : "", v);
+	c->debug_dirs = d;
+	return 0;
+}
+
+int common_option(struct common *c, int id, const char *v)
+{
+	unsigned long long w;
+
+	switch (id) {
+	case COMMON_CSV:
 		c->out = OUT_CSV;
-	else if (!strcmp(a, "--json"))
+		break;
+	case COMMON_JSON:
 		c->out = OUT_JSON;
-	else if (!strcmp(a, "--weight"))
+		break;
+	case COMMON_WEIGHT:
 		c->o.weighted = true;
-	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		break;
+	case 'q':
 		c->quiet = true;
-	else if (!strcmp(a, "--no-cache"))
+		break;
+	case COMMON_NO_CACHE:
 		c->no_cache = true;
-	else if (!strcmp(a, "--no-inline"))
+		break;
+	case COMMON_NO_INLINE:
 		c->o.no_inline = true;
-	else if (!strcmp(a, "--short-names"))
+		break;
+	case COMMON_SHORT_NAMES:
 		c->o.short_names = true;
-	else if (!strcmp(a, "--lines"))
+		break;
+	case COMMON_NO_HEADER:
+		c->no_header = true;
+		break;
+	case COMMON_HEADER:
+		c->header = true;
+		break;
+	case COMMON_LINES:
 		c->view = ANA_VIEW_LINES;
-	else if (!strcmp(a, "--modules"))
+		break;
+	case COMMON_MODULES:
 		c->view = ANA_VIEW_MODULES;
-	else if ((v = optval(argc, argv, i, "--event")) || (v = optval(argc, argv, i, "-e")))
+		break;
+	case 'e':
 		c->event = v;
-	else if ((v = optval(argc, argv, i, "--width"))) {
-		char *end;
-		long w = strtol(v, &end, 10);
-		if (*end || w < 20 || w > 10000)
+		break;
+	case COMMON_WIDTH:
+		if (opts_uint(v, 20, 10000, &w))
 			return usage_error(c, "--width: expected 20..10000, got '%s'", v), -1;
 		c->width = (int)w;
-	} else if ((v = optval(argc, argv, i, "--metric"))) {
+		break;
+	case COMMON_METRIC:
 		if (push(&c->metrics, &c->n_metrics, v))
 			return -1;
-	} else if ((v = optval(argc, argv, i, "--debug-dir"))) {
-		size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
-		char *d = malloc(n + strlen(v) + 2);
-		if (!d)
+		break;
+	case COMMON_DEBUG_DIR:
+		if (add_debug_dir(c, v))
 			return -1;
-		sprintf(d, "%s%s%s", c->debug_dirs ? c->debug_dirs : "", n ? ":" : "", v);
-		c->debug_dirs = d;
-	} else if ((v = optval(argc, argv, i, "--remap"))) {
+		break;
+	case COMMON_REMAP:
 		if (!strchr(v, '=') || *v == '=')
 			return usage_error(c, "--remap: expected OLD=NEW, got '%s'", v), -1;
 		if (push(&c->remap, &c->n_remap, v))
 			return -1;
-	} else if ((v = optval(argc, argv, i, "--by"))) {
+		break;
+	case COMMON_BY: {
 		size_t k;
 		for (k = 1; k < sizeof(split_names) / sizeof(*split_names); k++)
 			if (!strcmp(v, split_names[k]))
 				break;
-		if (k == sizeof(split_names) / sizeof(*split_names))
-			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'", v), -1;
+		if (k == sizeof(split_names) / sizeof(*split_names)) {
+			const char *s = opts_suggest(v, split_names + 1, k - 1);
+			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'%s%s%s",
+					   v, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
+		}
 		c->o.split = (enum ana_split)k;
-	} else {
+		break;
+	}
+	default:
 		return 0;
 	}
 	return 1;
@@ -355,6 +432,17 @@ static const char *const sev_name[] = {
 	[ANA_NOTE_INFO] = "note", [ANA_NOTE_WARN] = "warning", [ANA_NOTE_ERROR] = "error",
 };
 
+/* -q keeps errors only; otherwise notes are warnings and errors, and
+ * informational ones unless quiet. */
+static bool note_shown(const struct common *c, const struct ana_note *n, bool info_too)
+{
+	if (n->severity == ANA_NOTE_ERROR)
+		return true;
+	if (c->quiet)
+		return false;
+	return n->severity == ANA_NOTE_WARN || info_too;
+}
+
 void print_notes(const struct common *c, const struct ana_set *s, FILE *out)
 {
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
@@ -363,13 +451,27 @@ void print_notes(const struct common *c, const struct ana_set *s, FILE *out)
 		snprintf(msg, sizeof(msg), "%s", n->msg);
 		clean_controls(msg);
 		if (c->out == OUT_TEXT && out) {
-			if (n->severity != ANA_NOTE_INFO || !c->quiet)
+			if (note_shown(c, n, true))
 				fprintf(out, "# %s: %s\n", sev_name[n->severity], msg);
 			if (n->severity == ANA_NOTE_ERROR)
 				fprintf(stderr, "%s: %s\n", c->prog, msg);
-		} else if (n->severity != ANA_NOTE_INFO) {
+		} else if (note_shown(c, n, false)) {
 			fprintf(stderr, "%s: %s: %s\n", c->prog, sev_name[n->severity], msg);
 		}
+	}
+}
+
+void print_errors(const struct common *c, const struct ana_set *s)
+{
+	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
+		const struct ana_note *n = ana_set_note(s, i);
+		char msg[1024];
+
+		if (n->severity != ANA_NOTE_ERROR)
+			continue;
+		snprintf(msg, sizeof(msg), "%s", n->msg);
+		clean_controls(msg);
+		fprintf(stderr, "%s: %s\n", c->prog, msg);
 	}
 }
 
@@ -377,9 +479,171 @@ int out_width(const struct common *c)
 {
 	if (c->width)
 		return c->width;
+	/* a pipe or a file gets whole lines: a script must not parse '+' cuts */
+	if (!isatty(STDOUT_FILENO))
+		return 0;
 	const char *e = getenv("COLUMNS");
 	int w = e ? atoi(e) : 0;
+	if (w < 20) {
+		struct winsize ws;
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+			w = ws.ws_col;
+	}
 	return w >= 20 ? w : 80;
+}
+
+/* One header line, cut to the width (0: never) with "..." */
+static void header_line(FILE *out, int width, const char *text)
+{
+	char line[2048];
+
+	snprintf(line, sizeof(line), "# %s", text);
+	clean_controls(line);
+	if (width > 12 && dwidth(line) > width) {
+		const char *p = line;
+		for (int k = 0; *p; p++)
+			if (((unsigned char)*p & 0xc0) != 0x80 && ++k > width - 3)
+				break;
+		fprintf(out, "%.*s...\n", (int)(p - line), line);
+		return;
+	}
+	fprintf(out, "%s\n", line);
+}
+
+static const char *meta_of(const struct ana_run *r, const char *key)
+{
+	for (size_t i = 0; i < r->n_meta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return "";
+}
+
+/* "perf::CPU-CLOCK (requested cycles) period 769231: 3901 samples", every
+ * event with samples, summed over runs [from, to). */
+static void event_facts(char *buf, size_t len, const struct common *c, const struct ana_set *s,
+			unsigned from, unsigned to, bool brief)
+{
+	const struct ana_run *r0 = ana_set_run(s, from);
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t e = 0; e < r0->n_events && n < len; e++) {
+		uint64_t samples = 0;
+		double weight = 0;
+		for (unsigned r = from; r < to; r++) {
+			samples += ana_set_run(s, r)->events[e].samples;
+			weight += ana_set_run(s, r)->events[e].weight;
+		}
+		const struct ana_event_fact *f = &r0->events[e];
+		if (!samples)
+			continue;
+		if (brief) {	/* "N samples" or "NAME N, NAME N samples" */
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%llu", n ? ", " : "",
+					      r0->n_events > 1 ? f->name : "", r0->n_events > 1 ? " " : "",
+					      (unsigned long long)samples);
+			continue;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; " : "", f->name);
+		if (n < len && f->requested[0] && strcmp(f->requested, f->name))
+			n += (size_t)snprintf(buf + n, len - n, " (requested %s)", f->requested);
+		if (n < len && f->period)
+			n += (size_t)snprintf(buf + n, len - n, " period %llu%s",
+					      (unsigned long long)f->period, f->mixed ? " (mixed)" : "");
+		else if (n < len && f->freq)
+			n += (size_t)snprintf(buf + n, len - n, " %llu Hz", (unsigned long long)f->freq);
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, ": %llu samples", (unsigned long long)samples);
+		if (n < len && c->o.weighted)
+			n += (size_t)snprintf(buf + n, len - n, ", weight %.6g %s", weight, f->unit);
+	}
+}
+
+void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out)
+{
+	unsigned nr = ana_set_n_runs(s), files = 0, partial = 0;
+	const struct ana_run *r0 = ana_set_run(s, 0);
+	const char *cmd = meta_of(r0, "argv");
+	int width = out_width(c);
+	char line[1536], ev[1024];
+	size_t n;
+
+	for (unsigned r = 0; r < nr; r++) {
+		files += ana_set_run(s, r)->n_files;
+		partial += ana_set_run(s, r)->n_partial;
+	}
+	if (!*cmd)
+		cmd = meta_of(r0, "command");
+	/* one run: "LABEL: COMMAND (...)"; --by groups: "COMMAND (..., N groups)" */
+	if (nr == 1)
+		n = (size_t)snprintf(line, sizeof(line), "%s%s%s%s%s (%u file%s", role ? role : "",
+				     role ? ": " : "", r0->label, *cmd ? ": " : "", cmd, files,
+				     files == 1 ? "" : "s");
+	else
+		n = (size_t)snprintf(line, sizeof(line), "%s%s%s (%u file%s, %u groups",
+				     role ? role : "", role ? ": " : "", *cmd ? cmd : r0->label,
+				     files, files == 1 ? "" : "s", nr);
+	if (n < sizeof(line) && r0->n_repeats > 1)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %u repeats", r0->n_repeats);
+	if (n < sizeof(line) && partial)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %u partial", partial);
+	if (n < sizeof(line) && nr == 1 && !isnan(r0->duration))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %.3f s", r0->duration);
+	if (n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, ")");
+	header_line(out, width, line);
+	event_facts(ev, sizeof(ev), c, s, 0, nr, false);
+	if (ev[0]) {
+		snprintf(line, sizeof(line), "event: %s", ev);
+		header_line(out, width, line);
+	}
+}
+
+void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out)
+{
+	char line[1536], first[1024] = "";
+	size_t n = 0, more = 0;
+	const char *fallback = "";
+
+	if (c->quiet)
+		return;
+	for (unsigned r = 0; r < ana_set_n_runs(s) && !*fallback; r++)
+		fallback = meta_of(ana_set_run(s, r), "fallback");
+	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
+		const struct ana_note *nt = ana_set_note(s, i);
+		if (nt->severity == ANA_NOTE_INFO)
+			continue;
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", nt->msg);
+		else
+			more++;
+	}
+	if (*fallback) {
+		/* "REQUESTED -> USED: why": the why is in the event line's
+		 * "(requested ...)" and in --header */
+		const char *why = strstr(fallback, ": ");
+		n = (size_t)snprintf(line, sizeof(line), "warning: fell back from %.*s",
+				     why ? (int)(why - fallback) : (int)strlen(fallback), fallback);
+	}
+	if (first[0] && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? "; " : "warning: ", first);
+	if (more && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " (+%zu more: --header shows them)", more);
+	if (n || first[0])
+		header_line(out, out_width(c), line);
+}
+
+void print_group_line(const struct common *c, const struct ana_set *s, unsigned run,
+		      const char *role, FILE *out)
+{
+	const struct ana_run *r = ana_set_run(s, run);
+	char line[1536], ev[1024];
+
+	event_facts(ev, sizeof(ev), c, s, run, run + 1, true);
+	snprintf(line, sizeof(line), "%s: %s (%u file%s%s%s)%s%s%s", role, r->label, r->n_files,
+		 r->n_files == 1 ? "" : "s", r->n_partial ? ", partial" : "",
+		 r->n_repeats > 1 ? ", repeats" : "", ev[0] ? ": " : "", ev,
+		 ev[0] ? " samples" : "");
+	header_line(out, out_width(c), line);
 }
 
 /* Header lines: "key: value" pairs packed into lines of the output width. */
@@ -392,7 +656,7 @@ static void packed(FILE *out, int width, const char *key, const char *val, int *
 	if (width > 12 && (int)strlen(item) > width - 2)
 		strcpy(item + width - 5, "...");
 	int n = (int)strlen(item);
-	if (*col > 2 && *col + 3 + n > width) {
+	if (*col > 2 && *col + 3 + n > (width > 0 ? width : 100)) {
 		fputc('\n', out);
 		*col = 0;
 	}
@@ -511,7 +775,7 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 			col = 12;
 		}
 		int n = (int)(strlen(k->name) + strlen(cv) + 2);
-		if (col + n > width) {
+		if (col + n > (width > 0 ? width : 100)) {
 			fputs("\n# collector:", out);
 			col = 12;
 		}

@@ -6,10 +6,10 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-
-enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_RUNTIME = 2 };
+#include "cli/options.h"
 
 /* A text table: cells are copied; columns shrink to fit a width. */
+#define CELL_MAX 2048	/* a cell's text, at most (a C++ name with its inlining) */
 struct tcol {
 	const char *title;
 	bool left;		/* left-aligned (text) */
@@ -23,12 +23,26 @@ int table_add(struct table *t, const char *const *cells);
 void table_print(struct table *t, FILE *f, int width);
 void table_free(struct table *t);
 
-/* Options both commands share; parse_common returns 1 if it took argv[*i]
- * (and maybe its argument), 0 if not ours, -1 on a usage error (printed). */
+/* Options both commands share: their tables (included into each command's
+ * own where its --help lists them) and their state. */
+enum {
+	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
+	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
+	COMMON_NO_HEADER, COMMON_HEADER, COMMON_NO_INLINE, COMMON_SHORT_NAMES,
+	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
+};
+extern const struct opt common_event_opts[];	/* -e */
+extern const struct opt common_view_opts[];	/* --lines --modules */
+extern const struct opt common_weight_opts[];	/* --weight */
+extern const struct opt common_symbol_opts[];	/* --debug-dir --remap --no-cache */
+extern const struct opt common_format_opts[];	/* --csv --json */
+extern const struct opt common_text_opts[];	/* --width --no-header -q */
+extern const struct opt common_split_opts[];	/* --metric --by */
+
 struct common {
 	const char *prog;
 	struct ana_opts o;
-	const char *debug_dirs;
+	char *debug_dirs;
 	const char **remap;
 	size_t n_remap;
 	const char **metrics;
@@ -40,11 +54,15 @@ struct common {
 	const char *func;
 	bool quiet;
 	bool no_cache;
+	bool no_header;
+	bool header;		/* --header: every fact */
 	char cache_dir[4096];
 };
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
-int parse_common(struct common *c, int argc, char **argv, int *i);
+/* Take option id (with its argument): 1 if it is a common one, 0 if not,
+ * -1 on a usage error (printed). */
+int common_option(struct common *c, int id, const char *arg);
 /* Report a usage error and return EXIT_USAGE. */
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */
@@ -54,13 +72,26 @@ int common_columns(struct common *c, struct ana_set *s);
 /* Notes: in text mode as "# warning:" header lines to out and errors also
  * on stderr; otherwise all on stderr. */
 void print_notes(const struct common *c, const struct ana_set *s, FILE *out);
-/* The "what ran" header of one run; role is "run", "base", ... */
+/* Errors among the notes, on stderr. */
+void print_errors(const struct common *c, const struct ana_set *s);
+/* The short header (data first): "# [ROLE: ]LABEL: COMMAND (N files, D s)"
+ * and "# event: NAME period P: N samples", over every run of the set. */
+void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out);
+/* "# warning: ..." when something matters (a fallback, a note: losses over
+ * 1%, a failed calibration, ...): the first, and how many more.  None with -q. */
+void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out);
+/* One short line for a --by group or a compared run:
+ * "# ROLE: LABEL (N files): EVENT ...: N samples". */
+void print_group_line(const struct common *c, const struct ana_set *s, unsigned run,
+		      const char *role, FILE *out);
+/* The full "what ran" header of one run (--header); role is "run", "base", ... */
 void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out);
 /* Column text for a row (shared by flat tables). */
 void fmt_source(char *buf, size_t len, const struct ana_row *r);
 const char *base_name(const char *path);
-/* Terminal width for text output: --width, else $COLUMNS, else 80. */
+/* Width for text output: --width; else, on a terminal, $COLUMNS or its
+ * width; else 0: lines are never cut. */
 int out_width(const struct common *c);
 /* A progress line on stderr when it is a terminal. */
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total);

@@ -12,153 +12,157 @@
 
 #include "cli/analyze.h"
 
-static const char usage[] =
-	"Usage: pmcprof diff [OPTIONS] BASE RUN [RUN...]\n"
-	"Compare runs with a base, function by function (matched by module name and\n"
-	"function name).  BASE and each RUN are a profile file or directory, or\n"
-	"several joined with ',' for repeats of one experiment (merged; their\n"
-	"run-to-run spread is shown).\n"
-	"\n"
-	"Ratio (default --ratio share):\n"
-	"  --ratio share         (samples/total in RUN) / (samples/total in BASE)\n"
-	"  --ratio raw           samples in RUN / samples in BASE (periods must match;\n"
-	"                        refused between different events)\n"
-	"  --delta               share in RUN - share in BASE, in percentage points\n"
-	"  --conf C              confidence level of the intervals (default 0.95)\n"
-	"Selection:\n"
-	"  -e, --event NAME|N    compare this event, or the N-th (default: the first);\n"
-	"                        a run without it is compared on its own event at\n"
-	"                        that place (a fallback's cpu-clock, a CPUTIME run)\n"
-	"  --incl                compare inclusive samples (default: self)\n"
-	"  --lines | --modules   compare per source line or per module\n"
-	"  --min-samples N       hide rows with fewer than N samples in every run\n"
-	"  --sort value|ratio|name  largest share first (default), largest change\n"
-	"                        first (significant ones on top), or by name\n"
-	"  --top N               show the first N rows\n"
-	"  --label NAME          name BASE, then each RUN, in order (repeatable)\n"
-	"  --weight              ratios of sample weights (count x period used)\n"
-	"Symbols:\n"
-	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
-	"  --no-inline           charge inlined code to the function it was inlined\n"
-	"                        into (as perf report --no-inline)\n"
-	"  --short-names         function names without their namespace and class\n"
-	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
-	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
-	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
-	"Output:\n"
-	"  --csv | --json        CSV (RFC 4180) or JSON instead of text\n"
-	"  --flamegraph FILE     write a differential flame graph of RUN against BASE\n"
-	"                        instead (FILE.svg, or FILE.html for a page): widths from\n"
-	"                        RUN, colours from the ratio of each calling context's\n"
-	"                        inclusive share, strong only where significant\n"
-	"  --width N             text width (default: $COLUMNS or 80)\n"
-	"  --no-header           no header lines in text output\n"
-	"  -q, --quiet           no informational notes or progress\n"
-	"  --help                this text\n"
-	"\n"
-	"A '*' marks rows whose interval excludes no change; with a 95% level about\n"
-	"5% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
-	"error, 2 a file could not be read.  docs/analyzer.md has the formulas.\n";
+enum {
+	O_RATIO = COMMON_LAST + 1, O_DELTA, O_INCL, O_CONF, O_MIN_SAMPLES, O_TOP, O_SORT, O_LABEL,
+	O_FLAMEGRAPH,
+};
+
+static const struct opt diff_opts[] = {
+	OPT_SECTION("Ratio (default --ratio share):"),
+	OPT(O_RATIO, "ratio", required_argument, "share|raw",
+	  "share: (samples/total in RUN) / (samples/total in BASE);\n"
+	  "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
+	  "match; refused between different events)"),
+	OPT(O_DELTA, "delta", no_argument, NULL,
+	  "share in RUN - share in BASE, in percentage points"),
+	OPT(O_CONF, "conf", required_argument, "C",
+	  "confidence level of the intervals (default 0.95)"),
+	OPT_SECTION("Selection:"),
+	OPT('e', "event", required_argument, "NAME|N",
+	  "compare this event, or the N-th (default: the first);\n"
+	  "a run without it is compared on its own event at\n"
+	  "that place (a fallback's cpu-clock, a CPUTIME run)"),
+	OPT(O_INCL, "incl", no_argument, NULL, "compare inclusive samples (default: self)"),
+	OPT_INCLUDE(common_view_opts),
+	OPT(O_MIN_SAMPLES, "min-samples", required_argument, "N",
+	  "hide rows with fewer than N samples in every run"),
+	OPT(O_SORT, "sort", required_argument, "value|ratio|name",
+	  "largest share first (default), largest change\n"
+	  "first (significant ones on top), or by name"),
+	OPT(O_TOP, "top", required_argument, "N", "show the first N rows"),
+	OPT(O_LABEL, "label", required_argument, "NAME",
+	  "name BASE, then each RUN, in order (repeatable)"),
+	OPT(COMMON_WEIGHT, "weight", no_argument, NULL,
+	  "ratios of sample weights (count x period used)"),
+	OPT_SECTION("Symbols:"),
+	OPT_INCLUDE(common_symbol_opts),
+	OPT_SECTION("Output:"),
+	OPT_INCLUDE(common_format_opts),
+	OPT(O_FLAMEGRAPH, "flamegraph", required_argument, "FILE",
+	  "write a differential flame graph of RUN against BASE\n"
+	  "instead (FILE.svg, or FILE.html for a page): widths\n"
+	  "from RUN, colours from the ratio of each calling\n"
+	  "context's inclusive share, strong only where significant"),
+	OPT_INCLUDE(common_text_opts),
+	OPT_END,
+};
+
+static const struct opt_cmd diff_cmd = {
+	.prog = "pmcprof diff",
+	.synopsis = "pmcprof diff [OPTIONS] BASE RUN [RUN...]",
+	.description =
+		"Compare runs with a base, function by function (matched by module name and\n"
+		"function name).  BASE and each RUN are a profile file or directory, or\n"
+		"several joined with ',' for repeats of one experiment (merged; their\n"
+		"run-to-run spread is shown).\n",
+	.opts = diff_opts,
+	.footer =
+		"A '*' marks rows whose interval excludes no change; with a 95% level about\n"
+		"5% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
+		"error, 2 a file could not be read.  pmcprof-diff(1) and docs/analyzer.md\n"
+		"have the formulas.\n",
+};
 
 struct opts {
 	struct common c;
 	struct ana_query q;
 	const char **labels;
 	size_t n_labels;
-	bool no_header;
 	const char *flame;		/* --flamegraph FILE */
 };
 
-static int parse(struct opts *o, int argc, char **argv, int *first)
+static int option(struct opts *o, int id, const char *v)
 {
 	struct common *c = &o->c;
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = parse_common(c, argc, argv, &i);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		char *end;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			exit(EXIT_OK);
-		} else if (!strcmp(a, "--ratio")) {
-			if (v && !strcmp(v, "share"))
-				o->q.ratio = ANA_RATIO_SHARE;
-			else if (v && !strcmp(v, "raw"))
-				o->q.ratio = ANA_RATIO_RAW;
-			else if (v && !strcmp(v, "delta"))
-				o->q.ratio = ANA_RATIO_DELTA;
-			else
-				return usage_error(c, "--ratio: expected share or raw, got '%s'", v ? v : "");
-			i++;
-		} else if (!strcmp(a, "--delta")) {
+	unsigned long long x;
+	int r = common_option(c, id, v);
+
+	if (r)
+		return r < 0 ? -1 : 0;
+	switch (id) {
+	case O_RATIO:
+		if (!strcmp(v, "share"))
+			o->q.ratio = ANA_RATIO_SHARE;
+		else if (!strcmp(v, "raw"))
+			o->q.ratio = ANA_RATIO_RAW;
+		else if (!strcmp(v, "delta"))
 			o->q.ratio = ANA_RATIO_DELTA;
-		} else if (!strcmp(a, "--incl")) {
-			o->q.kind = ANA_INCL;
-		} else if (!strcmp(a, "--conf")) {
-			double x = v ? strtod(v, &end) : NAN;
-			if (!v || *end || !(x > 0 && x < 1))
-				return usage_error(c, "--conf: expected a level between 0 and 1, got '%s'",
-						   v ? v : "");
-			o->q.conf = x;
-			i++;
-		} else if (!strcmp(a, "--min-samples") || !strcmp(a, "--top")) {
-			unsigned long long x = v ? strtoull(v, &end, 10) : 0;
-			if (!v || !*v || *end || v[0] == '-')
-				return usage_error(c, "%s: expected a number, got '%s'", a, v ? v : "");
-			if (a[2] == 'm')
-				o->q.min_samples = x;
-			else
-				o->q.top = (size_t)x;
-			i++;
-		} else if (!strcmp(a, "--sort")) {
-			if (v && !strcmp(v, "value"))
-				o->q.sort = ANA_SORT_VALUE;
-			else if (v && !strcmp(v, "ratio"))
-				o->q.sort = ANA_SORT_RATIO;
-			else if (v && !strcmp(v, "name"))
-				o->q.sort = ANA_SORT_NAME;
-			else
-				return usage_error(c, "--sort: expected value, ratio or name, got '%s'",
-						   v ? v : "");
-			i++;
-		} else if (!strcmp(a, "--label")) {
-			if (!v)
-				return usage_error(c, "--label needs a name");
-			const char **l = realloc(o->labels, (o->n_labels + 1) * sizeof(*l));
-			if (!l)
-				return EXIT_RUNTIME;
-			o->labels = l;
-			l[o->n_labels++] = v;
-			i++;
-		} else if (!strcmp(a, "--no-header")) {
-			o->no_header = true;
-		} else if (!strcmp(a, "--flamegraph")) {
-			if (!v || !*v)
-				return usage_error(c, "--flamegraph needs a file name");
-			o->flame = v;
-			i++;
-		} else if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error(c, "unknown option '%s'", a);
-		} else {
-			break;
-		}
+		else
+			return usage_error(c, "--ratio: expected share or raw, got '%s'", v), -1;
+		break;
+	case O_DELTA:
+		o->q.ratio = ANA_RATIO_DELTA;
+		break;
+	case O_INCL:
+		o->q.kind = ANA_INCL;
+		break;
+	case O_CONF:
+		if (opts_double(v, 0, 1, &o->q.conf) || o->q.conf <= 0 || o->q.conf >= 1)
+			return usage_error(c, "--conf: expected a level between 0 and 1, got '%s'", v), -1;
+		break;
+	case O_MIN_SAMPLES:
+	case O_TOP:
+		if (opts_uint(v, 0, ~0ULL, &x))
+			return usage_error(c, "--%s: expected a number, got '%s'",
+					   id == O_TOP ? "top" : "min-samples", v), -1;
+		if (id == O_TOP)
+			o->q.top = (size_t)x;
+		else
+			o->q.min_samples = x;
+		break;
+	case O_SORT:
+		if (!strcmp(v, "value"))
+			o->q.sort = ANA_SORT_VALUE;
+		else if (!strcmp(v, "ratio"))
+			o->q.sort = ANA_SORT_RATIO;
+		else if (!strcmp(v, "name"))
+			o->q.sort = ANA_SORT_NAME;
+		else
+			return usage_error(c, "--sort: expected value, ratio or name, got '%s'", v), -1;
+		break;
+	case O_FLAMEGRAPH:
+		if (!*v)
+			return usage_error(c, "--flamegraph needs a file name"), -1;
+		o->flame = v;
+		break;
+	case O_LABEL: {
+		const char **l = realloc(o->labels, (o->n_labels + 1) * sizeof(*l));
+		if (!l)
+			return -1;
+		o->labels = l;
+		l[o->n_labels++] = v;
+		break;
 	}
-	*first = i;
-	if (argc - i < 2)
-		return usage_error(c, "need a BASE and at least one RUN");
-	if (c->out == OUT_COLLAPSED || c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
-		return usage_error(c, "diff compares flat views only");
-	if (o->flame && (argc - i != 2 || c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS))
-		return usage_error(c, "--flamegraph draws one RUN against BASE, and no other output "
-				   "or view");
+	}
+	return 0;
+}
+
+static int parse(struct opts *o, int argc, char **argv, int *first)
+{
+	struct opt_parser p;
+	const char *v;
+	int id;
+
+	opts_begin(&p, &diff_cmd, argc, argv);
+	while ((id = opts_next(&p, &v)) != -1)
+		if (option(o, id, v))
+			return EXIT_USAGE;
+	*first = p.ind;
+	if (argc - p.ind < 2)
+		return usage_error(&o->c, "need a BASE and at least one RUN");
+	if (o->flame && (argc - p.ind != 2 || o->c.out != OUT_TEXT || o->c.view != ANA_VIEW_FUNCS))
+		return usage_error(&o->c, "--flamegraph draws one RUN against BASE, and no other "
+				   "output or view");
 	return 0;
 }
 
@@ -235,7 +239,7 @@ static void check_raw(const struct opts *o, const struct ana_set *s)
 	}
 }
 
-static void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
+static void ratio_cell(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
 {
 	if (c->presence == ANA_ONLY_RUN && m != ANA_RATIO_DELTA)
 		snprintf(buf, len, "new");
@@ -244,18 +248,9 @@ static void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_r
 	else if (isnan(c->ratio))
 		buf[0] = 0;
 	else
-		snprintf(buf, len, m == ANA_RATIO_DELTA ? "%+.2f" : "%.3f", c->ratio);
+		ana_fmt_ratio(buf, len, c->ratio, m);
 }
 
-static void fmt_ci(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio m)
-{
-	if (isnan(c->lo))
-		buf[0] = 0;
-	else if (m == ANA_RATIO_DELTA)
-		snprintf(buf, len, "[%+.2f,%+.2f]", c->lo, c->hi);
-	else
-		snprintf(buf, len, "[%.3g,%.3g]", c->lo, c->hi);
-}
 
 /* Rows whose significance was withheld (lines against an emulated run). */
 static size_t withheld;
@@ -301,21 +296,21 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	struct table *t = table_new(cols, nc);
 	if (!t)
 		return -ENOMEM;
-	char buf[128][96];
+	static char buf[128][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[128];
 	for (size_t i = 0; i < ana_rows_n(rows); i++) {
 		const struct ana_row *row = ana_rows_row(rows, i);
 		size_t k = 0;
 		if (row->inlined_into && c->view == ANA_VIEW_FUNCS)
-			snprintf(buf[k++], 96, "%s [inlined into %s]", row->name, row->inlined_into);
+			snprintf(buf[k++], CELL_MAX, "%s [inlined into %s]", row->name, row->inlined_into);
 		else
-			snprintf(buf[k++], 96, "%s", row->name);
+			snprintf(buf[k++], CELL_MAX, "%s", row->name);
 		if (c->view == ANA_VIEW_LINES)
-			fmt_source(buf[k++], 96, row);
+			fmt_source(buf[k++], CELL_MAX, row);
 		else if (c->view != ANA_VIEW_MODULES)
-			snprintf(buf[k++], 96, "%s", base_name(row->module));
+			snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
 		double bp = ana_rows_pct(rows, i, base, run_event(o, s, base), o->q.kind);
-		snprintf(buf[k++], 96, isnan(bp) ? "" : "%.2f", bp);
+		snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
 		for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
 			if (r == base)
 				continue;
@@ -325,13 +320,13 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				return -EINVAL;
 			}
 			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
-			snprintf(buf[k++], 96, isnan(rp) ? "" : "%.2f", rp);
-			fmt_ratio(buf[k++], 96, &cmp, o->q.ratio);
-			fmt_ci(buf[k++], 96, &cmp, o->q.ratio);
-			snprintf(buf[k++], 96, "%s", cmp.significant ? "*" : cmp.withheld ? "?" : "");
+			snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
+			ratio_cell(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			ana_fmt_interval(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+			snprintf(buf[k++], CELL_MAX, "%s", cmp.significant ? "*" : cmp.withheld ? "?" : "");
 			withheld += cmp.withheld;
 			if (spread)
-				snprintf(buf[k++], 96, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
+				snprintf(buf[k++], CELL_MAX, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
 		}
 		for (size_t j = 0; j < nc; j++)
 			cell[j] = buf[j];
@@ -399,8 +394,6 @@ static int run(struct opts *op, int argc, char **argv)
 	if (parse(op, argc, argv, &first))
 		return EXIT_USAGE;
 	struct common *c = &op->c;
-	if (c->o.split != ANA_SPLIT_NONE)
-		return usage_error(c, "diff does not take --by; compare the runs you want directly");
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
@@ -465,21 +458,30 @@ static int run(struct opts *op, int argc, char **argv)
 		check_events(op, s, stderr);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		print_notes(c, s, op->no_header ? NULL : out);
-		check_events(op, s, op->no_header ? stderr : out);
-		if (!op->no_header)
-			for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
-				char role[32];
-				snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
-					 : "R%u", r);
+		if (c->no_header)
+			print_notes(c, s, NULL);
+		else if (c->header)
+			print_notes(c, s, out);
+		else
+			print_errors(c, s);
+		check_events(op, s, op->c.no_header ? stderr : out);
+		for (unsigned r = 0; r < ana_set_n_runs(s) && !c->no_header; r++) {
+			char role[32];
+			snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
+				 : "R%u", r);
+			if (c->header)
 				print_run_header(c, s, r, role, out);
-			}
+			else
+				print_group_line(c, s, r, role, out);
+		}
+		if (!c->no_header && !c->header)
+			print_warning_line(c, s, out);
 		e = print_table(op, s, rows, out);
-		if (!op->no_header && withheld)
+		if (!op->c.no_header && withheld)
 			fprintf(out, "# ?: the interval excludes 1, but not marked significant: lines "
 				"against a run under an emulator, whose per-line attribution is "
 				"unreliable (%zu rows)\n", withheld);
-		if (!op->no_header)
+		if (!op->c.no_header)
 			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
 				"if alike\n",
 				100 * (op->q.conf > 0 ? op->q.conf : 0.95),

@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,19 +13,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "profile/format.h"
 #include "profile/profile.h"
 
 #define MAX_INDENT 40	/* deeper nodes show their depth instead */
 
-static const char usage[] =
-	"Usage: pmcprof dump [--help] FILE...\n"
-	"Print the raw contents of pmcprof profiles (.pmcp): header, metadata,\n"
-	"events, load map, collector counters and the calling-context tree.\n"
-	"\n"
-	"  --help   show this help and exit\n"
-	"\n"
-	"Exit status: 0 all files dumped, 1 usage error, 2 a file could not be read.\n";
+static const struct opt dump_opts[] = { OPT_END };
+
+static const struct opt_cmd dump_cmd = {
+	.prog = "pmcprof dump",
+	.synopsis = "pmcprof dump [OPTIONS] FILE...",
+	.description =
+		"Print the raw contents of pmcprof profiles (.pmcp): header, metadata,\n"
+		"events, load map, collector counters and the calling-context tree.\n",
+	.opts = dump_opts,
+	.footer = "Exit status: 0 all files dumped, 1 usage error, 2 a file could not be read.\n",
+};
 
 /* Strings come from an untrusted file: control bytes (a newline, a
  * terminal escape) are shown as \xNN, not sent to the terminal. */
@@ -171,19 +176,34 @@ out:
 	return err;
 }
 
+static size_t count_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		n += l > 5 && !strcmp(e->d_name + l - 5, ".pmcp");
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static int dump_file(const char *path)
 {
 	struct prof_file *f;
 	struct prof_header h;
 	char msg[256];
 	FILE *in;
+	struct stat st;
 	long size;
 	void *buf = NULL;
 	int err;
 
 	/* Read it ourselves: the header is printed as stored.  O_NONBLOCK:
 	 * a FIFO must not block the open; only regular files are read. */
-	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		fd = -2;	/* a socket: cannot be opened, say what it is below */
@@ -193,11 +213,18 @@ static int dump_file(const char *path)
 			close(fd);
 		return 2;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		size_t n = count_profiles(path);
+
+		fprintf(stderr, "pmcprof dump: %s is a directory (of %zu profile%s): dump "
+				"reads profile files, e.g. 'pmcprof dump %s/*.pmcp'; 'pmcprof "
+				"report %s' merges them\n", path, n, n == 1 ? "" : "s", path, path);
+	} else if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "pmcprof dump: %s is %s, not a regular file: dump reads profile "
+				"files (.pmcp)\n", path, S_ISFIFO(st.st_mode) ? "a FIFO"
+				: S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "pmcprof dump: %s: %s, not a profile file%s\n", path,
-			S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-			: S_ISSOCK(st.st_mode) ? "a socket" : "a device",
-			S_ISDIR(st.st_mode) ? " (give one of its .pmcp files)" : "");
 		if (fd >= 0)
 			close(fd);
 		return 2;
@@ -242,26 +269,16 @@ static int dump_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	int first = 1, status = 0;
+	struct opt_parser p;
+	const char *v;
+	int first, status = 0;
 
-	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
-		if (strcmp(argv[first], "--") == 0) {
-			first++;
-			break;
-		}
-		if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		fprintf(stderr, "pmcprof dump: unknown option '%s'\n"
-			"Try 'pmcprof dump --help'.\n", argv[first]);
-		return 1;
-	}
-	if (first == argc) {
-		fprintf(stderr, "pmcprof dump: no profile given\n"
-			"Try 'pmcprof dump --help'.\n");
-		return 1;
-	}
+	opts_begin(&p, &dump_cmd, argc, argv);
+	while (opts_next(&p, &v) != -1)
+		;
+	first = p.ind;
+	if (first == argc)
+		opts_die(&dump_cmd, "no profile given");
 	for (int i = first; i < argc; i++) {
 		if (i > first)
 			printf("\n");

@@ -8,8 +8,29 @@
 #include <strings.h>
 
 #include "backend/internal.h"
+#include "cli/options.h"
 
 static const char *pattern;
+
+enum { O_ALL = OPT_LONG, O_NAMES };
+
+static const struct opt list_opts[] = {
+	OPT(O_ALL, "all", no_argument, NULL, "list every libpfm4 event of the PMUs present"),
+	OPT(O_NAMES, "names", no_argument, NULL, "print only event names, one per line (for scripts)"),
+	OPT_END,
+};
+
+static const struct opt_cmd list_cmd = {
+	.prog = "pmcprof list",
+	.synopsis = "pmcprof list [--all | --names] [PATTERN]",
+	.description =
+		"Lists the backend plugins (usable here, or disabled with the reason)\n"
+		"and the events they take: perf-style aliases, the plugins' own events,\n"
+		"and libpfm4's events for the PMUs present.  PATTERN filters events\n"
+		"(case-insensitive substring).\n",
+	.opts = list_opts,
+	.footer = "Exit status: 0 ok, 1 usage error.  See pmcprof-list(1).\n",
+};
 
 static bool matches(const char *s)
 {
@@ -165,30 +186,19 @@ int main(int argc, char **argv)
 	struct pmc_env env;
 	bool all = false, names = false;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: pmcprof list [--all | --names] [PATTERN]\n\n"
-			       "Lists the backend plugins (usable here, or disabled with the reason)\n"
-			       "and the events they take: perf-style aliases, the plugins' own events,\n"
-			       "and libpfm4's events for the PMUs present.  PATTERN filters events\n"
-			       "(case-insensitive substring).\n"
-			       "  --all     list every libpfm4 event of the PMUs present\n"
-			       "  --names   print only event names, one per line (for scripts)\n");
-			return 0;
-		} else if (strcmp(argv[i], "--all") == 0) {
-			all = true;
-		} else if (strcmp(argv[i], "--names") == 0) {
-			names = true;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "pmcprof list: unknown option '%s'\n", argv[i]);
-			return 1;
-		} else if (!pattern) {
-			pattern = argv[i];
-		} else {
-			fprintf(stderr, "pmcprof list: one PATTERN only\n");
-			return 1;
-		}
+	struct opt_parser p;
+	const char *v;
+	int id;
+
+	opts_begin(&p, &list_cmd, argc, argv);
+	while ((id = opts_next(&p, &v)) != -1) {
+		all |= id == O_ALL;
+		names |= id == O_NAMES;
 	}
+	if (p.ind < argc)
+		pattern = argv[p.ind];
+	if (p.ind + 1 < argc)
+		opts_die(&list_cmd, "one PATTERN only");
 	if (names) {
 		list_names();
 		return 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend/pmc_plugin.h"
+#include "cli/options.h"
 #include "profile/profile.h"
 
 static const struct {
@@ -72,8 +73,19 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		known |= strcmp(cmd, commands[i].name) == 0;
 	if (!known) {
-		fprintf(stderr, "pmcprof: unknown command '%s'\n\n", cmd);
-		usage(stderr);
+		const char *names[sizeof(commands) / sizeof(commands[0])];
+		const char *s;
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			names[i] = commands[i].name;
+		s = opts_suggest(cmd, names, sizeof(names) / sizeof(names[0]));
+		if (s)
+			fprintf(stderr, "pmcprof: unknown command '%s'; did you mean '%s'?\n"
+					"Try 'pmcprof --help'.\n", cmd, s);
+		else if (cmd[0] == '-')
+			fprintf(stderr, "pmcprof: unknown option '%s'\nTry 'pmcprof --help'.\n", cmd);
+		else
+			fprintf(stderr, "pmcprof: unknown command '%s'\n\n", cmd), usage(stderr);
 		return 1;
 	}
 

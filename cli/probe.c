@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/internal.h"
+#include "cli/options.h"
 
 static int show_backend(const char *name, void *arg)
 {
@@ -40,6 +41,28 @@ static const char *paranoid_meaning(int p)
 		return "user-space measurement of own processes only";
 	return "perf_event closed to unprivileged users";
 }
+
+enum { O_CALIBRATE = OPT_LONG };
+
+static const struct opt probe_opts[] = {
+	OPT(O_CALIBRATE, "calibrate", no_argument, NULL,
+	  "also count a loop of known work on each usual event\n"
+	  "and classify the counter: valid, unverified, zero,\n"
+	  "implausible or unsupported"),
+	OPT_END,
+};
+
+static const struct opt_cmd probe_cmd = {
+	.prog = "pmcprof probe",
+	.synopsis = "pmcprof probe [--calibrate]",
+	.description =
+		"Describes this machine: CPU, hypervisor (CPUID 0x40000000 and\n"
+		"/sys/hypervisor), the architectural PMU (CPUID 0AH / AMD leaves),\n"
+		"perf_event_paranoid, rdpmc, which backends are usable (or why not),\n"
+		"and what 'pmcprof record' would sample by default, and why.\n",
+	.opts = probe_opts,
+	.footer = "Exit status: 0 ok, 1 usage error.  See pmcprof-probe(1).\n",
+};
 
 /* Calibration of the usual events on the backends that take them. */
 static const struct {
@@ -87,25 +110,14 @@ int main(int argc, char **argv)
 	struct pmc_diag diag;
 	char err[512];
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: pmcprof probe [--calibrate]\n\n"
-			       "Describes this machine: CPU, hypervisor (CPUID 0x40000000 and\n"
-			       "/sys/hypervisor), the architectural PMU (CPUID 0AH / AMD leaves),\n"
-			       "perf_event_paranoid, rdpmc, which backends are usable (or why not),\n"
-			       "and what 'pmcprof record' would sample by default, and why.\n"
-			       "  --calibrate  also count a loop of known work on each usual event\n"
-			       "               and classify the counter: valid, unverified, zero,\n"
-			       "               implausible or unsupported\n");
-			return 0;
-		}
-		if (strcmp(argv[i], "--calibrate") == 0) {
-			calibrate = true;
-			continue;
-		}
-		fprintf(stderr, "pmcprof probe: unknown argument '%s'\n", argv[i]);
-		return 1;
-	}
+	struct opt_parser p;
+	const char *v;
+
+	opts_begin(&p, &probe_cmd, argc, argv);
+	while (opts_next(&p, &v) != -1)
+		calibrate = true;	/* the only option */
+	if (p.ind < argc)
+		opts_die(&probe_cmd, "unexpected argument '%s'", argv[p.ind]);
 	pmc_env_probe(&env);
 	printf("CPU:         %s, kernel %s\n", env.cpu_model[0] ? env.cpu_model : "unknown",
 	       env.kernel);

@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,66 +23,80 @@
 
 #include "backend/pmc.h"
 #include "cli/exe.h"
+#include "cli/options.h"
 #include "collector/settings.h"
 
-#define EXIT_USAGE 1
-#define EXIT_RUNTIME 2
-
-static const char usage_text[] =
-	"usage: pmcprof record [-e EVENT]... [-b BACKEND] [-o DIR] [--call-graph=MODE]\n"
-	"       [--no-fallback] [--signal N] [--random-period BITS] [--seed N] [--private]\n"
-	"       [--] CMD [ARGS]\n"
-	"\n"
-	"Run CMD under the pmcprof collector: every thread of every process it\n"
-	"starts is sampled and writes one profile (.pmcp) into the output directory.\n"
-	"\n"
-	"  -e, --event=EVENT[@PERIOD|@fFREQ]  sample EVENT (repeatable).  Default: cycles,\n"
-	"                              falling back to cpu-clock, then CPUTIME, where\n"
-	"                              there is no PMU (stderr says which and why)\n"
-	"  -b, --backend=NAME          use this backend plugin (pmcprof list); no fallback\n"
-	"  -o, --output=DIR            write into DIR (created if missing; may exist).\n"
-	"                              Default: ./pmcprof-CMD-HOST-PID/, which must not\n"
-	"  --call-graph=MODE           unwind (libunwind, default), fp (frame pointers),\n"
-	"                              none (the sampled instruction only)\n"
-	"  --no-fallback               fail instead of replacing an unusable event\n"
-	"  --force                     record even with a hardware counter that failed\n"
-	"                              calibration (counted zero or implausibly)\n"
-	"  --signal=N                  sampling signal, N or RTMIN+N (default RTMIN+4);\n"
-	"                              5 (SIGTRAP): perf_event's synchronous signal, no\n"
-	"                              interrupt per sample (cheaper, in a VM much cheaper)\n"
-	"  --random-period=BITS        randomize each period: PERIOD + (random & (2^BITS-1)),\n"
-	"                              against lockstep with periodic code\n"
-	"  --seed=N                    seed for --random-period (default: from the clock;\n"
-	"                              recorded in the profiles either way)\n"
-	"  --private                   directory mode 0700 and files 0600\n"
-	"  -h, --help                  show this help\n"
-	"\n"
-	"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
-	"1 for a usage error, 2 when pmcprof cannot run it.  docs/collector.md has more.\n";
-
 enum {
-	OPT_CALL_GRAPH = 256,
+	OPT_CALL_GRAPH = OPT_LONG,
 	OPT_NO_FALLBACK,
 	OPT_SIGNAL,
 	OPT_RANDOM,
 	OPT_SEED,
 	OPT_PRIVATE,
 	OPT_FORCE,
+	OPT_APPEND,
 };
 
-static const struct option long_opts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-	{ "no-fallback", no_argument, NULL, OPT_NO_FALLBACK },
-	{ "signal", required_argument, NULL, OPT_SIGNAL },
-	{ "random-period", required_argument, NULL, OPT_RANDOM },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "private", no_argument, NULL, OPT_PRIVATE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct opt record_opts[] = {
+	OPT('e', "event", required_argument, "EVENT[@PERIOD|@fFREQ][,...]",
+	  "sample EVENT (repeatable, or a comma-separated list).\n"
+	  "Default: cycles, falling back to cpu-clock, then\n"
+	  "CPUTIME, where there is no PMU (stderr says which)"),
+	OPT('F', "freq", required_argument, "FREQ",
+	  "sample FREQ times a second (events without @)"),
+	OPT('c', "count", required_argument, "PERIOD",
+	  "sample every PERIOD events (events without @)"),
+	OPT('b', "backend", required_argument, "NAME",
+	  "use this backend plugin (pmcprof list); no fallback"),
+	OPT('o', "output", required_argument, "DIR",
+	  "write into DIR (created if missing; a DIR that holds\n"
+	  "profiles needs --append).  Default:\n"
+	  "./pmcprof-CMD-HOST-PID/, which must not exist"),
+	OPT(OPT_APPEND, "append", no_argument, NULL,
+	  "add this run's profiles to those already in -o DIR"),
+	OPT('g', NULL, no_argument, NULL, "record call graphs (the default: --call-graph dwarf)"),
+	OPT(OPT_CALL_GRAPH, "call-graph", required_argument, "MODE",
+	  "dwarf or unwind (libunwind, the default), fp (frame\n"
+	  "pointers), none (the sampled instruction only);\n"
+	  "lbr is refused: no last-branch-record support"),
+	OPT('p', "pid", required_argument, "PID",
+	  "not supported: the collector runs inside the program\n"
+	  "it profiles (start it with pmcprof record)"),
+	OPT('a', "all-cpus", no_argument, NULL, "not supported, as -p"),
+	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
+	  "fail instead of replacing an unusable event"),
+	OPT(OPT_FORCE, "force", no_argument, NULL,
+	  "record even with a hardware counter that failed\n"
+	  "calibration (counted zero or implausibly)"),
+	OPT(OPT_SIGNAL, "signal", required_argument, "N",
+	  "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
+	  "5 (SIGTRAP): perf_event's synchronous signal, no\n"
+	  "interrupt per sample (cheaper, in a VM much cheaper)"),
+	OPT(OPT_RANDOM, "random-period", required_argument, "BITS",
+	  "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
+	  "against lockstep with periodic code"),
+	OPT(OPT_SEED, "seed", required_argument, "N",
+	  "seed for --random-period (default: from the clock;\n"
+	  "recorded in the profiles either way)"),
+	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT('q', "quiet", no_argument, NULL,
+	  "no informational lines (the event used, the profile\n"
+	  "count); errors and failed calibrations are still shown"),
+	OPT_END,
+};
+
+static const struct opt_cmd record_cmd = {
+	.prog = "pmcprof record",
+	.synopsis = "pmcprof record [OPTIONS] [--] CMD [ARGS]",
+	.description =
+		"Run CMD under the pmcprof collector: every thread of every process it\n"
+		"starts is sampled and writes one profile (.pmcp) into the output directory.\n",
+	.opts = record_opts,
+	.footer =
+		"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
+		"1 for a usage error, 2 when pmcprof cannot run it.  pmcprof-record(1) and\n"
+		"docs/collector.md have more.\n",
+	.stop_at_operand = true,
 };
 
 /* Options that are settings: checked by the collector's own parsers. */
@@ -103,11 +116,15 @@ static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT };
 
 struct opts {
 	const char *specs[PMC_MAX_EVENTS];
+	char rated[PMC_MAX_EVENTS][PMC_NAME_MAX];	/* specs with -F/-c applied */
 	size_t n_specs;
+	const char *freq, *period;	/* -F, -c */
 	const char *backend;
 	const char *outdir;
 	bool no_fallback;
 	bool force;
+	bool append;
+	bool quiet;
 	bool seed_given;
 	struct rec_settings set;
 };
@@ -130,28 +147,96 @@ static void die(int status, const char *fmt, ...)
 
 static void usage_error(const char *msg)
 {
-	fprintf(stderr, "pmcprof record: %s\nTry 'pmcprof record --help'.\n", msg);
-	exit(EXIT_USAGE);
+	opts_die(&record_cmd, "%s", msg);
+}
+
+/* -e a,b: each item of the list is one event (a spec has no comma). */
+static void add_events(struct opts *o, char *list)
+{
+	for (char *save, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		if (o->n_specs == PMC_MAX_EVENTS)
+			opts_die(&record_cmd, "at most %d events (-e)", PMC_MAX_EVENTS);
+		o->specs[o->n_specs++] = e;
+	}
+}
+
+/* perf's --call-graph: dwarf means the libunwind unwinder here. */
+static const char *call_graph(const char *v)
+{
+	if (!strcmp(v, "dwarf") || !strncmp(v, "dwarf,", 6))
+		return "unwind";
+	if (!strcmp(v, "lbr"))
+		opts_die(&record_cmd, "--call-graph lbr: not supported: pmcprof has no "
+				      "last-branch-record unwinder; use dwarf (the default) or fp");
+	return v;
+}
+
+/* -F FREQ / -c PERIOD: every event that names no rate of its own gets it;
+ * with no -e, the default event does. */
+static void apply_rate(struct opts *o)
+{
+	unsigned long long x;
+	const char *v = o->freq ? o->freq : o->period;
+
+	if (!v)
+		return;
+	if (o->freq && o->period)
+		usage_error("-F and -c do not combine: a frequency or a period");
+	if (opts_uint(v, 1, 1ULL << 40, &x))
+		opts_die(&record_cmd, "%s: expected a positive number, got '%s'",
+			 o->freq ? "-F" : "-c", v);
+	if (!o->n_specs)
+		o->specs[o->n_specs++] = "cycles";
+	for (size_t i = 0; i < o->n_specs; i++) {
+		if (strchr(o->specs[i], '@'))
+			continue;
+		snprintf(o->rated[i], sizeof(o->rated[i]), "%s@%s%llu", o->specs[i],
+			 o->freq ? "f" : "", x);
+		o->specs[i] = o->rated[i];
+	}
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	struct opt_parser p;
+	const char *v;
 	char msg[512];
 	int c;
 
 	settings_defaults(&o->set);
-	while ((c = getopt_long(argc, argv, "+e:b:o:h", long_opts, NULL)) != -1) {
+	opts_begin(&p, &record_cmd, argc, argv);
+	while ((c = opts_next(&p, &v)) != -1) {
 		switch (c) {
 		case 'e':
-			if (o->n_specs == PMC_MAX_EVENTS)
-				usage_error("at most 16 events (-e)");
-			o->specs[o->n_specs++] = optarg;
+			add_events(o, (char *)v);
 			break;
+		case 'F':
+			o->freq = v;
+			break;
+		case 'c':
+			o->period = v;
+			break;
+		case 'g':
+			v = "unwind";
+			c = OPT_CALL_GRAPH;
+			goto setting;
+		case 'p':
+		case 'a':
+			opts_die(&record_cmd, "%s: not supported: the collector runs inside the "
+					      "program it profiles; start the program with "
+					      "'pmcprof record [OPTIONS] -- CMD'",
+				 c == 'p' ? "-p/--pid" : "-a/--all-cpus");
 		case 'b':
-			o->backend = optarg;
+			o->backend = v;
 			break;
 		case 'o':
-			o->outdir = optarg;
+			o->outdir = v;
+			break;
+		case OPT_APPEND:
+			o->append = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case OPT_NO_FALLBACK:
 			o->no_fallback = true;
@@ -162,27 +247,26 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_FORCE:
 			o->force = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case '?':
-			fprintf(stderr, "Try 'pmcprof record --help'.\n");
-			exit(EXIT_USAGE);
+		case OPT_CALL_GRAPH:
+			v = call_graph(v);
+			/* fall through */
 		default:
+		setting:
 			for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++) {
 				if (setting_opts[i].opt != c)
 					continue;
 				if (settings_set(&o->set, setting_opts[i].env, setting_opts[i].label,
-						 optarg, msg, sizeof(msg)) < 0)
+						 v, msg, sizeof(msg)) < 0)
 					usage_error(msg);
 				o->seed_given |= c == OPT_SEED;
 			}
 			break;
 		}
 	}
-	if (optind >= argc)
+	if (p.ind >= argc)
 		usage_error("no command to run");
-	return optind;
+	apply_rate(o);
+	return p.ind;
 }
 
 /* "name@period" that pmc_event_parse turns back into exactly ev. */
@@ -251,7 +335,8 @@ static void make_plan(struct opts *o)
 			exit(EXIT_USAGE);
 		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
 	}
-	fprintf(stderr, "pmcprof record: %s\n", plan.why);
+	if (!o->quiet)
+		fprintf(stderr, "pmcprof record: %s\n", plan.why);
 	calibrate(o, &plan);
 	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
 	for (size_t i = 0; i < plan.n; i++) {
@@ -278,6 +363,79 @@ static void make_plan(struct opts *o)
 			 plan.why);
 	}
 	pmc_plan_release(&plan);
+}
+
+/* The MPI rank this launcher runs as, from the variables the collector
+ * reads too (collector/flush.c): its files are named CMD-rRANK-HOST-PID-TID. */
+static const char *mpi_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID" };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* Is name a profile of this launcher's rank (any profile without MPI)? */
+static bool own_profile(const char *name)
+{
+	const char *rank = mpi_rank();
+	size_t l = strlen(name);
+	char tag[64];
+
+	if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".pmcp") != 0)
+		return false;
+	if (!rank)
+		return true;
+	snprintf(tag, sizeof(tag), "-r%s-", rank);
+	return strstr(name, tag) != NULL;
+}
+
+/* The profiles in dir, counted (names NULL) or, with names, also kept
+ * sorted so that a later count can leave them out. */
+struct name_list {
+	char **v;
+	size_t n;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t count_profiles(const char *dir, struct name_list *keep, const struct name_list *skip)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		const char *name = e->d_name;
+
+		if (!own_profile(name))
+			continue;
+		if (skip && skip->n && bsearch(&name, skip->v, skip->n, sizeof(*skip->v), cmp_str))
+			continue;
+		n++;
+		if (keep) {
+			char **v = realloc(keep->v, (keep->n + 1) * sizeof(*v));
+
+			if (!v || !(v[keep->n] = strdup(name)))
+				die(EXIT_RUNTIME, "out of memory");
+			keep->v = v;
+			keep->n++;
+		}
+	}
+	closedir(d);
+	if (keep && keep->n)
+		qsort(keep->v, keep->n, sizeof(*keep->v), cmp_str);
+	return n;
 }
 
 static void sanitize(char *dst, size_t cap, const char *src)
@@ -359,6 +517,7 @@ static void make_outdir(struct opts *o, const char *cmd)
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	bool created = true;
 	int dfd, fd;
+	size_t n;
 
 	if (o->outdir) {
 		snprintf(name, sizeof(name), "%s", o->outdir);
@@ -386,6 +545,11 @@ static void make_outdir(struct opts *o, const char *cmd)
 			die(EXIT_RUNTIME, "%s exists and is not a directory", name);
 		created = false;
 	}
+	/* Profiles of an earlier run would merge silently into this one. */
+	if (!created && !o->append && (n = count_profiles(name, NULL, NULL)))
+		die(EXIT_RUNTIME, "%s already holds %zu profile%s of an earlier run: --append adds "
+				  "this run's to them, or name another directory with -o", name, n,
+		    n == 1 ? "" : "s");
 	if (!realpath(name, real))
 		die(EXIT_RUNTIME, "cannot resolve %s: %s", name, strerror(errno));
 	/* The collector reads it back through the same parser. */
@@ -460,23 +624,6 @@ static void forward(int signo)
 		kill(child, signo);
 }
 
-static size_t count_profiles(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-
-		n += e->d_name[0] != '.' && l > 5 && strcmp(e->d_name + l - 5, ".pmcp") == 0;
-	}
-	closedir(d);
-	return n;
-}
-
 /* The collector's "still running" markers (collector/flush.c), one per
  * process, named CMD[-rRANK]-HOST-PID, in a private directory of ours.
  * One whose process is gone names a process that ended unseen: say so,
@@ -543,6 +690,7 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
 	struct sigaction sa;
+	struct name_list before = { 0 };
 	int first, status, ret;
 	size_t n, lost;
 
@@ -566,6 +714,7 @@ int main(int argc, char **argv)
 	if (settings_export(&o.set, put_env, NULL) < 0)
 		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
 	set_preload(coll);
+	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
 
 	child = fork();
 	if (child < 0)
@@ -588,11 +737,11 @@ int main(int argc, char **argv)
 			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
 	}
 	lost = report_lost();
-	n = count_profiles(o.set.outdir);
-	if (n)
-		fprintf(stderr, "pmcprof record: %zu profile%s in %s\n", n, n == 1 ? "" : "s",
-			o.set.outdir);
-	else if (!lost)
+	n = count_profiles(o.set.outdir, NULL, &before);
+	if (n && !o.quiet)
+		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
+			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
+	else if (!n && !lost)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {

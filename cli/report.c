@@ -13,164 +13,226 @@
 
 #include "cli/analyze.h"
 
-static const char usage[] =
-	"Usage: pmcprof report [OPTIONS] PROFILE|DIR...\n"
-	"Merge the profiles (files, or directories searched for *.pmcp) and show\n"
-	"where the samples went.  Values are sample counts unless --weight.\n"
-	"\n"
-	"Views (default: flat per function):\n"
-	"  --lines               per source line\n"
-	"  --function FUNC       with --lines: only FUNC's lines (FUNC or MODULE:FUNC)\n"
-	"  --modules             per module\n"
-	"  --callers FUNC        functions calling FUNC (FUNC or MODULE:FUNC)\n"
-	"  --callees FUNC        functions FUNC calls\n"
-	"  --tree[=top-down|bottom-up]  calling-context tree (bottom-up: each function's\n"
-	"                        own samples, then the callers they came through)\n"
-	"  --depth N             tree levels to show (default: all)\n"
-	"Selection:\n"
-	"  -e, --event NAME      sort and show this event (default: all, sort by the first)\n"
-	"  --sort self|incl|name sort order (default: self; top-down tree: incl;\n"
-	"                        bottom-up tree: self)\n"
-	"  --top N               show the first N rows (trees: N children per node)\n"
-	"  --min-pct P           hide rows under P% of the total (trees: default 0.5)\n"
-	"  --metric NAME=EXPR    derived column, e.g. 'CPI=cycles/instructions'\n"
-	"                        (+ - * / parentheses, event names, numbers)\n"
-	"  --by thread|process|rank|host  one report per thread, process, rank, host\n"
-	"  --weight              show sample weights (count x period used), not counts\n"
-	"Symbols:\n"
-	"  --debug-dir DIR       look for debug info under DIR too (repeatable)\n"
-	"  --no-inline           charge inlined code to the function it was inlined\n"
-	"                        into (as perf report --no-inline)\n"
-	"  --short-names         function names without their namespace and class\n"
-	"  --remap OLD=NEW       read modules under OLD from NEW instead (repeatable)\n"
-	"  --no-cache            do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
-	"                        ~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)\n"
-	"Output:\n"
-	"  --csv | --json | --collapsed   CSV (RFC 4180), JSON, FlameGraph stacks\n"
-	"  --flamegraph FILE     write a flame graph: FILE.svg, or FILE.html for a page\n"
-	"                        (hover, click to zoom, search; --tree=bottom-up: by\n"
-	"                        self cost, callers above)\n"
-	"  --pprof FILE          write pprof's profile.proto, gzipped (go tool pprof)\n"
-	"  --speedscope FILE     write a speedscope file, one profile per thread (implies\n"
-	"                        --by thread unless --by is given)\n"
-	"                        (FILE '-': standard output; the options combine, and\n"
-	"                        replace the report on standard output)\n"
-	"  --width N             text width (default: $COLUMNS or 80)\n"
-	"  --no-header           no header lines in text output\n"
-	"  -q, --quiet           no informational notes or progress\n"
-	"  --help                this text\n"
-	"\n"
-	"Exit status: 0 ok, 1 usage error, 2 a file could not be read or no samples.\n"
-	"docs/analyzer.md describes the columns and statistics.\n";
+enum {
+	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
+	O_MIN_PCT, O_COLLAPSED, O_INPUT, O_STDIO, O_NO_CHILDREN, O_NR_SAMPLES,
+	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE,
+};
+
+static const struct opt report_opts[] = {
+	OPT_SECTION("Input:"),
+	OPT('i', "input", required_argument, "PROFILE|DIR",
+	  "read this too (repeatable; as an operand, perf's -i)"),
+	OPT_SECTION("Views (default: flat per function):"),
+	OPT_INCLUDE(common_view_opts),
+	OPT(O_FUNCTION, "function", required_argument, "FUNC",
+	  "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
+	OPT(O_CALLERS, "callers", required_argument, "FUNC",
+	  "functions calling FUNC (FUNC or MODULE:FUNC)"),
+	OPT(O_CALLEES, "callees", required_argument, "FUNC", "functions FUNC calls"),
+	OPT(O_TREE, "tree", optional_argument, "top-down|bottom-up",
+	  "calling-context tree (bottom-up: each function's\n"
+	  "own samples, then the callers they came through)"),
+	OPT(O_DEPTH, "depth", required_argument, "N", "tree levels to show (default: all)"),
+	OPT_SECTION("Selection:"),
+	OPT_INCLUDE(common_event_opts),
+	OPT(O_SORT, "sort", required_argument, "KEY[,KEY...]",
+	  "self, incl or name: the order (default: self;\n"
+	  "top-down tree: incl; bottom-up tree: self); perf's\n"
+	  "keys: overhead (self), sym, dso (--modules), srcline\n"
+	  "(--lines)"),
+	OPT(O_TOP, "top", required_argument, "N",
+	  "show the first N rows (trees: N children per node)"),
+	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
+	  "hide rows under P% of the total (trees: default 0.5)"),
+	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
+	OPT(O_NO_CHILDREN, "no-children", no_argument, NULL,
+	  "no inclusive (children) percentage column"),
+	OPT(O_NR_SAMPLES, "show-nr-samples", no_argument, NULL,
+	  "(-n) sample counts: always shown, the Self column"),
+	OPT('n', NULL, no_argument, NULL, NULL),
+	OPT_INCLUDE(common_split_opts),
+	OPT_INCLUDE(common_weight_opts),
+	OPT_SECTION("Symbols:"),
+	OPT_INCLUDE(common_symbol_opts),
+	OPT_SECTION("Output:"),
+	OPT_INCLUDE(common_format_opts),
+	OPT(O_COLLAPSED, "collapsed", no_argument, NULL, "FlameGraph's collapsed stacks"),
+	OPT(O_FLAMEGRAPH, "flamegraph", required_argument, "FILE",
+	  "write a flame graph: FILE.svg, or FILE.html for a page\n"
+	  "(hover, click to zoom, search; --tree=bottom-up: by\n"
+	  "self cost, callers above)"),
+	OPT(O_PPROF, "pprof", required_argument, "FILE",
+	  "write pprof's profile.proto, gzipped (go tool pprof)"),
+	OPT(O_SPEEDSCOPE, "speedscope", required_argument, "FILE",
+	  "write a speedscope file, one profile per thread\n"
+	  "(implies --by thread unless --by is given).  FILE\n"
+	  "'-': standard output; the three combine, and replace\n"
+	  "the report on standard output"),
+	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the default; for perf habits)"),
+	OPT_INCLUDE(common_text_opts),
+	OPT_END,
+};
+
+static const struct opt_cmd report_cmd = {
+	.prog = "pmcprof report",
+	.synopsis = "pmcprof report [OPTIONS] PROFILE|DIR...",
+	.description =
+		"Merge the profiles (files, or directories searched for *.pmcp) and show\n"
+		"where the samples went.  Values are sample counts unless --weight.\n",
+	.opts = report_opts,
+	.footer = "Exit status: 0 ok, 1 usage error, 2 a file could not be read or no samples.\n"
+		  "pmcprof-report(1) and docs/analyzer.md describe the columns and statistics.\n",
+};
 
 struct opts {
 	struct common c;
 	struct ana_query q;
-	bool tree, bottom_up, no_header, sort_given, min_pct_given;
+	bool tree, bottom_up, sort_given, min_pct_given, no_children;
+	size_t top;			/* --top: per --by group when split */
+	const char **paths;		/* -i, then the operands */
+	size_t n_paths;
 	const char *line_func;		/* --function */
 	unsigned depth;
 	const char *flame, *pprof, *speedscope;	/* files to write instead of a report */
 };
 
-static int parse_uint(struct common *c, const char *opt, const char *v, unsigned long max,
-		      unsigned long *out)
+static int add_path(struct opts *o, const char *path)
 {
-	char *end;
-	errno = 0;
-	unsigned long x = strtoul(v ? v : "", &end, 10);
-	if (!v || !*v || *end || errno || x > max || v[0] == '-')
-		return usage_error(c, "%s: expected a number up to %lu, got '%s'", opt, max,
-				   v ? v : "");
-	*out = x;
+	const char **p = realloc(o->paths, (o->n_paths + 1) * sizeof(*p));
+
+	if (!p)
+		return -1;
+	o->paths = p;
+	p[o->n_paths++] = path;
+	return 0;
+}
+
+/* --sort KEY[,KEY...]: ours (self, incl, name) or perf's (overhead, sym,
+ * dso, srcline, where the last two pick the module and line views). */
+static int sort_keys(struct opts *o, const char *list)
+{
+	static const char *const keys[] = { "self", "incl", "name", "overhead", "sym", "symbol",
+					     "dso", "srcline" };
+	char buf[256], *save;
+	bool dso = false, sym = false, srcline = false;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(k, "self") || !strcmp(k, "overhead")) {
+			o->q.kind = ANA_SELF;
+		} else if (!strcmp(k, "incl")) {
+			o->q.kind = ANA_INCL;
+		} else if (!strcmp(k, "name")) {
+			o->q.sort = ANA_SORT_NAME;
+		} else if (!strcmp(k, "sym") || !strcmp(k, "symbol")) {
+			sym = true;
+		} else if (!strcmp(k, "dso")) {
+			dso = true;
+		} else if (!strcmp(k, "srcline")) {
+			srcline = true;
+		} else {
+			const char *s = opts_suggest(k, keys, sizeof(keys) / sizeof(keys[0]));
+			return usage_error(&o->c, "--sort: expected self, incl, name, overhead, sym, dso "
+					   "or srcline, got '%s'%s%s%s", k, s ? "; did you mean '" : "",
+					   s ? s : "", s ? "'?" : ""), -1;
+		}
+	}
+	if (srcline)
+		o->c.view = ANA_VIEW_LINES;
+	else if (dso && !sym)
+		o->c.view = ANA_VIEW_MODULES;
+	return 0;
+}
+
+static int option(struct opts *o, int id, const char *v)
+{
+	struct common *c = &o->c;
+	unsigned long long n;
+	int r = common_option(c, id, v);
+
+	if (r)
+		return r < 0 ? -1 : 0;
+	switch (id) {
+	case O_TOP:
+		if (opts_uint(v, 0, 1000000000, &n))
+			return usage_error(c, "--top: expected a number up to 1000000000, got '%s'", v), -1;
+		o->q.top = o->top = n;
+		break;
+	case O_DEPTH:
+		if (opts_uint(v, 0, 100000, &n))
+			return usage_error(c, "--depth: expected a number up to 100000, got '%s'", v), -1;
+		o->depth = (unsigned)n;
+		break;
+	case O_MIN_PCT:
+		if (opts_double(v, 0, 100, &o->q.min_pct))
+			return usage_error(c, "--min-pct: expected 0..100, got '%s'", v), -1;
+		o->min_pct_given = true;
+		break;
+	case O_SORT:
+		if (sort_keys(o, v))
+			return -1;
+		o->sort_given = true;
+		break;
+	case 'i':
+		if (add_path(o, v))
+			return -1;
+		break;
+	case O_NO_CHILDREN:
+		o->no_children = true;
+		break;
+	case O_STDIO:
+	case O_NR_SAMPLES:
+	case 'n':
+		break;
+	case O_CALLERS:
+	case O_CALLEES:
+		c->view = id == O_CALLERS ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
+		c->func = v;
+		break;
+	case O_FUNCTION:
+		o->line_func = v;
+		break;
+	case O_TREE:
+		if (v && strcmp(v, "top-down") && strcmp(v, "bottom-up"))
+			return usage_error(c, "--tree: expected top-down or bottom-up, got '%s'", v), -1;
+		o->tree = true;
+		o->bottom_up = v && !strcmp(v, "bottom-up");
+		break;
+	case O_FLAMEGRAPH:
+	case O_PPROF:
+	case O_SPEEDSCOPE:
+		if (!v || !*v)
+			return usage_error(c, "--%s needs a file name", id == O_FLAMEGRAPH ? "flamegraph"
+					   : id == O_PPROF ? "pprof" : "speedscope"), -1;
+		*(id == O_FLAMEGRAPH ? &o->flame : id == O_PPROF ? &o->pprof : &o->speedscope) = v;
+		break;
+	case O_COLLAPSED:
+		c->out = OUT_COLLAPSED;
+		break;
+	}
 	return 0;
 }
 
 static int parse(struct opts *o, int argc, char **argv, int *first_path)
 {
 	struct common *c = &o->c;
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = parse_common(c, argc, argv, &i);
-		if (r < 0)
+	struct opt_parser p;
+	const char *v;
+	int id;
+
+	opts_begin(&p, &report_cmd, argc, argv);
+	while ((id = opts_next(&p, &v)) != -1)
+		if (option(o, id, v))
 			return EXIT_USAGE;
-		if (r)
-			continue;
-		unsigned long n;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			exit(EXIT_OK);
-		} else if (!strcmp(a, "--top") || !strcmp(a, "-n")) {
-			if (parse_uint(c, a, v, 1000000000, &n))
-				return EXIT_USAGE;
-			o->q.top = n;
-			i++;
-		} else if (!strcmp(a, "--depth")) {
-			if (parse_uint(c, a, v, 100000, &n))
-				return EXIT_USAGE;
-			o->depth = (unsigned)n;
-			i++;
-		} else if (!strcmp(a, "--min-pct")) {
-			char *end;
-			double p = v ? strtod(v, &end) : NAN;
-			if (!v || *end || !(p >= 0 && p <= 100))
-				return usage_error(c, "--min-pct: expected 0..100, got '%s'", v ? v : "");
-			o->q.min_pct = p;
-			o->min_pct_given = true;
-			i++;
-		} else if (!strcmp(a, "--sort")) {
-			if (v && !strcmp(v, "self"))
-				o->q.kind = ANA_SELF;
-			else if (v && !strcmp(v, "incl"))
-				o->q.kind = ANA_INCL;
-			else if (v && !strcmp(v, "name"))
-				o->q.sort = ANA_SORT_NAME;
-			else
-				return usage_error(c, "--sort: expected self, incl or name, got '%s'",
-						   v ? v : "");
-			o->sort_given = true;
-			i++;
-		} else if (!strcmp(a, "--callers") || !strcmp(a, "--callees")) {
-			if (!v)
-				return usage_error(c, "%s needs a function name", a);
-			c->view = !strcmp(a, "--callers") ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
-			c->func = v;
-			i++;
-		} else if (!strcmp(a, "--function")) {
-			if (!v)
-				return usage_error(c, "%s needs a function name", a);
-			o->line_func = v;
-			i++;
-		} else if (!strcmp(a, "--tree") || !strcmp(a, "--tree=top-down")) {
-			o->tree = true;
-		} else if (!strcmp(a, "--tree=bottom-up")) {
-			o->tree = o->bottom_up = true;
-		} else if (!strcmp(a, "--collapsed")) {
-			c->out = OUT_COLLAPSED;
-		} else if (!strcmp(a, "--flamegraph") || !strcmp(a, "--pprof") ||
-			   !strcmp(a, "--speedscope")) {
-			if (!v || !*v)
-				return usage_error(c, "%s needs a file name", a);
-			*(a[2] == 'f' ? &o->flame : a[2] == 'p' ? &o->pprof : &o->speedscope) = v;
-			i++;
-		} else if (!strcmp(a, "--no-header")) {
-			o->no_header = true;
-		} else if (!strcmp(a, "--")) {
-			i++;
-			break;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error(c, "unknown option '%s'", a);
-		} else {
-			break;
-		}
-	}
-	*first_path = i;
-	if (i >= argc)
+	*first_path = p.ind;
+	for (int i = p.ind; i < argc; i++)
+		if (add_path(o, argv[i]))
+			return EXIT_RUNTIME;
+	if (!o->n_paths)
 		return usage_error(c, "no profile given");
-	for (int k = i; k < argc; k++)
-		if (argv[k][0] == '-' && argv[k][1] && strcmp(argv[k], "-"))
-			return usage_error(c, "options go before the profiles ('%s')", argv[k]);
+	if (o->tree && o->no_children)
+		return usage_error(c, "--no-children is for flat views, not --tree");
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
 	if ((o->flame || o->pprof || o->speedscope) &&
@@ -190,6 +252,62 @@ static const char *short_event(const char *name, char *buf, size_t len)
 	const char *p = strstr(name, "::");
 	snprintf(buf, len, "%s", p ? p + 2 : name);
 	return buf;
+}
+
+struct order_ctx {
+	const struct opts *o;
+	struct ana_rows *rows;
+	unsigned run;
+};
+
+static int by_group_value(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *x = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ana_row *ri = ana_rows_row(x->rows, i), *rj = ana_rows_row(x->rows, j);
+	int byname = strcmp(ri->name, rj->name);
+
+	if (x->o->q.sort != ANA_SORT_NAME) {
+		double vi = ana_rows_value(x->rows, i, x->run, x->o->q.event, x->o->q.kind);
+		double vj = ana_rows_value(x->rows, j, x->run, x->o->q.event, x->o->q.kind);
+		if (vi != vj)
+			return vi < vj ? 1 : -1;
+	}
+	return byname ? byname : (i > j) - (i < j);
+}
+
+/* The rows a run shows, in its order: all of them for one run; for a --by
+ * group, those with samples in it, sorted by its own values, then --top
+ * and --min-pct on its own totals (a tree keeps its shape).  Caller frees;
+ * NULL when out of memory. */
+static size_t *run_order(const struct opts *o, struct ana_set *s, struct ana_rows *rows,
+			 unsigned run, size_t *n)
+{
+	size_t total = ana_rows_n(rows), k = 0, n_real = ana_set_n_events(s) - o->c.n_metrics;
+	size_t *ord = malloc((total ? total : 1) * sizeof(*ord));
+	bool split = ana_set_n_runs(s) > 1;
+
+	if (!ord)
+		return NULL;
+	for (size_t i = 0; i < total; i++) {
+		bool any = !split;
+		for (size_t e = 0; e < n_real && !any; e++)
+			any = ana_rows_samples(rows, i, run, e, ANA_SELF) ||
+			      ana_rows_samples(rows, i, run, e, ANA_INCL);
+		if (any && split && !o->tree && o->q.min_pct > 0 &&
+		    !(ana_rows_pct(rows, i, run, o->q.event, o->q.kind) >= o->q.min_pct))
+			any = false;
+		if (any)
+			ord[k++] = i;
+	}
+	if (split && !o->tree) {
+		struct order_ctx ctx = { o, rows, run };
+		qsort_r(ord, k, sizeof(*ord), by_group_value, &ctx);
+		if (o->top && k > o->top)
+			k = o->top;
+	}
+	*n = k;
+	return ord;
 }
 
 /* Text table for the rows of one run. */
@@ -223,6 +341,8 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		static const char *const t_flat[] = { "Self%", "Incl%", "Self" };
 		static const char *const t_tree[] = { "Incl%", "Self%", "Incl" };
 		for (int j = 0; j < 3; j++) {
+			if (j == 1 && o->no_children)
+				continue;
 			snprintf(titles[nc], 64, "%s%s%s", pre, sep, (incl_first ? t_tree : t_flat)[j]);
 			cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
 			nc++;
@@ -239,12 +359,16 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		if (c->view != ANA_VIEW_LINES)
 			cols[nc++] = (struct tcol){ "Source", true, 3, 8, 16 };
 	}
-	struct table *t = table_new(cols, nc);
-	if (!t)
+	size_t n_order, *order = run_order(o, s, rows, run, &n_order);
+	struct table *t = order ? table_new(cols, nc) : NULL;
+	if (!t) {
+		free(order);
 		return -ENOMEM;
-	char buf[200][96];
+	}
+	static char buf[200][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[200];
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
+	for (size_t oi = 0; oi < n_order; oi++) {
+		size_t i = order[oi];
 		const struct ana_row *r = ana_rows_row(rows, i);
 		size_t k = 0;
 		for (size_t j = 0; j < n_ev_cols; j++) {
@@ -254,50 +378,53 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 				if (isnan(v))
 					buf[k][0] = 0;
 				else
-					snprintf(buf[k], 96, "%.4g", v);
+					snprintf(buf[k], CELL_MAX, "%.4g", v);
 				k++;
 				continue;
 			}
 			enum ana_kind a = incl_first ? ANA_INCL : ANA_SELF;
 			enum ana_kind b = incl_first ? ANA_SELF : ANA_INCL;
 			double pa = ana_rows_pct(rows, i, run, e, a), pb = ana_rows_pct(rows, i, run, e, b);
-			snprintf(buf[k++], 96, isnan(pa) ? "" : "%.2f", pa);
-			snprintf(buf[k++], 96, isnan(pb) ? "" : "%.2f", pb);
+			snprintf(buf[k++], CELL_MAX, isnan(pa) ? "" : "%.2f", pa);
+			if (!o->no_children)
+				snprintf(buf[k++], CELL_MAX, isnan(pb) ? "" : "%.2f", pb);
 			if (c->o.weighted)
-				snprintf(buf[k++], 96, "%.4g", ana_rows_value(rows, i, run, e, a));
+				snprintf(buf[k++], CELL_MAX, "%.4g", ana_rows_value(rows, i, run, e, a));
 			else
-				snprintf(buf[k++], 96, "%llu",
+				snprintf(buf[k++], CELL_MAX, "%llu",
 					 (unsigned long long)ana_rows_samples(rows, i, run, e, a));
 		}
 		if (c->view == ANA_VIEW_LINES) {
-			fmt_source(buf[k++], 96, r);
+			fmt_source(buf[k++], CELL_MAX, r);
 		}
 		if (c->view == ANA_VIEW_MODULES) {
-			snprintf(buf[k++], 96, "%s", r->name);
-			snprintf(buf[k++], 96, "%s", r->module ? r->module : "");
+			snprintf(buf[k++], CELL_MAX, "%s", r->name);
+			snprintf(buf[k++], CELL_MAX, "%s", r->module ? r->module : "");
 		} else {
 			int ind = tree ? 2 * (int)(r->depth - 1) : 0;
 			if (ind > 60)
 				ind = 60;
 			if (r->inlined_into)
-				snprintf(buf[k++], 96, "%*s%s [inlined into %s]", ind, "", r->name,
+				snprintf(buf[k++], CELL_MAX, "%*s%s [inlined into %s]", ind, "", r->name,
 					 r->inlined_into);
 			else
-				snprintf(buf[k++], 96, "%*s%s%s", ind, "", r->name,
+				snprintf(buf[k++], CELL_MAX, "%*s%s%s", ind, "", r->name,
 					 r->flags & ANA_ROW_INLINED ? " [inlined]" : "");
-			snprintf(buf[k++], 96, "%s", base_name(r->module));
+			snprintf(buf[k++], CELL_MAX, "%s", base_name(r->module));
 			if (c->view != ANA_VIEW_LINES)
-				fmt_source(buf[k++], 96, r);
+				fmt_source(buf[k++], CELL_MAX, r);
 		}
 		for (size_t j = 0; j < nc; j++)
 			cell[j] = buf[j];
 		if (table_add(t, cell)) {
 			table_free(t);
+			free(order);
 			return -ENOMEM;
 		}
 	}
 	table_print(t, out, out_width(c));
 	table_free(t);
+	free(order);
 	return 0;
 }
 
@@ -443,6 +570,7 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	int rc = run(&o, argc, argv);
 	common_free(&o.c);
+	free(o.paths);
 	return rc;
 }
 
@@ -460,16 +588,16 @@ static int run(struct opts *op, int argc, char **argv)
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
-	for (int i = first; i < argc; i++) {
-		int e = ana_set_add(s, 0, 0, argv[i]);
+	for (size_t i = 0; i < op->n_paths; i++) {
+		int e = ana_set_add(s, 0, 0, op->paths[i]);
 		if (e == -ENOMEM) {
 			progress_done();
 			fprintf(stderr, "%s: out of memory\n", c->prog);
 			return EXIT_RUNTIME;
 		}
 	}
-	if (first + 1 == argc)
-		ana_set_label(s, 0, argv[first]);
+	if (op->n_paths == 1)
+		ana_set_label(s, 0, op->paths[0]);
 	int e = ana_set_finish(s);
 	progress_done();
 	FILE *out = stdout;
@@ -487,6 +615,8 @@ static int run(struct opts *op, int argc, char **argv)
 	op->q.event = (size_t)col;
 	op->q.view = op->tree ? (op->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
 	op->q.func = c->func;
+	if (c->o.split != ANA_SPLIT_NONE && !op->tree && c->out == OUT_TEXT)
+		op->q.top = 0;	/* each group's own top rows (run_order) */
 	op->q.max_depth = op->tree ? (op->depth ? op->depth : UINT_MAX) : 0;
 	if (op->tree && !op->min_pct_given && c->out == OUT_TEXT)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
@@ -523,16 +653,24 @@ static int run(struct opts *op, int argc, char **argv)
 		print_notes(c, s, NULL);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
 	} else {
-		if (!op->no_header)
-			print_notes(c, s, out);
-		else
+		unsigned nr = ana_set_n_runs(s);
+		if (c->no_header) {
 			print_notes(c, s, NULL);
-		for (unsigned r = 0; r < ana_set_n_runs(s) && !e; r++) {
+		} else if (c->header) {
+			print_notes(c, s, out);
+		} else {
+			print_errors(c, s);
+			print_summary(c, s, NULL, out);
+			print_warning_line(c, s, out);
+		}
+		for (unsigned r = 0; r < nr && !e; r++) {
 			if (r)
 				fputc('\n', out);
-			if (!op->no_header)
+			if (c->header)
 				print_run_header(c, s, r, "run", out);
-			if (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES)
+			else if (!c->no_header && nr > 1)
+				print_group_line(c, s, r, "run", out);
+			if (c->header && (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES))
 				fprintf(out, "# %s of %s (self: its own samples under it; incl: its "
 					"inclusive samples under it)\n",
 					c->view == ANA_VIEW_CALLERS ? "callers" : "callees", c->func);

@@ -1,17 +1,17 @@
 /* pmcprof stat: count events over a whole run (every thread and child
- * process), like perf stat.
+ * process), like perf stat; -r N repeats it and prints mean +- the
+ * standard error of the mean, as perf stat -r does.
  *
  * perf_event counters are opened on the child before it execs, with
  * inherit and enable_on_exec, so they count exactly the program and its
- * descendants.  The cputimer backend cannot follow children: its CPUTIME is
- * then the whole tree's user+system time from wait4()'s rusage, and
- * REALTIME the elapsed wall time. */
+ * descendants.  A backend that cannot follow children (its plugin says
+ * PMC_PLUGIN_NO_INHERIT: cputimer) is read from wait4()'s rusage instead:
+ * the whole tree's user+system time, and REALTIME the elapsed wall time. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <locale.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +22,167 @@
 #include <unistd.h>
 
 #include "backend/pmc.h"
+#include "cli/options.h"
 
-static void usage(FILE *f)
+enum { OPT_NO_FALLBACK = OPT_LONG };
+
+static const struct opt stat_opts[] = {
+	OPT('e', "event", required_argument, "EVENT[,EVENT...]",
+	  "event to count (repeatable or a comma-separated list;\n"
+	  "default: task-clock, and cycles/instructions where a\n"
+	  "hardware PMU works; a backend's own first event with -b)"),
+	OPT('b', "backend", required_argument, "BACKEND",
+	  "backend plugin (perf_event, cputimer, kvm_vpmu, ...)"),
+	OPT('r', "repeat", required_argument, "N",
+	  "run CMD N times; print the mean and its standard\n"
+	  "error as +- % (perf stat -r)"),
+	OPT('x', "field-separator", required_argument, "SEP",
+	  "machine-readable output, one line per event: value, unit,\n"
+	  "event, running_ns, running_pct (with -r: a 6th field, the +- %)"),
+	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
+	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
+	  "fail instead of falling back when an event cannot be counted"),
+	OPT_END,
+};
+
+static const struct opt_cmd stat_cmd = {
+	.prog = "pmcprof stat",
+	.synopsis = "pmcprof stat [OPTIONS] [--] CMD [ARGS]",
+	.description = "Counts events over the whole run of CMD, its threads and child processes.\n",
+	.opts = stat_opts,
+	.footer = "The program's exit status is passed through (a signal as 128+N; with -r,\n"
+		  "the last run's, stopping at a run killed by a signal); 1 for a usage\n"
+		  "error, 2 when pmcprof cannot count.  See pmcprof-stat(1).\n",
+	.stop_at_operand = true,
+};
+
+struct stat_args {
+	const char *specs[PMC_MAX_EVENTS];
+	size_t n;
+	const char *backend, *sep, *outpath;
+	unsigned flags;
+	unsigned long long repeat;
+	char **cmd;		/* the program and its arguments */
+};
+
+/* One event over the runs: sums for the mean and the spread. */
+struct tally {
+	double sum, sumsq;
+	uint64_t running, enabled;
+	unsigned runs;
+	bool scaled, not_counted;
+};
+
+/* One run of the program. */
+struct run {
+	struct pmc_count counts[PMC_MAX_EVENTS];
+	double elapsed;
+	int status;
+	bool counted;
+};
+
+static void add_events(struct stat_args *a, char *list)
 {
-	fprintf(f,
-		"usage: pmcprof stat [-e EVENT]... [-b BACKEND] [-x SEP] [-o FILE] [--no-fallback] "
-		"-- CMD [ARGS]\n\n"
-		"Counts events over the whole run of CMD, its threads and child processes.\n"
-		"  -e EVENT        event to count (repeatable; default: task-clock, and\n"
-		"                  cycles/instructions where a hardware PMU works)\n"
-		"  -b BACKEND      backend plugin (perf_event, cputimer, kvm_vpmu, ...)\n"
-		"  -x SEP          machine-readable output: value,unit,event,running_ns,running_pct\n"
-		"  -o FILE         write the counts to FILE instead of stderr\n"
-		"  --no-fallback   fail instead of falling back when an event cannot be counted\n"
-		"The program's exit status is passed through (a signal as 128+N).\n");
+	for (char *save, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		if (a->n == PMC_MAX_EVENTS)
+			opts_die(&stat_cmd, "at most %d events", PMC_MAX_EVENTS);
+		a->specs[a->n++] = e;
+	}
+}
+
+static void parse_args(struct stat_args *a, int argc, char **argv)
+{
+	struct opt_parser p;
+	const char *v;
+	int opt;
+
+	a->repeat = 1;
+	opts_begin(&p, &stat_cmd, argc, argv);
+	while ((opt = opts_next(&p, &v)) != -1) {
+		switch (opt) {
+		case 'e':
+			add_events(a, (char *)v);
+			break;
+		case 'b':
+			a->backend = v;
+			break;
+		case 'r':
+			if (opts_uint(v, 1, 100000, &a->repeat))
+				opts_die(&stat_cmd, "-r: expected a number of runs, 1..100000, got '%s'", v);
+			break;
+		case 'x':
+			a->sep = v;
+			break;
+		case 'o':
+			a->outpath = v;
+			break;
+		case OPT_NO_FALLBACK:
+			a->flags |= PMC_PLAN_NO_FALLBACK;
+			break;
+		}
+	}
+	if (p.ind >= argc)
+		opts_die(&stat_cmd, "no command given");
+	a->cmd = argv + p.ind;
+}
+
+static void first_event(const char *name, const char *desc, const char *unit, void *arg)
+{
+	const char **out = arg;
+
+	(void)desc, (void)unit;
+	if (!*out)
+		*out = name;
+}
+
+/* Like perf stat: CPU time always, hardware counts where they work; a
+ * backend with events of its own (-b cputimer) counts its first one. */
+static void default_events(struct stat_args *a)
+{
+	static char own[PMC_NAME_MAX];
+	struct pmc_env env;
+
+	if (a->backend) {
+		struct pmc_backend *be;
+		const char *first = NULL;
+
+		if (pmc_backend_load(a->backend, &be, NULL, 0) == 0) {
+			pmc_backend_events(be, first_event, &first);
+			if (first)
+				snprintf(own, sizeof(own), "%s", first);
+			pmc_backend_unload(be);
+			if (first) {
+				a->specs[a->n++] = own;
+				return;
+			}
+		}
+	}
+	pmc_env_probe(&env);
+	a->specs[a->n++] = "task-clock";
+	if (env.hw_events) {
+		a->specs[a->n++] = "cycles";
+		a->specs[a->n++] = "instructions";
+	}
+}
+
+/* 0, or the exit status for an error (printed). */
+static int make_plan(struct stat_args *a, struct pmc_plan *plan)
+{
+	struct pmc_diag diag;
+	char err[512];
+	int ret = pmc_plan_make(a->specs, a->n, a->backend, a->flags, plan, &diag, err, sizeof(err));
+
+	if (ret < 0) {
+		for (int i = 0; i < diag.n; i++)
+			fprintf(stderr, "pmcprof stat: -e %s: %s\n", a->specs[diag.item[i].index],
+				diag.item[i].msg);
+		if (!diag.n)
+			fprintf(stderr, "pmcprof stat: %s\n", err);
+		return diag.n ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	if (plan->fell_back)
+		fprintf(stderr, "pmcprof stat: %s\n", plan->why);
+	return 0;
 }
 
 static double now_sec(void)
@@ -44,6 +191,117 @@ static double now_sec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Counts from wait4's rusage, for a backend that cannot follow children. */
+static void counts_from_rusage(const struct pmc_plan *plan, const struct rusage *ru,
+			       struct run *r)
+{
+	uint64_t cpu_us = (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000 +
+			  ru->ru_utime.tv_usec + ru->ru_stime.tv_usec;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		bool wall = strcmp(plan->ev[i].name, "REALTIME") == 0;
+
+		r->counts[i].value = r->counts[i].raw = wall ? (uint64_t)(r->elapsed * 1e6) : cpu_us;
+		r->counts[i].enabled = r->counts[i].running = (uint64_t)(r->elapsed * 1e9);
+	}
+	r->counted = true;
+}
+
+/* Fork the program, held on a pipe until its counters are attached, then
+ * let it exec and wait.  0, or the exit status for an error (printed). */
+static int run_once(const struct stat_args *a, const struct pmc_plan *plan, struct run *r)
+{
+	bool by_rusage = !pmc_backend_follows_children(plan->be);
+	struct pmc_group *g = NULL;
+	struct rusage ru;
+	int go[2], ret;
+	double t0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		perror("pmcprof stat: pipe");
+		return EXIT_RUNTIME;
+	}
+	t0 = now_sec();
+	pid = fork();
+	if (pid < 0) {
+		perror("pmcprof stat: fork");
+		return EXIT_RUNTIME;
+	}
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(a->cmd[0], a->cmd);
+		fprintf(stderr, "pmcprof stat: cannot run '%s': %s\n", a->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	if (!by_rusage) {
+		PMC_GROUP_OPTS(opts, .pid = pid, .inherit = true, .enable_on_exec = true);
+		ret = pmc_group_open(plan->be, plan->ev, plan->n, &opts, &g);
+		if (ret < 0) {
+			fprintf(stderr, "pmcprof stat: cannot count on the %s backend: %s\n",
+				pmc_backend_name(plan->be), pmc_strerror(ret));
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return EXIT_RUNTIME;
+		}
+	}
+	if (write(go[1], "g", 1) != 1) {
+		perror("pmcprof stat: pipe");
+		return EXIT_RUNTIME;
+	}
+	close(go[1]);
+	while (wait4(pid, &r->status, 0, &ru) < 0 && errno == EINTR)
+		;
+	r->elapsed = now_sec() - t0;
+	if (by_rusage) {
+		counts_from_rusage(plan, &ru, r);
+		return 0;
+	}
+	ret = pmc_group_read(g, r->counts, plan->n);
+	if (ret < 0)
+		fprintf(stderr, "pmcprof stat: read failed: %s\n", pmc_strerror(ret));
+	r->counted = ret == 0;
+	pmc_group_close(g);
+	return 0;
+}
+
+static void tally_add(struct tally *t, const struct pmc_count *c, bool counted)
+{
+	if (!counted) {
+		t->not_counted = true;
+		return;
+	}
+	t->sum += (double)c->value;
+	t->sumsq += (double)c->value * (double)c->value;
+	t->running += c->running;
+	t->enabled += c->enabled;
+	t->scaled |= c->scaled;
+	t->runs++;
+}
+
+static double tally_mean(const struct tally *t)
+{
+	return t->runs ? t->sum / t->runs : 0;
+}
+
+/* perf stat's "+- x%": the standard error of the mean, relative to the
+ * mean (0 for one run). */
+static double rel_stderr(double sum, double sumsq, unsigned n)
+{
+	double mean, var;
+
+	if (n < 2 || sum == 0)
+		return 0;
+	mean = sum / n;
+	var = (sumsq - n * mean * mean) / (n - 1);
+	return var > 0 ? 100 * sqrt(var / n) / fabs(mean) : 0;
 }
 
 /* Thousands separators without relying on the locale. */
@@ -60,221 +318,125 @@ static void group_digits(char *out, size_t len, uint64_t v)
 	out[o] = '\0';
 }
 
-static void print_count(FILE *out, const char *sep, const struct pmc_event *ev,
-			const struct pmc_count *c, bool counted, double elapsed)
+static void print_count(FILE *out, const char *sep, bool repeated, const struct pmc_event *ev,
+			const struct tally *t, double elapsed)
 {
-	double pct = c->enabled ? 100.0 * c->running / c->enabled : 100.0;
+	double pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
+	double mean = tally_mean(t), spread = rel_stderr(t->sum, t->sumsq, t->runs);
 	bool ns = strcmp(ev->unit, "ns") == 0, us = strcmp(ev->unit, "us") == 0;
 	const char *shown = ev->spec[0] ? ev->spec : ev->name;
+	unsigned long long running = t->runs ? t->running / t->runs : 0;
 
 	if (sep) {
-		if (!counted)
-			fprintf(out, "<not counted>%s%s%s%s%s0%s0.00\n", sep, ev->unit, sep, shown,
+		if (t->not_counted)
+			fprintf(out, "<not counted>%s%s%s%s%s0%s0.00", sep, ev->unit, sep, shown,
 				sep, sep);
 		else if (ns || us)
-			fprintf(out, "%.3f%smsec%s%s%s%llu%s%.2f\n",
-				c->value / (ns ? 1e6 : 1e3), sep, sep, shown, sep,
-				(unsigned long long)c->running, sep, pct);
+			fprintf(out, "%.3f%smsec%s%s%s%llu%s%.2f", mean / (ns ? 1e6 : 1e3), sep, sep,
+				shown, sep, running, sep, pct);
 		else
-			fprintf(out, "%llu%s%s%s%s%llu%s%.2f\n", (unsigned long long)c->value, sep,
-				sep, shown, sep, (unsigned long long)c->running, sep, pct);
+			fprintf(out, "%.0f%s%s%s%s%llu%s%.2f", mean, sep, sep, shown, sep, running,
+				sep, pct);
+		if (repeated)
+			fprintf(out, "%s%.2f%%", sep, spread);
+		fputc('\n', out);
 		return;
 	}
-	if (!counted) {
+	if (t->not_counted) {
 		fprintf(out, "%20s      %-24s\n", "<not counted>", shown);
 		return;
 	}
 	if (ns || us) {
-		double ms = c->value / (ns ? 1e6 : 1e3);
+		double ms = mean / (ns ? 1e6 : 1e3);
 		fprintf(out, "%20.2f msec %-24s #  %6.3f CPUs utilized", ms, shown,
 			elapsed > 0 ? ms / 1e3 / elapsed : 0);
 	} else {
 		char digits[40];
-		group_digits(digits, sizeof(digits), c->value);
+		group_digits(digits, sizeof(digits), (uint64_t)llround(mean));
 		fprintf(out, "%20s      %-24s", digits, shown);
 	}
-	if (c->scaled)
+	if (repeated)
+		fprintf(out, "  ( +- %5.2f%% )", spread);
+	if (t->scaled)
 		fprintf(out, "  (scaled: counted %.1f%% of the time)", pct);
 	fputc('\n', out);
 }
 
+static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_plan *plan,
+			 const struct tally *tally, unsigned runs, double el_sum, double el_sumsq)
+{
+	bool repeated = a->repeat > 1;
+	double elapsed = runs ? el_sum / runs : 0;
+
+	if (!a->sep) {
+		fprintf(out, "\n Performance counter stats for '");
+		for (char **c = a->cmd; *c; c++)
+			fprintf(out, "%s%s", c > a->cmd ? " " : "", *c);
+		fprintf(out, "' (backend %s%s)", pmc_backend_name(plan->be),
+			pmc_backend_follows_children(plan->be) ? "" : ", whole-tree rusage");
+		if (repeated)
+			fprintf(out, " (%u run%s)", runs, runs == 1 ? "" : "s");
+		fprintf(out, ":\n\n");
+	}
+	for (size_t i = 0; i < plan->n; i++)
+		print_count(out, a->sep, repeated, &plan->ev[i], &tally[i], elapsed);
+	if (a->sep)
+		return;
+	if (repeated)
+		fprintf(out, "\n%20.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n\n", elapsed,
+			elapsed * rel_stderr(el_sum, el_sumsq, runs) / 100,
+			rel_stderr(el_sum, el_sumsq, runs));
+	else
+		fprintf(out, "\n%20.6f seconds time elapsed\n\n", elapsed);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "no-fallback", no_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *specs[PMC_MAX_EVENTS], *backend = NULL, *sep = NULL, *outpath = NULL;
-	size_t n = 0;
-	unsigned flags = 0;
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "+e:b:x:o:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-			if (n == PMC_MAX_EVENTS) {
-				fprintf(stderr, "pmcprof stat: at most %d events\n", PMC_MAX_EVENTS);
-				return 1;
-			}
-			specs[n++] = optarg;
-			break;
-		case 'b':
-			backend = optarg;
-			break;
-		case 'x':
-			sep = optarg;
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
-		case 'N':
-			flags |= PMC_PLAN_NO_FALLBACK;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "pmcprof stat: no command given\n\n");
-		usage(stderr);
-		return 1;
-	}
-	if (n == 0) {
-		/* Like perf stat: CPU time always, hardware counts where they work. */
-		struct pmc_env env;
-		pmc_env_probe(&env);
-		if (backend && strcmp(backend, "cputimer") == 0) {
-			specs[n++] = "CPUTIME";
-		} else {
-			specs[n++] = "task-clock";
-			if (env.hw_events) {
-				specs[n++] = "cycles";
-				specs[n++] = "instructions";
-			}
-		}
-	}
-
+	struct stat_args a = { 0 };
+	struct tally tally[PMC_MAX_EVENTS] = { 0 };
 	struct pmc_plan plan;
-	struct pmc_diag diag;
-	char err[512];
-	int ret = pmc_plan_make(specs, n, backend, flags, &plan, &diag, err, sizeof(err));
-	if (ret < 0) {
-		for (int i = 0; i < diag.n; i++)
-			fprintf(stderr, "pmcprof stat: -e %s: %s\n", specs[diag.item[i].index],
-				diag.item[i].msg);
-		if (!diag.n)
-			fprintf(stderr, "pmcprof stat: %s\n", err);
-		return diag.n ? 1 : 2;
-	}
-	if (plan.fell_back)
-		fprintf(stderr, "pmcprof stat: %s\n", plan.why);
+	double el_sum = 0, el_sumsq = 0;
+	unsigned runs = 0;
+	struct run r;
+	int rc;
+
+	parse_args(&a, argc, argv);
+	if (a.n == 0)
+		default_events(&a);
+	if ((rc = make_plan(&a, &plan)))
+		return rc;
 
 	FILE *out = stderr;
-	if (outpath) {
-		out = fopen(outpath, "we");
-		if (!out) {
-			fprintf(stderr, "pmcprof stat: cannot write %s: %s\n", outpath,
-				strerror(errno));
-			return 2;
-		}
+	if (a.outpath && !(out = fopen(a.outpath, "we"))) {
+		fprintf(stderr, "pmcprof stat: cannot write %s: %s\n", a.outpath, strerror(errno));
+		return EXIT_RUNTIME;
 	}
-
-	/* The child waits on a pipe until its counters are attached. */
-	int go[2];
-	if (pipe2(go, O_CLOEXEC) < 0) {
-		perror("pmcprof stat: pipe");
-		return 2;
-	}
-	double t0 = now_sec();
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("pmcprof stat: fork");
-		return 2;
-	}
-	if (pid == 0) {
-		char c;
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "pmcprof stat: cannot run '%s': %s\n", argv[optind],
-			strerror(errno));
-		_exit(127);
-	}
-	close(go[0]);
-
-	bool by_rusage = strcmp(pmc_backend_name(plan.be), "cputimer") == 0;
-	struct pmc_group *g = NULL;
-	if (!by_rusage) {
-		PMC_GROUP_OPTS(opts, .pid = pid, .inherit = true, .enable_on_exec = true);
-		ret = pmc_group_open(plan.be, plan.ev, plan.n, &opts, &g);
-		if (ret < 0) {
-			fprintf(stderr, "pmcprof stat: cannot count on the %s backend: %s\n",
-				pmc_backend_name(plan.be), pmc_strerror(ret));
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			return 2;
-		}
-	}
-	if (write(go[1], "g", 1) != 1) {
-		perror("pmcprof stat: pipe");
-		return 2;
-	}
-	close(go[1]);
-
 	/* Like perf stat: ^C goes to the program; we report and pass it on. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
-	int status;
-	struct rusage ru;
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-		;
-	double elapsed = now_sec() - t0;
-
-	struct pmc_count counts[PMC_MAX_EVENTS];
-	memset(counts, 0, sizeof(counts));
-	if (g) {
-		ret = pmc_group_read(g, counts, plan.n);
-		if (ret < 0)
-			fprintf(stderr, "pmcprof stat: read failed: %s\n", pmc_strerror(ret));
-		pmc_group_close(g);
-	} else {
-		uint64_t cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-				  ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-		for (size_t i = 0; i < plan.n; i++) {
-			bool wall = strcmp(plan.ev[i].name, "REALTIME") == 0;
-			counts[i].value = counts[i].raw = wall ? (uint64_t)(elapsed * 1e6) : cpu_us;
-			counts[i].enabled = counts[i].running = (uint64_t)(elapsed * 1e9);
-		}
+	for (unsigned long long k = 0; k < a.repeat; k++) {
+		if ((rc = run_once(&a, &plan, &r)))
+			return rc;
+		for (size_t i = 0; i < plan.n; i++)
+			tally_add(&tally[i], &r.counts[i], r.counted);
+		el_sum += r.elapsed;
+		el_sumsq += r.elapsed * r.elapsed;
+		runs++;
+		if (WIFSIGNALED(r.status))
+			break;
 	}
-
-	if (!sep) {
-		fprintf(out, "\n Performance counter stats for '");
-		for (int i = optind; i < argc; i++)
-			fprintf(out, "%s%s", i > optind ? " " : "", argv[i]);
-		fprintf(out, "' (backend %s%s):\n\n", pmc_backend_name(plan.be),
-			by_rusage ? ", whole-tree rusage" : "");
-	}
-	for (size_t i = 0; i < plan.n; i++)
-		print_count(out, sep, &plan.ev[i], &counts[i], ret == 0 || by_rusage, elapsed);
-	if (!sep)
-		fprintf(out, "\n%20.6f seconds time elapsed\n\n", elapsed);
+	print_counts(out, &a, &plan, tally, runs, el_sum, el_sumsq);
 	if (out != stderr)
 		fclose(out);
 	pmc_plan_release(&plan);
 
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		fprintf(stderr, "pmcprof stat: %s was killed by signal %d (%s)\n", argv[optind],
-			sig, strsignal(sig));
+	if (WIFSIGNALED(r.status)) {
+		int sig = WTERMSIG(r.status);
+		fprintf(stderr, "pmcprof stat: %s was killed by signal %d (%s)\n", a.cmd[0], sig,
+			strsignal(sig));
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return 128 + sig;
 	}
-	return WEXITSTATUS(status);
+	return WEXITSTATUS(r.status);
 }

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
@@ -11,40 +10,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "viewer-tui/view.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: pmcprof view [OPTIONS] PROFILE...\n"
-		"       pmcprof view [OPTIONS] BASE RUN...\n"
-		"\n"
+enum { O_MIN = OPT_LONG, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT };
+
+static const struct opt view_opts[] = {
+	OPT('e', "event", required_argument, "NAME|N",
+	  "show this event first (name or column number from 1)"),
+	OPT('w', "weighted", no_argument, NULL,
+	  "values are sample weights (count x period), not counts"),
+	OPT('T', "threshold", required_argument, "R", "colour ratios >= R or <= 1/R (default 1.2)"),
+	OPT(O_MIN, "min-samples", required_argument, "N",
+	  "compare: hide functions with fewer samples in every run"),
+	OPT(O_NOCMP, "no-compare", no_argument, NULL, "open several runs without compare mode"),
+	OPT(O_DEBUG, "debug-dir", required_argument, "DIRS",
+	  "extra debug-info and source roots, colon-separated"),
+	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
+	  "read modules and sources under OLD from NEW (repeatable)"),
+	OPT(O_NOMOUSE, "no-mouse", no_argument, NULL, "leave the mouse to the terminal"),
+	OPT(O_NOINL, "no-inline", no_argument, NULL,
+	  "charge inlined code to the function it was inlined\n"
+	  "into (as perf report --no-inline)"),
+	OPT(O_SHORT, "short-names", no_argument, NULL,
+	  "function names without their namespace and class"),
+	OPT(O_SNAP, "snapshot", required_argument, "WxH",
+	  "print the first screen at W columns by H rows as text\n"
+	  "and exit (needs no terminal; for scripts and tests)"),
+	OPT_END,
+};
+
+static const struct opt_cmd view_cmd = {
+	.prog = "pmcprof view",
+	.synopsis = "pmcprof view [OPTIONS] PROFILE...\n"
+		    "       pmcprof view [OPTIONS] BASE RUN...",
+	.description =
 		"Browse profiles in the terminal: functions with self and inclusive samples,\n"
 		"callers and callees, calling-context trees, source lines and annotated source.\n"
 		"Each PROFILE is a .pmcp file or a directory of them (one run); \"A,B\" makes one\n"
 		"run of the repeats A and B.  With two or more runs the view compares them with\n"
 		"the first (BASE): one ratio column per run, with a confidence interval and *\n"
-		"when the difference is significant.  Press ? in the viewer for the keys.\n"
-		"\n"
-		"options:\n"
-		"  -e, --event=NAME|N     show this event first (name or column number from 1)\n"
-		"  -w, --weighted         values are sample weights (count x period), not counts\n"
-		"  -T, --threshold=R      colour ratios >= R or <= 1/R (default 1.2)\n"
-		"      --min-samples=N    compare: hide functions with fewer samples in every run\n"
-		"      --no-compare       open several runs without compare mode\n"
-		"      --debug-dir=DIRS   extra debug-info and source roots, colon-separated\n"
-		"      --no-inline        charge inlined code to the function it was inlined\n"
-		"                         into (as perf report --no-inline)\n"
-		"      --short-names      function names without their namespace and class\n"
-		"      --remap=OLD=NEW    read modules and sources under OLD from NEW (repeatable)\n"
-		"      --no-mouse         leave the mouse to the terminal\n"
-		"      --snapshot=WxH     print the first screen at W columns by H rows as text\n"
-		"                         and exit (needs no terminal; for scripts and tests)\n"
-		"  -h, --help             this help\n"
-		"\n"
+		"when the difference is significant.  Press ? in the viewer for the keys.\n",
+	.opts = view_opts,
+	.footer =
 		"Exit status: 0 after q, 1 usage error (also: not a terminal), 2 a profile\n"
-		"could not be read.  NO_COLOR turns colour off.\n");
-}
+		"could not be read.  NO_COLOR turns colour off.  See pmcprof-view(1).\n",
+};
 
 /* -e: an event as users type it, or its column number from 1. */
 static int find_event(const struct ana_set *s, const char *want, size_t *out)
@@ -82,28 +93,14 @@ static int snapshot(struct ui *ui, int w, int h)
 
 int main(int argc, char **argv)
 {
-	enum { O_MIN = 256, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT };
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "weighted", no_argument, NULL, 'w' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "min-samples", required_argument, NULL, O_MIN },
-		{ "no-compare", no_argument, NULL, O_NOCMP },
-		{ "debug-dir", required_argument, NULL, O_DEBUG },
-		{ "remap", required_argument, NULL, O_REMAP },
-		{ "no-mouse", no_argument, NULL, O_NOMOUSE },
-		{ "snapshot", required_argument, NULL, O_SNAP },
-		{ "no-inline", no_argument, NULL, O_NOINL },
-		{ "short-names", no_argument, NULL, O_SHORT },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct load_opts lo = { .progress = true };
 	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
 	const char *event = NULL;
 	bool mouse = true;
-	int snap_w = 0, snap_h = 0, opt, rc;
+	int snap_w = 0, snap_h = 0, opt, rc, first;
 	char err[1024], *end;
+	const char *val;
+	struct opt_parser p;
 	struct ana_set *set;
 	struct ui *ui;
 	static const char *remap[65];	/* --remap values, NULL-terminated */
@@ -113,27 +110,28 @@ int main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	while ((opt = getopt_long(argc, argv, "e:wT:h", longopts, NULL)) != -1) {
+	opts_begin(&p, &view_cmd, argc, argv);
+	while ((opt = opts_next(&p, &val)) != -1) {
 		switch (opt) {
 		case 'e':
-			event = optarg;
+			event = val;
 			break;
 		case 'w':
 			lo.weighted = true;
 			break;
 		case 'T':
-			uo.threshold = strtod(optarg, &end);
+			uo.threshold = strtod(val, &end);
 			if (*end || !(uo.threshold > 1)) {
 				fprintf(stderr, "pmcprof view: --threshold wants a number above 1, "
-						"not '%s'\n", optarg);
+						"not '%s'\n", val);
 				return 1;
 			}
 			break;
 		case O_MIN:
-			uo.min_samples = strtoull(optarg, &end, 10);
-			if (*end || !*optarg) {
+			uo.min_samples = strtoull(val, &end, 10);
+			if (*end || !*val) {
 				fprintf(stderr, "pmcprof view: --min-samples wants a count, not '%s'\n",
-					optarg);
+					val);
 				return 1;
 			}
 			break;
@@ -141,11 +139,11 @@ int main(int argc, char **argv)
 			uo.compare = false;
 			break;
 		case O_DEBUG:
-			lo.debug_dirs = optarg;
+			lo.debug_dirs = val;
 			break;
 		case O_REMAP:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				fprintf(stderr, "pmcprof view: --remap wants OLD=NEW, not '%s'\n", optarg);
+			if (!strchr(val, '=') || val[0] == '=') {
+				fprintf(stderr, "pmcprof view: --remap wants OLD=NEW, not '%s'\n", val);
 				return 1;
 			}
 			if (n_remap == ARRAY_SIZE(remap) - 1) {
@@ -153,7 +151,7 @@ int main(int argc, char **argv)
 					ARRAY_SIZE(remap) - 1);
 				return 1;
 			}
-			remap[n_remap++] = optarg;
+			remap[n_remap++] = val;
 			break;
 		case O_NOMOUSE:
 			mouse = false;
@@ -165,27 +163,19 @@ int main(int argc, char **argv)
 			lo.short_names = true;
 			break;
 		case O_SNAP:
-			if (sscanf(optarg, "%dx%d", &snap_w, &snap_h) != 2 || snap_w < 1 ||
+			if (sscanf(val, "%dx%d", &snap_w, &snap_h) != 2 || snap_w < 1 ||
 			    snap_h < 1 || snap_w > 4096 || snap_h > 4096) {
 				fprintf(stderr, "pmcprof view: --snapshot wants WIDTHxHEIGHT, "
-						"e.g. 80x24, not '%s'\n", optarg);
+						"e.g. 80x24, not '%s'\n", val);
 				return 1;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "pmcprof view: which profile?  Give a .pmcp file or a directory "
-				"(pmcprof record writes one).\n\n");
-		usage(stderr);
-		return 1;
-	}
+	first = p.ind;
+	if (first >= argc)
+		opts_die(&view_cmd, "which profile?  Give a .pmcp file or a directory "
+				    "(pmcprof record writes one).");
 	/* Before the (maybe long) load: a pipe cannot take a full-screen UI. */
 	if (!snap_w && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "pmcprof view: needs a terminal (%s is not a TTY); for text "
@@ -193,7 +183,7 @@ int main(int argc, char **argv)
 			isatty(STDIN_FILENO) ? "standard output" : "standard input");
 		return 1;
 	}
-	rc = set_load(&set, argv + optind, (size_t)(argc - optind), &lo, err, sizeof(err));
+	rc = set_load(&set, argv + first, (size_t)(argc - first), &lo, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "pmcprof view: %s\n", err);
 		return 2;
@@ -206,7 +196,7 @@ int main(int argc, char **argv)
 		ana_set_free(set);
 		return 1;
 	}
-	ui = ui_new(set, argv + optind, (size_t)(argc - optind), &uo);
+	ui = ui_new(set, argv + first, (size_t)(argc - first), &uo);
 	if (!ui) {
 		fprintf(stderr, "pmcprof view: %s\n", ana_strerror(-errno));
 		ana_set_free(set);

@@ -2,7 +2,7 @@
 # Runs every unit-test program ($UNIT_TESTS, relative to $PMCPROF_BUILD) and
 # every shell test (tests/integration/*.sh).  Each prints PASS:/FAIL:/SKIP:
 # lines; a program that exits non-zero without a FAIL line counts as one
-# failure.  The last line is the summary "N passed, N failed, N skipped".
+# failure, and so does one that reports no check at all.  The last line is the summary "N passed, N failed, N skipped".
 # TESTS="pattern" runs only matching tests; ONLY_UNIT=1 skips the shell tests.
 build=${PMCPROF_BUILD:?}
 src=${PMCPROF_SRC:?}
@@ -24,6 +24,11 @@ run_one() {	# name, command...
 		echo "FAIL: $name exited with status $rc" >>"$out"; f=$((f + 1))
 	fi
 	if [ "$rc" -eq 77 ] && [ "$p$f" = "00" ]; then s=$((s > 0 ? s : 1)); fi
+	# a test that checked nothing (crashed early, lost its output, an empty
+	# table) must not pass quietly
+	if [ "$p$f$s" = "000" ]; then
+		echo "FAIL: $name reported no checks (no PASS/FAIL/SKIP line)" >>"$out"; f=1
+	fi
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	printf '%-44s %3d passed %3d failed %3d skipped  (%ss)\n' "$name" "$p" "$f" "$s" $(( $(date +%s) - start ))
 	if [ "$f" -gt 0 ]; then grep '^FAIL: ' "$out" | sed 's/^/    /'; echo "    log: $out"; fi

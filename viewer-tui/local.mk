@@ -8,11 +8,12 @@ view_ui = $(view_core) viewer-tui/cells.c viewer-tui/load.c viewer-tui/source.c 
 	viewer-tui/panel_source.c viewer-tui/panel_text.c viewer-tui/ui.c
 
 
-# Text, layout and the table widget: no analyzer, no terminal.
+# Text, layout and the table widget: no analyzer (but its number
+# formatting, which ratio cells use), no terminal.
 check_PROGRAMS += tests/unit/test-view-widgets
 UNIT_TESTS += tests/unit/test-view-widgets
 tests_unit_test_view_widgets_SOURCES = tests/unit/test_view_widgets.c tests/harness.h \
-	$(view_core)
+	$(view_core) analyzer/format.c
 tests_unit_test_view_widgets_LDADD = -lm
 
 # The whole UI on a memory canvas over generated profiles (real analyzer).

@@ -28,24 +28,9 @@ enum role cmp_role(const struct view_state *st, const struct ana_cmp *c)
 	return ROLE_NORMAL;
 }
 
-/* A ratio or delta with precision for its size: 0.98, 12.5, 150; +1.2. */
-static void fmt_num(char *buf, size_t len, double x, enum ana_ratio mode)
-{
-	double a = fabs(x);
-
-	if (isnan(x))
-		snprintf(buf, len, "-");
-	else if (isinf(x))
-		snprintf(buf, len, x > 0 ? "inf" : "-inf");
-	else if (mode == ANA_RATIO_DELTA)
-		snprintf(buf, len, a < 9.95 ? "%+.1f" : "%+.0f", x);
-	else
-		snprintf(buf, len, a < 9.995 ? "%.2f" : a < 99.95 ? "%.1f" : "%.0f", x);
-}
-
 void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode, int cols)
 {
-	char v[32], lo[32], hi[32];
+	char v[32], ci[80];
 	/* ?: the interval excludes 1, but lines against an emulated run
 	 * are not marked significant (ana_cmp.withheld) */
 	const char *mark = c->significant ? "*" : c->withheld ? "?" : " ";
@@ -63,15 +48,14 @@ void fmt_ratio(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mo
 	case ANA_IN_BOTH:
 		break;
 	}
-	fmt_num(v, sizeof(v), c->ratio, mode);
+	ana_fmt_ratio(v, sizeof(v), c->ratio, mode);
 	if (isnan(c->ratio)) {
 		snprintf(buf, len, "- ");
 		return;
 	}
-	fmt_num(lo, sizeof(lo), c->lo, mode);
-	fmt_num(hi, sizeof(hi), c->hi, mode);
+	ana_fmt_interval(ci, sizeof(ci), c, mode);
 	/* The interval only when it fits: the ratio and mark matter most. */
-	snprintf(buf, len, "%s [%s,%s]%s", v, lo, hi, mark);
+	snprintf(buf, len, "%s %s%s", v, ci, mark);
 	if ((int)strlen(buf) > cols || isnan(c->lo) || isnan(c->hi))
 		snprintf(buf, len, "%s%s", v, mark);
 }

@@ -18,3 +18,11 @@ complete_words "$PMCPROF" stat --no >c4.txt
 contains "options come from --help" "^--no-fallback$" c4.txt
 complete_words "$PMCPROF" stat -b cpu >c5.txt
 contains "backends complete" "^cputimer$" c5.txt
+complete_words "$PMCPROF" record -e cpu-clock,task-c >c6.txt
+contains "-e a,b: the list's last element completes" "^cpu-clock,task-clock$" c6.txt
+complete_words "$PMCPROF" record --call-graph dw >c7.txt
+contains "--call-graph values complete" "^dwarf$" c7.txt
+complete_words "$PMCPROF" report --sort ds >c8.txt
+contains "report --sort keys complete (perf's too)" "^dso$" c8.txt
+complete_words "$PMCPROF" report --perc >c9.txt
+contains "new options come from --help" "^--percent-limit$" c9.txt

@@ -48,6 +48,20 @@ import csv
 r = [r for r in csv.DictReader(open('rep.csv', newline='')) if r['function'] == 'work_b'][0]
 assert int(r['base_samples']) > 17000 and r['spread'] != '' and float(r['spread']) < 0.05, r"
 
+# --ratio raw over repeats compares the mean per repeat, not the sums: a
+# base of 2 repeats against 1 run is about 1.5 like a base of one (a sum
+# would halve it)
+"$PMCPROF" diff -q --csv --ratio raw b1.pmcp r1.pmcp >raw1.csv
+"$PMCPROF" diff -q --csv --ratio raw b1.pmcp,b2.pmcp r1.pmcp >raw2.csv
+"$PMCPROF" diff -q --csv --ratio raw b1.pmcp r1.pmcp,r2.pmcp,r3.pmcp >raw3.csv
+check "--ratio raw: a mean per repeat (2 base repeats, 3 run repeats ~ 1 each)" python3 -c "
+import csv
+def ratio(f):
+    return float([r for r in csv.DictReader(open(f, newline='')) if r['function'] == 'work_b'][0]['ratio'])
+one, two, three = ratio('raw1.csv'), ratio('raw2.csv'), ratio('raw3.csv')
+print('raw ratios', one, two, three)
+assert abs(two - 1.5) < 0.1 and abs(three - 1.5) < 0.1 and abs(two - one) < 0.1, (one, two, three)"
+
 if [ ! -x "$PMCPROF_BUILD/pmcprof-record" ]; then
 	skip "recorded 1.5x diff: pmcprof-record is not built yet"
 	exit 0

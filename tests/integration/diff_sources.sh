@@ -13,7 +13,7 @@ export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
 "$PMCPROF" record -e CPUTIME@250 -o cputime -- "$PROGS/ana_work" split 80 >/dev/null 2>rec2.txt ||
 	{ skip "record -e CPUTIME failed here: $(tail -1 rec2.txt)"; exit 77; }
 
-"$PMCPROF" diff clock cputime >out.txt 2>err.txt
+"$PMCPROF" diff --header clock cputime >out.txt 2>err.txt
 check "diff of a cpu-clock and a CPUTIME run: exit 0" test $? -eq 0
 contains "the events that differ are warned about" "warning: event perf::CPU-CLOCK was sampled in clock but not in cputime" out.txt
 contains "so are the backends" "warning: backend differs: 'perf_event' in clock, 'cputimer' in cputime" out.txt

@@ -48,15 +48,15 @@ CAL='perf::CYCLES=implausible (counted 3917405024756549, expected 10000000..2020
 				case_ implausible "counter perf::CYCLES was implausible at calibration"
 STEAL=400000000;		case_ steal10 "steal10.pmcp: the host stole 10.0% of the CPU time during the run (steal 0.400 s in 2.000 s): a noisy neighbour"
 STEAL=80000000;			mk steal2
-"$PMCPROF" diff ok.pmcp steal2.pmcp >out.txt 2>&1
+"$PMCPROF" diff --header ok.pmcp steal2.pmcp >out.txt 2>&1
 if grep -q "stole\|warning" out.txt; then fail "2% steal, same facts: no warning at all"; sed 's/^/    | /' out.txt | head
 else pass "2% steal, same facts: no warning at all"; fi
-contains "2% steal is still shown in the header" "# steal: 0.080 s (2.0% of the CPU time)" out.txt
+contains "2% steal is still shown in the header" "steal: 0.080 s (2.0% of the CPU time)" out.txt
 
 # report: the same warnings in its header, before the run's facts
 CAL='perf::CYCLES=zero (counted 0, expected 10000000..2020000000)' STEAL=400000000; mk both
 defaults
-"$PMCPROF" report both.pmcp >out.txt 2>err.txt
+"$PMCPROF" report --header both.pmcp >out.txt 2>err.txt
 contains "report warns: counter failed calibration" "^# warning: both.pmcp: counter perf::CYCLES was zero at calibration" out.txt
 contains "report warns: steal above 5%" "^# warning: both.pmcp: the host stole 10.0% of the CPU time" out.txt
 contains "report still shows the calibration metadata" "^# calibration: perf::CYCLES=zero" out.txt

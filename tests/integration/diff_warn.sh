@@ -23,6 +23,6 @@ cp "$PROGS/ana_work" a/app
 cp "$PROGS/ana_work_alt" b/app
 "$MK" -o a.pmcp -b a/app "main;work_a=60"
 "$MK" -o b.pmcp -b b/app "main;work_a=60"
-"$PMCPROF" diff a.pmcp b.pmcp >out.txt 2>err.txt
+"$PMCPROF" diff --header a.pmcp b.pmcp >out.txt 2>err.txt
 contains "another build of the binary: warned" "app is a different build in b.pmcp than in a.pmcp" out.txt
-contains "matched by module name + function" "^work_a  *app  *100.00  *100.00  *1.000" out.txt
+contains "matched by module name + function" "^work_a  *app  *100.00  *100.00  *1.00" out.txt

@@ -117,3 +117,10 @@ if [ -x "$PMCPROF" ]; then
 else
 	skip "pmcprof front-end not built"
 fi
+
+# A directory is named as one, with what to do instead (not "Cannot
+# allocate memory" from reading it as a file)
+mkdir -p adir && cp "$(ls *.pmcp | head -1)" adir/
+"$PMCPROF" dump adir >out 2>err
+check "dump DIR: exit 2" [ $? -eq 2 ]
+contains "dump DIR: says it is a directory of profiles" "adir is a directory (of 1 profile): dump reads profile files" err

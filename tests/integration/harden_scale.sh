@@ -22,7 +22,7 @@ while read -r name procs files cmd; do
 	check "$name: no temporary file left" [ -z "$(ls -A out | grep '^\.')" ]
 	"$PMCPROF" report -q out >/dev/null 2>report.txt
 	check "$name: every profile reads" [ $? -eq 0 ]
-	"$PMCPROF" report -q --top 1 out 2>/dev/null | grep '^# collector:' | tr '\n' ' ' >ctr.txt
+	"$PMCPROF" report -q --header --top 1 out 2>/dev/null | grep '^# collector:' | tr '\n' ' ' >ctr.txt
 	contains "$name: losses are shown (dropped_*, throttled, lost)" \
 		"dropped_in_collector=.*throttled=.*lost=" ctr.txt
 done <<LIST

@@ -179,7 +179,7 @@ if cc -O1 -fPIC -c lib.c -o lib.o 2>/dev/null &&
 			fail "$how: status $rc"; head -5 untrusted/err.txt
 		fi
 	done
-	(cd untrusted/a/b && "$PMCPROF" report ../../fmt.pmcp >../../out.txt 2>&1)
+	(cd untrusted/a/b && "$PMCPROF" report --header ../../fmt.pmcp >../../out.txt 2>&1)
 	contains "report: a %n metadata value shown as is" "command: %n%s%n%s" untrusted/out.txt
 	if command -v strace >/dev/null; then
 		(cd untrusted/a/b && strace -f -e trace=open,openat -o ../../st.txt \

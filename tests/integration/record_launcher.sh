@@ -16,8 +16,16 @@ check "unknown option: usage error (1)" [ $? -eq 1 ]
 "$PMCPROF" record --signal 9 -- true >err.txt 2>&1
 check "--signal 9: usage error (1)" [ $? -eq 1 ]
 contains "--signal 9: says why" "signal 9 (SIGKILL) cannot be caught" err.txt
-"$PMCPROF" record --call-graph=dwarf -- true >err.txt 2>&1
-check "--call-graph=dwarf: usage error (1)" [ $? -eq 1 ]
+"$PMCPROF" record --call-graph=lbr -- true >err.txt 2>&1
+check "--call-graph=lbr: usage error (1)" [ $? -eq 1 ]
+contains "--call-graph=lbr: says why" "no last-branch-record unwinder" err.txt
+"$PMCPROF" record --call-graph=bogus -- true >err.txt 2>&1
+check "--call-graph=bogus: usage error (1)" [ $? -eq 1 ]
+for o in "-p 1" "--pid=1" "-a" "--all-cpus"; do
+	"$PMCPROF" record $o -- true >err.txt 2>&1
+	check "record $o: usage error (1)" [ $? -eq 1 ]
+	contains "record $o: says why" "not supported: the collector runs inside the program it profiles" err.txt
+done
 "$PMCPROF" record -e cpu-clokc -e nosuch:event@1 -- true >err.txt 2>&1
 check "bad events: usage error (1)" [ $? -eq 1 ]
 contains "first bad event named" "-e 'cpu-clokc'" err.txt
@@ -53,9 +61,15 @@ contains "the launcher says what it samples with" "using perf::CPU-CLOCK\|using 
 
 mkdir shared
 "$PMCPROF" record -e $EV -o shared -- "$PROGS/rec_exit" return 20 2>/dev/null
-"$PMCPROF" record -e $EV -o shared -- "$PROGS/rec_exit" return 20 2>/dev/null
+check "-o names an existing empty directory: recorded" [ "$(ls shared/*.pmcp | wc -l)" -eq 1 ]
+"$PMCPROF" record -e $EV -o shared -- "$PROGS/rec_exit" return 20 >out.txt 2>err.txt
+check "-o onto an earlier run: refused (2)" [ $? -eq 2 ]
+contains "-o onto an earlier run: says --append" "already holds 1 profile of an earlier run: --append" err.txt
+check "-o onto an earlier run: the program did not run" [ ! -s out.txt ]
+"$PMCPROF" record -e $EV -o shared --append -- "$PROGS/rec_exit" return 20 2>err.txt
 n=$(ls shared/*.pmcp | wc -l)
-check "-o names an existing directory: runs add to it ($n)" [ "$n" -eq 2 ]
+check "--append: runs add to it ($n)" [ "$n" -eq 2 ]
+contains "--append: counts only this run's profile" "1 profile in" err.txt
 
 f=$(ls shared/*.pmcp | head -1)
 pid=$("$INSPECT" meta "$f" pid); tid=$("$INSPECT" meta "$f" tid)
@@ -103,3 +117,18 @@ PMCPROF_OUTDIR=$PWD PMCPROF_BACKEND=perf_event PMCPROF_EVENTS=cpu-clock PMCPROF_
 check "a bad setting does not stop the program (3)" [ $? -eq 3 ]
 contains "a bad setting is named on stderr" "PMCPROF_SIGNAL: signal 9 (SIGKILL)" err.txt
 check "a bad setting: exactly one line" [ "$(wc -l <err.txt)" -eq 1 ]
+
+# perf's spellings: -F FREQ, -c PERIOD, -e a,b, -g, --call-graph dwarf
+"$PMCPROF" record -F 500 -o perf_f -- true 2>err.txt
+contains "-F 500: the default event at 500 Hz" "using [^ ]*@f500 " err.txt
+"$PMCPROF" record -c 250000 -e cpu-clock,task-clock -g -o perf_c -- true 2>err.txt
+contains "-c and -e a,b: both events at that period" "using perf::CPU-CLOCK@250000, perf::TASK-CLOCK@250000" err.txt
+"$PMCPROF" record -c 250000 -e cpu-clock@1000000 -o perf_c2 -- true 2>err.txt
+contains "-c leaves an event's own @PERIOD alone" "using perf::CPU-CLOCK@1000000 " err.txt
+"$PMCPROF" record -F 10 -c 10 -o perf_fc -- true >err.txt 2>&1
+check "-F with -c: usage error (1)" [ $? -eq 1 ]
+"$PMCPROF" record -e $EV --call-graph dwarf,8192 -o perf_dwarf -- true 2>err.txt
+check "--call-graph dwarf,8192 is libunwind" test "$("$INSPECT" meta perf_dwarf/*.pmcp call_graph)" = libunwind
+"$PMCPROF" record -q -e $EV -o quiet -- true >out.txt 2>err.txt
+check "record -q: nothing on stderr" test ! -s err.txt
+check "record -q: the profile is written" test "$(ls quiet/*.pmcp | wc -l)" -eq 1

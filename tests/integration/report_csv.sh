@@ -47,7 +47,7 @@ PY
 check "JSON: parses and agrees" python3 - out.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["events"] == ["perf::CYCLES", "perf::INSTRUCTIONS"] and d["runs"] == ['a,"b".pmcp']
+assert d["events"] == ["perf::CYCLES", "perf::INSTRUCTIONS"] and [r["label"] for r in d["runs"]] == ['a,"b".pmcp']
 by = {r["name"]: r for r in d["rows"]}
 assert by["work_a"]["values"][0]["self_samples"] == 600
 assert by["work_b"]["values"][1]["self_samples"] == 600

@@ -17,7 +17,7 @@ if ! "$PMCPROF" record -e cpu-clock -o rec -- "$PMCPROF_BUILD/examples/hotspots"
 	exit 0
 fi
 t1=$(date +%s.%N)
-"$PMCPROF" report rec >rep.txt
+"$PMCPROF" report --header rec >rep.txt
 check "report exits 0" test $? -eq 0
 contains "three thread profiles" "(3 files)" rep.txt
 dur=$(sed -n 's/.*duration: \([0-9.]*\) s wall clock.*/\1/p' rep.txt)

@@ -12,7 +12,7 @@ echo "0123456789abcdef0123456789abcdef01234567 /opt/a${esc}[2Jpp" >buildids.txt
 "$PMCPROF_BUILD/tests/bench/perf2pmcp" -m "command=$(printf 'evil\033]0;title\007')" \
 	script.txt buildids.txt evil.pmcp >/dev/null 2>&1
 check "a profile with escape bytes in its names" test -s evil.pmcp
-"$PMCPROF" report --no-cache evil.pmcp >rep.txt 2>&1
+"$PMCPROF" report --header --no-cache evil.pmcp >rep.txt 2>&1
 check "report: no escape byte reaches the output" [ "$(tr -d -c '\033\007' <rep.txt | wc -c)" -eq 0 ]
 contains "report: the command shown with '?'" "command: evil?]0;title?" rep.txt
 "$PMCPROF" diff --no-cache evil.pmcp evil.pmcp >diff.txt 2>&1

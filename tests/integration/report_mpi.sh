@@ -37,6 +37,9 @@ if mpirun --allow-run-as-root --oversubscribe -np 4 \
 	"$PMCPROF" record -e cpu-clock@200000 -o mpi -- "$PROGS/ana_work" split 5 >mpi.log 2>&1; then
 	"$PMCPROF" report --by rank mpi >mpi.txt
 	check "mpirun: --by rank shows 4 ranks" test "$(grep -c '^# run: rank=[0-3] ' mpi.txt)" -eq 4
+	# each rank counts its own profile (one thread each), not the directory's
+	check "mpirun: each rank prints its own count" \
+		test "$(grep -c 'record: 1 profile from rank [0-3] in' mpi.log)" -eq 4
 else
 	fail "mpirun with pmcprof record failed"
 	sed 's/^/    | /' mpi.log | tail -20

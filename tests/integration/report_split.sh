@@ -39,7 +39,7 @@ sys.exit(0 if all(abs(w - g) <= 2.0 for w, g in zip(want, got)) else 1)" "$2" "$
 "$PMCPROF" report --csv split.pmcp >split.csv
 check "synthetic: report --csv exits 0" test $? -eq 0
 within "synthetic CSV" "60 30 10" "$(shares_csv split.csv)"
-"$PMCPROF" report split.pmcp >split.txt
+"$PMCPROF" report --width 80 split.pmcp >split.txt
 within "synthetic text" "60 30 10" "$(shares_text split.txt)"
 check "synthetic text: fits 80 columns" awk 'length > 80 { exit 1 }' split.txt
 

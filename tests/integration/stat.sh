@@ -58,3 +58,22 @@ if "$PMCPROF" probe | grep -q 'hardware events do not open'; then
 	check "--no-fallback: an error instead (2)" [ $? -eq 2 ]
 	contains "--no-fallback says why" "no hardware PMU" nfb.txt
 fi
+
+# perf's spellings: -e a,b and -r N (mean, and +- the standard error as % of it)
+s0=$(steal_ms)
+"$PMCPROF" stat -x , -r 3 -o rep.csv -e task-clock,page-faults -- "$PROGS/busy" 1 0.2 >rep.txt 2>&1
+check "-r 3: exits 0" [ $? -eq 0 ]
+strep=$(( $(steal_ms) - s0 ))
+check "-e a,b: two events counted" test "$(wc -l <rep.csv)" -eq 2
+check "-r 3 -x: a 6th field, the +- %" awk -F, '$6 !~ /^[0-9.]+%$/ { exit 1 }' rep.csv
+mean=$(awk -F, '$3 == "task-clock" { print $1 }' rep.csv)
+truth=$(sed -n 's/^cpu_ms=//p' rep.txt | awk '{ s += $1; n++ } END { if (n == 3) print s / n }')
+within "-r 3: task-clock is the mean of the 3 runs" "$mean" "$truth" 5 "$strep"
+"$PMCPROF" stat -r 3 -e task-clock -- true 2>human.txt
+contains "-r 3: the header says (3 runs)" "(3 runs):" human.txt
+contains "-r 3: each count with ( +- x% )" "task-clock .*( +- *[0-9.]*% )" human.txt
+contains "-r 3: elapsed time mean +- its error" "seconds time elapsed  ( +- " human.txt
+"$PMCPROF" stat -r 3 -e task-clock -- sh -c 'kill -TERM $$' >/dev/null 2>&1
+check "-r 3: a run killed by a signal stops and passes it on (143)" [ $? -eq 143 ]
+"$PMCPROF" stat -r 0 -- true >/dev/null 2>&1
+check "-r 0: usage error (1)" [ $? -eq 1 ]

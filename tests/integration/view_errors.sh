@@ -23,7 +23,7 @@ status() {
 
 status 1 "no profile given: usage" "which profile" $PMCPROF view
 status 1 "not a TTY: says so" "needs a terminal" $PMCPROF view base.pmcp
-status 1 "an unknown option: usage" "usage: pmcprof view" $PMCPROF view --bogus base.pmcp
+status 1 "an unknown option: usage" "unknown option '--bogus'" $PMCPROF view --bogus base.pmcp
 status 1 "a bad threshold" "threshold" $PMCPROF view -T 0.5 base.pmcp
 status 1 "a bad snapshot size" "WIDTHxHEIGHT" $PMCPROF view --snapshot 80 base.pmcp
 status 1 "an unknown event" "no event 'nosuch'" $PMCPROF view --snapshot 80x24 -e nosuch base.pmcp

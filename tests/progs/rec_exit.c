@@ -40,10 +40,17 @@ __attribute__((noinline)) static int recurse(int n)
 	return recurse(n + 1) + pad[0];
 }
 
+/* Set once main has burned its share: the worker's exit(6) must come while
+ * main waits in pthread_join, not cut its burn short (on a loaded machine
+ * the worker could finish first, leaving main few samples). */
+static int main_done;
+
 static void *worker_exit(void *p)
 {
 	(void)p;
 	burn_worker();
+	while (!__atomic_load_n(&main_done, __ATOMIC_ACQUIRE))
+		usleep(1000);
 	exit(6);
 }
 
@@ -64,6 +71,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "thread-exit6")) {
 		pthread_create(&t, NULL, worker_exit, NULL);
 		burn_main();
+		__atomic_store_n(&main_done, 1, __ATOMIC_RELEASE);
 		pthread_join(t, NULL);
 		return 1;	/* not reached: the worker exits first */
 	}

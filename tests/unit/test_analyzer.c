@@ -44,7 +44,7 @@ static void test_ratios(void)
 	T_OK(near(z_for_conf(0.99), 2.5758293035489), "z(0.99) = 2.57583");
 	for (size_t i = 0; i < sizeof(ratio_cases) / sizeof(*ratio_cases); i++) {
 		const __typeof__(ratio_cases[0]) *c = &ratio_cases[i];
-		struct ratio_in in = { c->mode, c->a, c->A, c->b, c->B, c->a, c->b, c->A, c->B, 0.95 };
+		struct ratio_in in = { c->mode, c->a, c->A, c->b, c->B, c->a, c->b, c->A, c->B, 0.95, 1, 1 };
 		struct ana_cmp o;
 		ratio_compute(&in, &o);
 		bool ok = o.presence == c->pres && o.significant == c->sig;

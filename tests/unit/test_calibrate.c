@@ -16,8 +16,10 @@ static void classify(const char *backend, const char *event, enum pmc_trust want
 	struct pmc_calibration cal;
 	char err[512];
 
+	/* every plugin named here is built with the tests: one that does not
+	 * load is a failure, not a reason to skip */
 	if (pmc_backend_load(backend, &be, err, sizeof(err)) < 0) {
-		T_SKIP("%s: %s", what, err);
+		T_OK(0, "%s: the %s plugin loads: %s", what, backend, err);
 		return;
 	}
 	if (pmc_event_parse(event, &ev, err, sizeof(err)) < 0) {
