@@ -838,7 +838,7 @@ static int walk_dir(struct ana_set *s, struct walk *w, const char *dir, int dept
 				w->first_err = r;
 			if (r == -ENOMEM)
 				e = r;
-		} else if (is_pmcp(names[i])) {
+		} else if (is_pmcp(names[i]->d_name)) {
 			set_note(s, ANA_NOTE_WARN, -1, "%s: not a regular file: skipped", path);
 		}
 	}
