@@ -66,4 +66,4 @@ doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
 # The documentation the man pages point to, installed.
 dist_doc_DATA = README.md docs/analyzer.md docs/collector.md docs/profile-format.md \
 	docs/reliability.md docs/unwinding.md docs/viewer.md docs/virtualization.md \
-	docs/vm-vs-native.md docs/report-schema.json
+	docs/vm-vs-native.md docs/exports.md docs/performance.md docs/report-schema.json

@@ -414,7 +414,7 @@ join() {	# join SIDE: the side's runs, comma-separated, for diff
 	done
 	echo "$r"
 }
-"$here/pmcprof-diff" --label native --label "vm-$accel_used" "${dargs[@]}" "$(join native)" "$(join vm)" \
+"$here/pmcprof-diff" --header --label native --label "vm-$accel_used" "${dargs[@]}" "$(join native)" "$(join vm)" \
 	>"$out/diff.txt" 2>"$out/diff.stderr"
 dst=$?
 cat "$out/diff.stderr" >&2

@@ -29,7 +29,7 @@ case_() {
 	line=$(grep -n "^case_ $name " "$0" | head -1 | cut -d: -f1)
 	mk "$name" "$@"
 	HV=kvm
-	"$PMCPROF" diff ok.pmcp "$name.pmcp" >out.txt 2>err.txt
+	"$PMCPROF" diff --header ok.pmcp "$name.pmcp" >out.txt 2>err.txt
 	got=$(grep '^# trust: .*flags:' out.txt | sed -n 2p | sed 's/.*flags: //')
 	if [ "$got" = "$flags" ]; then pass "line $line: $name: flags '$flags'"
 	else fail "line $line: $name: flags '$flags', got '$got'"; grep '^# trust' out.txt; fi
@@ -59,11 +59,11 @@ contains "view's header leads with the emulated run's flags" "^! tcg.pmcp: sampl
 
 # an old profile without thread_cpu_ns: no trust figures, no flags, no error
 mk old
-"$PMCPROF" report old.pmcp >out.txt 2>err.txt
+"$PMCPROF" report --header old.pmcp >out.txt 2>err.txt
 if [ $? -eq 0 ] && ! grep -q '^# trust:' out.txt && ! grep -q 'warning' out.txt; then
 	pass "a profile without thread_cpu_ns: no trust line, no warning"
 else fail "a profile without thread_cpu_ns"; sed 's/^/    | /' out.txt | head; fi
-"$PMCPROF" report ok.pmcp >out.txt 2>err.txt
+"$PMCPROF" report --header ok.pmcp >out.txt 2>err.txt
 contains "report shows the CPU time, samples and handler" \
 	"^# trust: cpu time 0.950 s (kernel, per thread); samples 0.900 s (94.7% of expected, 1 thread judged)" out.txt
 contains "report shows the handler's share and no flags" \
@@ -92,9 +92,9 @@ PY
 for hv in qemu-tcg kvm; do
 	"$PROGS/ana_mkprofile" -o "l$hv.pmcp" -b "$PROGS/ana_work" -m hypervisor=$hv \
 		"main;hot_lines:$HOT=300" "main;hot_lines=700" || fail "ana_mkprofile l$hv"
-	"$PMCPROF" diff --lines lnat.pmcp "l$hv.pmcp" >l.txt 2>/dev/null
+	"$PMCPROF" diff --header --lines lnat.pmcp "l$hv.pmcp" >l.txt 2>/dev/null
 	"$PMCPROF" diff --lines --csv lnat.pmcp "l$hv.pmcp" >l.csv 2>/dev/null
-	"$PMCPROF" diff lnat.pmcp "l$hv.pmcp" >f.txt 2>/dev/null
+	"$PMCPROF" diff --header lnat.pmcp "l$hv.pmcp" >f.txt 2>/dev/null
 	sig=$(grep -c ',1,[^,]*,both,' l.csv)
 	if [ $hv = qemu-tcg ]; then
 		if grep -v '^#' l.txt | grep -q '?$' && ! grep -v '^#' l.txt | grep -q '\*$' &&
@@ -124,7 +124,7 @@ for f in real/*.pmcp; do
 done
 if [ $n -ge 3 ] && [ $good -eq $n ]; then pass "record: all $n threads carry thread_cpu_ns > handler_ns"
 else fail "record: $good of $n threads carry thread_cpu_ns > handler_ns"; sed 's/^/    | /' d.txt | tail -12; fi
-"$PMCPROF" report real >out.txt 2>/dev/null
+"$PMCPROF" report --header real >out.txt 2>/dev/null
 if grep -q '^# trust: cpu time .* samples .*% of expected, [0-9]* threads judged' out.txt; then
 	pass "report of a real run checks its samples against the threads' CPU time"
 	grep '^# trust' out.txt | sed 's/^/    /'	# the figures, not asserted: the host is loaded

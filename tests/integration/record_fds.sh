@@ -15,7 +15,7 @@ EV=cpu-clock@1000000
 # Sum of the collector counters over a directory's profiles, as NAME=VALUE
 # lines (from the report's "# collector:" header lines).
 counters() {
-	"$PMCPROF" report -q --top 1 "$1" 2>/dev/null | awk '
+	"$PMCPROF" report -q --header --top 1 "$1" 2>/dev/null | awk '
 	/^# collector:/ { for (i = 3; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] += kv[2] }
 	END { for (k in v) print k "=" v[k] }'
 }
@@ -43,7 +43,7 @@ for mode in pipe thread file dup2; do
 		# pipe/thread/file: close_range took the main thread's counter;
 		# dup2: the thread's.  Either way one fd, counted and named.
 		check "$mode $cg: the counter fd the program took is counted (fd_lost=$l)" [ "${l:-0}" -eq 1 ]
-		"$PMCPROF" report out >rep.txt 2>&1
+		"$PMCPROF" report --header out >rep.txt 2>&1
 		contains "$mode $cg: report names fd_lost" "fd_lost=1" rep.txt
 		if [ $cg = unwind ]; then
 			# The code without unwind tables is unwound through (libunwind's

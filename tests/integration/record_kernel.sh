@@ -29,10 +29,11 @@ EOF
 
 rec() {	# label, event-or-empty, env..., then the run
 	label=$1; ev=$2; shift 2
+	rm -rf "$label"	# record refuses to add to an existing run
 	env "$@" "$PMCPROF" record -o "$label" ${ev:+-e "$ev"} -- $DD >"$label.out" 2>&1
 	st=$?
 	"$PMCPROF" report --csv "$label" >"$label.csv" 2>"$label.err"
-	"$PMCPROF" report "$label" >"$label.txt" 2>&1
+	"$PMCPROF" report --header "$label" >"$label.txt" 2>&1
 	return $st
 }
 
@@ -86,7 +87,7 @@ else
 
 	"$PMCPROF" view --snapshot=100x14 kc >kc.view 2>&1
 	contains "chain: view shows [k] rows" "\[k\] " kc.view
-	"$PMCPROF" diff kc kc >kc.diff 2>&1
+	"$PMCPROF" diff --header kc kc >kc.diff 2>&1
 	contains "chain: diff shows [k] rows" "\[k\] " kc.diff
 
 	# Against perf on the same workload: both put most of the time in the kernel.

@@ -41,7 +41,7 @@ run rec_fds "$PROGS/rec_fds" thread 400
 run rec_coro "$PROGS/rec_coro" 400
 rm -rf out
 "$PMCPROF" record -e $EV -o out -- "$PROGS/rec_coro" 200 >/dev/null 2>&1
-"$PMCPROF" report out >rep.txt 2>&1
+"$PMCPROF" report --header out >rep.txt 2>&1
 contains "rec_coro: complete stacks on coroutine stacks" "unwind_failed=0 " rep.txt
 # A real interpreter: leaf pcs all over a large function, strcmp through the PLT.
 if command -v lua5.4 >/dev/null; then
