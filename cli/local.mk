@@ -55,7 +55,7 @@ CLEANFILES += scripts/pmcprof
 # and version filled in.  tests/integration/man_pages.sh keeps their
 # OPTIONS in step with each command's --help.
 MAN_PAGES = pmcprof pmcprof-record pmcprof-report pmcprof-diff pmcprof-view \
-	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump
+	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump pmcprof-vm
 man1_MANS = $(MAN_PAGES:%=doc-man/%.1)
 CLEANFILES += $(man1_MANS)
 doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
