@@ -169,6 +169,22 @@ static int fd_move_high(int fd)
  * such an event while it runs leaves period_left at 0, which makes the very
  * next event overflow; only re-adding it (disable, enable) sets a full
  * period.  Hardware events and the clocks restart with a full period. */
+/* The statistics have one writer, the counted thread (its handler and
+ * drains), and are read by whichever thread writes the profile: relaxed
+ * atomic loads and stores, no locked instructions on the handler's path. */
+#define ST_INC(field) __atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + 1, \
+				       __ATOMIC_RELAXED)
+
+static void st_copy(struct pmc_sample_stats *to, const struct pmc_sample_stats *from)
+{
+	to->overflows = __atomic_load_n(&from->overflows, __ATOMIC_RELAXED);
+	to->spurious = __atomic_load_n(&from->spurious, __ATOMIC_RELAXED);
+	to->throttled = __atomic_load_n(&from->throttled, __ATOMIC_RELAXED);
+	to->unthrottled = __atomic_load_n(&from->unthrottled, __ATOMIC_RELAXED);
+	to->lost = __atomic_load_n(&from->lost, __ATOMIC_RELAXED);
+	to->fd_lost = __atomic_load_n(&from->fd_lost, __ATOMIC_RELAXED);
+}
+
 /* Record who e->fd is, right after it was opened. */
 static int fd_remember(struct pe_ev *e)
 {
@@ -629,17 +645,17 @@ static int trap_overflow(struct pe_ctx *c, const siginfo_t *si)
 		if ((uintptr_t)e != data)
 			continue;
 		if (!e->sampled || !c->armed) {
-			c->st.spurious++;
+			ST_INC(c->st.spurious);
 			return -1;
 		}
 		e->seen++;
 		if (!e->data)
 			e->done++;
 		if (!c->started) {
-			c->st.spurious++;
+			ST_INC(c->st.spurious);
 			return -1;
 		}
-		c->st.overflows++;
+		ST_INC(c->st.overflows);
 		return (int)i;
 	}
 	return -1;
@@ -666,7 +682,7 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 		 * its rearm grants more). */
 		if (!e->sampled || !c->armed ||
 		    (si->si_code != POLL_IN && si->si_code != POLL_HUP)) {
-			c->st.spurious++;
+			ST_INC(c->st.spurious);
 			return -1;
 		}
 		e->seen++;
@@ -675,10 +691,10 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 			e->done++;	/* no buffer to count them: one credit at a time */
 		/* Queued before stop() and delivered after: stale. */
 		if (!c->started) {
-			c->st.spurious++;
+			ST_INC(c->st.spurious);
 			return -1;
 		}
-		c->st.overflows++;
+		ST_INC(c->st.overflows);
 		return (int)i;
 	}
 	return -1;
@@ -690,15 +706,20 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 static void rb_drain(struct pe_ctx *c, struct pe_ev *e)
 {
 	struct perf_event_mmap_page *pg = e->pg;
-	uint64_t head, tail, samples = 0, lost = c->st.lost;
+	struct pmc_sample_stats st;
+	uint64_t head, tail, samples = 0;
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
 	if (head == tail)
 		return;
-	pe_rb_scan(e->data, e->data_size, tail, head, &c->st, &samples);
+	st_copy(&st, &c->st);
+	pe_rb_scan(e->data, e->data_size, tail, head, &st, &samples);
 	/* What the kernel could not write were overflows too. */
-	e->done += samples + (c->st.lost - lost);
+	e->done += samples + (st.lost - c->st.lost);
+	__atomic_store_n(&c->st.throttled, st.throttled, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->st.unthrottled, st.unthrottled, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->st.lost, st.lost, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
@@ -813,7 +834,7 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 		drain(c, NULL);
 		mask_signo(c, SIG_SETMASK, &old);
 	}
-	*st = c->st;
+	st_copy(st, &c->st);
 	/* SIGTRAP does not queue: overflows while one was pending merged
 	 * into it and were never sampled. */
 	for (size_t i = 0; i < c->n && c->trap; i++)
