@@ -15,7 +15,7 @@
 # (one line each).
 TARGETS='
 fuzz_profile: profile/header.c profile/reader.c
-fuzz_event: backend/event.c backend/alias.c backend/error.c -lpfm
+fuzz_event: backend/event.c backend/alias.c backend/error.c backend/plugin.c backend/env.c -lpfm -ldl
 '
 # pkg-config packages every target links against.
 PKGS=libzstd
