@@ -1,7 +1,7 @@
 /* Event names users type, as data.  perf-style aliases map to libpfm4's
- * generic "perf::" PMU, which every Linux machine has; the plugins' own
- * events (timer-based, not perf_event) are listed so the parser can
- * recognize and suggest them without loading the plugin. */
+ * generic "perf::" PMU, which every Linux machine has.  The plugins' own
+ * events (CPUTIME, TSC, ...) are not listed here: each plugin declares them
+ * in its descriptor (event.c, pmc_plugin_events_register). */
 #include "config.h"
 
 #include "backend/internal.h"
@@ -31,10 +31,3 @@ const struct pmc_alias pmc_aliases[] = {
 	{ "migrations", "perf::CPU-MIGRATIONS", "CPU migrations (software)" },
 };
 const size_t pmc_n_aliases = sizeof(pmc_aliases) / sizeof(pmc_aliases[0]);
-
-const struct pmc_builtin_event pmc_builtin_events[] = {
-	{ "CPUTIME", "cputimer", "us", 1000 },
-	{ "REALTIME", "cputimer", "us", 1000 },
-	{ "TSC", "perfctr_xen", "events", 2000003 },	/* the time-stamp counter, virtualized */
-};
-const size_t pmc_n_builtin_events = sizeof(pmc_builtin_events) / sizeof(pmc_builtin_events[0]);

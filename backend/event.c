@@ -124,6 +124,89 @@ static void pfm_names_collect(void)
 	}
 }
 
+/* The plugins' own events (CPUTIME, REALTIME, TSC, ...), from the events
+ * their descriptors declare: the core names no plugin.  Each plugin that
+ * is loaded registers its events (the collector loads its backend before
+ * it parses its events, so it reads no other plugin); a name that is
+ * still unknown makes the parser read every plugin in the path, once.
+ * Entries are never freed: parsed events point at their unit. */
+struct plugin_event_name {
+	char name[PMC_NAME_MAX];
+	char plugin[32];
+	char unit[16];
+	uint64_t default_period;
+};
+static struct plugin_event_name **pevs;
+static size_t n_pevs;
+static pthread_mutex_t pevs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pevs_scan_once = PTHREAD_ONCE_INIT;
+
+void pmc_plugin_events_register(const struct pmc_plugin *pl)
+{
+	pthread_mutex_lock(&pevs_lock);
+	for (size_t i = 0; pl->events && i < pl->n_events; i++) {
+		const struct pmc_plugin_event *e = &pl->events[i];
+		bool known = false;
+
+		if (!e->name)
+			continue;
+		for (size_t k = 0; k < n_pevs && !known; k++)
+			known = !strcasecmp(pevs[k]->name, e->name);
+		if (known)
+			continue;
+		struct plugin_event_name **v = realloc(pevs, (n_pevs + 1) * sizeof(*v));
+		struct plugin_event_name *x = calloc(1, sizeof(*x));
+		if (!v || !x) {
+			free(x);
+			if (v)
+				pevs = v;
+			break;
+		}
+		pevs = v;
+		pmc_fmt(x->name, sizeof(x->name), "%s", e->name);
+		pmc_fmt(x->plugin, sizeof(x->plugin), "%s", pl->name);
+		pmc_fmt(x->unit, sizeof(x->unit), "%s", e->unit ? e->unit : "events");
+		x->default_period = e->default_period ? e->default_period : 1000;
+		pevs[n_pevs++] = x;
+	}
+	pthread_mutex_unlock(&pevs_lock);
+}
+
+static int scan_one(const char *name, void *arg)
+{
+	struct pmc_backend *be;
+
+	(void)arg;
+	if (pmc_backend_load(name, &be, NULL, 0) == 0)	/* registers its events */
+		pmc_backend_unload(be);
+	return 0;
+}
+
+static void scan_plugins(void)
+{
+	pmc_backend_foreach(scan_one, NULL);
+}
+
+/* A plugin event by name (any case); scan: read every plugin first if
+ * none registered it yet. */
+static const struct plugin_event_name *plugin_event_find(const char *name, bool scan)
+{
+	const struct plugin_event_name *hit = NULL;
+
+	for (int pass = 0; pass < 2 && !hit; pass++) {
+		if (pass)
+			pthread_once(&pevs_scan_once, scan_plugins);
+		pthread_mutex_lock(&pevs_lock);
+		for (size_t k = 0; k < n_pevs && !hit; k++)
+			if (!strcasecmp(pevs[k]->name, name))
+				hit = pevs[k];
+		pthread_mutex_unlock(&pevs_lock);
+		if (!scan)
+			break;
+	}
+	return hit;
+}
+
 /* The closest known name, if it is close enough to be a typo. */
 static const char *suggest(const char *name, char *buf, size_t len)
 {
@@ -133,8 +216,11 @@ static const char *suggest(const char *name, char *buf, size_t len)
 	};
 	bool qualified = strstr(name, "::") != NULL;
 
-	for (size_t i = 0; i < pmc_n_builtin_events; i++)
-		consider(&s, pmc_builtin_events[i].name);
+	pthread_once(&pevs_scan_once, scan_plugins);
+	pthread_mutex_lock(&pevs_lock);
+	for (size_t i = 0; i < n_pevs; i++)
+		consider(&s, pevs[i]->name);
+	pthread_mutex_unlock(&pevs_lock);
 	for (size_t i = 0; i < pmc_n_aliases; i++)
 		consider(&s, pmc_aliases[i].alias);
 	pthread_once(&names_once, pfm_names_collect);
@@ -162,14 +248,6 @@ static int parse_count(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-static const struct pmc_builtin_event *builtin_find(const char *name)
-{
-	for (size_t i = 0; i < pmc_n_builtin_events; i++)
-		if (strcasecmp(pmc_builtin_events[i].name, name) == 0)
-			return &pmc_builtin_events[i];
-	return NULL;
 }
 
 static const struct pmc_alias *alias_find(const char *name)
@@ -293,7 +371,23 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 		return -PMC_ESPEC;
 	}
 
-	const struct pmc_builtin_event *b = builtin_find(base);
+	/* a plugin's event: registered by a loaded plugin, or (not a
+	 * libpfm4 name either) found by reading the plugins */
+	const struct plugin_event_name *b = plugin_event_find(base, false);
+	const struct pmc_alias *a = b ? NULL : alias_find(base);
+	ret = 0;
+	if (!b) {
+		pmc_fmt(full, sizeof(full), "%s%s", a ? a->target : base, mods ? mods : "");
+		ret = encode_pfm(full, name, ev, msg, msglen);
+		if (ret == -PMC_EEVENT && !a && strlen(base) < PMC_NAME_MAX &&
+		    (b = plugin_event_find(base, true))) {
+			/* whatever the failed encoding left */
+			ev->type = 0;
+			ev->config = ev->config1 = ev->config2 = 0;
+			ev->exclude_user = ev->exclude_kernel = ev->hardware = false;
+			ret = 0;
+		}
+	}
 	if (b) {
 		if (mods) {
 			pmc_fmt(msg, msglen, "event %s takes no modifiers: '%s'", b->name, mods);
@@ -305,10 +399,6 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 		ev->unit = b->unit;
 		return 0;
 	}
-
-	const struct pmc_alias *a = alias_find(base);
-	pmc_fmt(full, sizeof(full), "%s%s", a ? a->target : base, mods ? mods : "");
-	ret = encode_pfm(full, name, ev, msg, msglen);
 	if (ret == -PMC_EEVENT) {
 		if (suggest(base, hint, sizeof(hint)))
 			pmc_fmt(msg, msglen, "unknown event '%s' \xe2\x80\x94 did you mean '%s'?",
@@ -358,7 +448,7 @@ int pmc_event_parse_list(const char *const *specs, size_t n, struct pmc_event *e
 uint64_t pmc_event_default_period(const struct pmc_event *ev)
 {
 	if (ev->kind == PMC_KIND_PLUGIN) {
-		const struct pmc_builtin_event *b = builtin_find(ev->name);
+		const struct plugin_event_name *b = plugin_event_find(ev->name, true);
 		return b ? b->default_period : 1000;
 	}
 	if (strcmp(ev->unit, "ns") == 0)

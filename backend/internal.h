@@ -42,16 +42,9 @@ struct pmc_alias {
 extern const struct pmc_alias pmc_aliases[];
 extern const size_t pmc_n_aliases;
 
-/* A plugin's own event known to the core without loading the plugin: the
- * event-spec parser needs to recognize them (and suggest them) early. */
-struct pmc_builtin_event {
-	const char *name;
-	const char *plugin;
-	const char *unit;
-	uint64_t default_period;
-};
-extern const struct pmc_builtin_event pmc_builtin_events[];
-extern const size_t pmc_n_builtin_events;
+/* Make a loaded plugin's own events (its descriptor's) known to the
+ * event-spec parser (event.c); pmc_backend_load calls it. */
+void pmc_plugin_events_register(const struct pmc_plugin *pl);
 
 /* libpfm4, initialized once; 0 or -PMC_E*. */
 int pmc_pfm_init(void);

@@ -180,6 +180,7 @@ int pmc_backend_load(const char *name, struct pmc_backend **out, char *err_msg, 
 	be->handle = h;
 	be->plugin = pl;
 	pmc_fmt(be->path, sizeof(be->path), "%s", f.path);
+	pmc_plugin_events_register(pl);
 	*out = be;
 	return 0;
 }

@@ -52,16 +52,18 @@ CLEANFILES += scripts/pmcprof
 
 # Man pages: scdoc sources in docs/man (NAME, SYNOPSIS, DESCRIPTION, OPTIONS,
 # EXAMPLES, EXIT STATUS, ENVIRONMENT, FILES, SEE ALSO); the install's paths
-# and version filled in.  tests/integration/man_pages.sh keeps their
+# and version filled in (their '_' escaped: scdoc would read it as emphasis).  tests/integration/man_pages.sh keeps their
 # OPTIONS in step with each command's --help.
 MAN_PAGES = pmcprof pmcprof-record pmcprof-report pmcprof-diff pmcprof-view \
 	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump pmcprof-vm
 man1_MANS = $(MAN_PAGES:%=doc-man/%.1)
 CLEANFILES += $(man1_MANS)
 doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
-	$(AM_V_GEN)mkdir -p doc-man && sed -e 's|%VERSION%|$(VERSION)|g' \
-	  -e 's|%DOCDIR%|$(docdir)|g' -e 's|%PKGLIBDIR%|$(pkglibdir)|g' \
-	  -e 's|%PKGLIBEXECDIR%|$(pkglibexecdir)|g' $< | $(SCDOC) >$@.tmp && mv $@.tmp $@
+	$(AM_V_GEN)mkdir -p doc-man && $(AWK) -v v='$(VERSION)' -v d='$(docdir)' \
+	  -v l='$(pkglibdir)' -v x='$(pkglibexecdir)' \
+	  'BEGIN { gsub(/_/, "\\_", d); gsub(/_/, "\\_", l); gsub(/_/, "\\_", x) } \
+	   { gsub(/%VERSION%/, v); gsub(/%DOCDIR%/, d); gsub(/%PKGLIBDIR%/, l); \
+	     gsub(/%PKGLIBEXECDIR%/, x); print }' $< | $(SCDOC) >$@.tmp && mv $@.tmp $@
 
 # The documentation the man pages point to, installed.
 dist_doc_DATA = README.md docs/analyzer.md docs/collector.md docs/profile-format.md \

@@ -403,6 +403,15 @@ static bool setup(void)
 			  "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
+	/* The backend first: its own events (CPUTIME, ...) are then known to
+	 * the parser, which reads no other plugin into the program. */
+	ret = pmc_backend_load(coll.set.backend, &coll.be, msg, sizeof(msg));
+	if (ret < 0) {
+		coll_warn("pmcprof: cannot load backend ", coll.set.backend, ": ",
+			  msg[0] ? msg : pmc_strerror(ret), "; the program runs unprofiled",
+			  (char *)NULL);
+		return false;
+	}
 	for (size_t i = 0; i < coll.set.n_events; i++) {
 		if (pmc_event_parse(coll.set.events[i], &coll.ev[i], msg, sizeof(msg)) < 0) {
 			coll_warn("pmcprof: PMCPROF_EVENTS: ", msg, "; the program runs unprofiled",
@@ -411,13 +420,6 @@ static bool setup(void)
 		}
 	}
 	coll.n_ev = coll.set.n_events;
-	ret = pmc_backend_load(coll.set.backend, &coll.be, msg, sizeof(msg));
-	if (ret < 0) {
-		coll_warn("pmcprof: cannot load backend ", coll.set.backend, ": ",
-			  msg[0] ? msg : pmc_strerror(ret), "; the program runs unprofiled",
-			  (char *)NULL);
-		return false;
-	}
 	for (size_t i = 0; i < coll.n_ev; i++) {
 		if (!pmc_backend_accepts(coll.be, &coll.ev[i])) {
 			coll_warn("pmcprof: backend ", coll.set.backend, " cannot sample ",

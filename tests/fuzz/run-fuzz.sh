@@ -20,7 +20,7 @@
 # (one line each).
 TARGETS='
 fuzz_profile: profile/header.c profile/reader.c
-fuzz_event: backend/event.c backend/alias.c backend/error.c -lpfm
+fuzz_event: backend/event.c backend/alias.c backend/error.c backend/plugin.c backend/env.c -lpfm -ldl
 fuzz_report: profile/header.c profile/reader.c analyzer/*.c @analyzer/profile.pb-c.c -liberty -lm
 '
 # pkg-config packages every target links against.

@@ -517,6 +517,33 @@ static void test_function_lines(void)
 	ui_free(ui);
 }
 
+/* r on a base of two repeats: raw counts compare the mean per repeat, so
+ * work_b (3000 in each base repeat, 4500 in the run) stays 1.5x; the sum
+ * of the repeats would make it 0.75x. */
+static void test_raw_repeats(void)
+{
+	char pa[600], pb[256], err[512];
+	char *runs[2] = { pa, pb };
+	struct load_opts lo = { 0 };
+	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
+	struct ana_set *s;
+	struct ui *ui;
+	int y;
+
+	snprintf(pa, sizeof(pa), "%s/base.pmcp,%s/base.pmcp", dir, dir);
+	snprintf(pb, sizeof(pb), "%s/run.pmcp", dir);
+	ui = set_load(&s, runs, 2, &lo, err, sizeof(err)) == 0 ? ui_new(s, runs, 2, &uo) : NULL;
+	T_OK(ui != NULL, "a base of two repeats opens");
+	if (!ui)
+		return;
+	keys(ui, "r");
+	draw(ui, 120, 40);
+	y = row_with("work_b");
+	T_OK(row_with("ratio: samples in run") > 0 && y > 0 && strstr(line(y), " 1.50 ["),
+	     "r over repeats: the mean per repeat, 1.5x: '%s'", y > 0 ? line(y) : "");
+	ui_free(ui);
+}
+
 /* The directory the profile's debug info names for work_a's source.  It
  * is the path the compiler saw, not srcdir's realpath: in a VPATH build
  * (make distcheck) it goes through the build tree ("_build/sub/../.."). */
@@ -689,6 +716,8 @@ int main(void)
 		test_functions();
 		dump_if_failed();
 		test_compare();
+		dump_if_failed();
+		test_raw_repeats();
 		dump_if_failed();
 		test_function_lines();
 		dump_if_failed();
