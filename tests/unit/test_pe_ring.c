@@ -51,7 +51,8 @@ static void sample(struct ring *r, uint16_t misc, uint64_t ip, const uint64_t *p
 	w[0] = ip;
 	w[1] = n + 1;
 	w[2] = KMARK;
-	memcpy(w + 3, pcs, 8 * n);
+	if (n)	/* memcpy's source may be NULL only when n is 0, and not even then for UBSan */
+		memcpy(w + 3, pcs, 8 * n);
 	rec(r, PERF_RECORD_SAMPLE, misc, w, 3 + n);
 }
 
