@@ -14,6 +14,7 @@
 
 #include "profile/format.h"
 #include "profile/profile.h"
+#include "tests/fuzz/fuzz_wrap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,31 +54,6 @@ static void check(const struct prof *p)
 		sink += strlen(p->counters[i].name);
 }
 
-/* header + zstd frame around a raw payload, as the writer makes them. */
-static uint8_t *wrap(const uint8_t *raw, size_t len, size_t *out_len)
-{
-	size_t cap = PROF_HEADER_SIZE + ZSTD_compressBound(len), c;
-	uint8_t *out = malloc(cap);
-	ZSTD_CCtx *z = ZSTD_createCCtx();
-
-	if (!out || !z)
-		abort();
-	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
-	ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
-	c = ZSTD_compress2(z, out + PROF_HEADER_SIZE, cap - PROF_HEADER_SIZE, raw, len);
-	ZSTD_freeCCtx(z);
-	if (ZSTD_isError(c))
-		abort();
-	memcpy(out, PROF_MAGIC, PROF_MAGIC_LEN);
-	prof_put_le32(out + 8, PROF_VERSION);
-	prof_put_le32(out + 12, 0);
-	prof_put_le32(out + 16, PROF_HEADER_SIZE);
-	prof_put_le64(out + 24, len);
-	prof_put_le64(out + 32, c);
-	prof_put_le32(out + 20, prof_header_check(out, PROF_HEADER_SIZE));
-	*out_len = PROF_HEADER_SIZE + c;
-	return out;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -87,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int err;
 
 	if (size > 0 && (size < PROF_MAGIC_LEN || memcmp(data, PROF_MAGIC, PROF_MAGIC_LEN)))
-		data = wrapped = wrap(data, size, &size);
+		data = wrapped = fuzz_wrap(data, size, &size);
 	err = prof_file_parse(data, size, &f, msg, sizeof(msg));
 	if (err) {
 		if (!msg[0] || f)

@@ -22,6 +22,7 @@
 #include "analyzer/analyzer.h"
 #include "profile/format.h"
 #include "profile/profile.h"
+#include "tests/fuzz/fuzz_wrap.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -47,33 +48,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* header + zstd frame around a raw payload, as the writer makes them. */
-static uint8_t *wrap(const uint8_t *raw, size_t len, size_t *out_len)
-{
-	static ZSTD_CCtx *z;	/* one for all runs: creating one costs more than a run */
-	size_t cap = PROF_HEADER_SIZE + ZSTD_compressBound(len), c;
-	uint8_t *out = malloc(cap);
-
-	if (!z && (z = ZSTD_createCCtx())) {
-		ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 1);
-		ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);	/* the reader requires it */
-	}
-	if (!out || !z)
-		abort();
-	c = ZSTD_compress2(z, out + PROF_HEADER_SIZE, cap - PROF_HEADER_SIZE, raw, len);
-	if (ZSTD_isError(c))
-		abort();
-	memset(out, 0, PROF_HEADER_SIZE);
-	memcpy(out, PROF_MAGIC, PROF_MAGIC_LEN);
-	prof_put_le32(out + 8, PROF_VERSION);
-	prof_put_le32(out + 12, 0);
-	prof_put_le32(out + 16, PROF_HEADER_SIZE);
-	prof_put_le64(out + 24, len);
-	prof_put_le64(out + 32, c);
-	prof_put_le32(out + 20, prof_header_check(out, PROF_HEADER_SIZE));
-	*out_len = PROF_HEADER_SIZE + c;
-	return out;
-}
 
 static void query(struct ana_set *s, struct ana_query *q, bool json)
 {
@@ -158,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 0 && (size < PROF_MAGIC_LEN || memcmp(data, PROF_MAGIC, PROF_MAGIC_LEN))) {
 		/* raw payloads: the last byte picks the options */
 		mode = data[size - 1];
-		data = wrapped = wrap(data, size - 1, &size);
+		data = wrapped = fuzz_wrap(data, size - 1, &size);
 	}
 	f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
