@@ -172,13 +172,20 @@ void pmc_plugin_events_register(const struct pmc_plugin *pl)
 	pthread_mutex_unlock(&pevs_lock);
 }
 
+/* The first plugin the scan could not load, and why: an event it would
+ * have named is "unknown" because of it, and the message says so. */
+static char scan_refused[512];
+
 static int scan_one(const char *name, void *arg)
 {
 	struct pmc_backend *be;
+	char why[sizeof(scan_refused)];
 
 	(void)arg;
-	if (pmc_backend_load(name, &be, NULL, 0) == 0)	/* registers its events */
+	if (pmc_backend_load(name, &be, why, sizeof(why)) == 0)	/* registers its events */
 		pmc_backend_unload(be);
+	else if (!scan_refused[0])
+		pmc_fmt(scan_refused, sizeof(scan_refused), "%s", why);
 	return 0;
 }
 
@@ -403,6 +410,9 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 		if (suggest(base, hint, sizeof(hint)))
 			pmc_fmt(msg, msglen, "unknown event '%s' \xe2\x80\x94 did you mean '%s'?",
 				base, hint);
+		else if (scan_refused[0])
+			pmc_fmt(msg, msglen, "unknown event '%s' (a backend plugin that may name it "
+				"was not loaded: %s)", base, scan_refused);
 		else
 			pmc_fmt(msg, msglen,
 				"unknown event '%s' (see 'pmcprof list' for the events here)", base);
