@@ -12,9 +12,11 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -642,6 +644,79 @@ static void make_rundir(struct opts *o)
 	snprintf(o->set.rundir, sizeof(o->set.rundir), "%s", rundir);
 }
 
+/* Whether pid is a process that still runs (not gone, not a zombie). */
+static bool proc_running(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/* The watcher a marker names (collector/watch.c: the target of the
+ * marker, a symbolic link), 0 if none. */
+static pid_t marker_watcher(int dirfd, const char *name)
+{
+	char buf[32];
+	ssize_t n = readlinkat(dirfd, name, buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+/* A process that ended where its collector could not see it (a raw
+ * exit_group, SIGKILL) has its watcher write its profiles: wait for every
+ * watcher still at work, at most SALVAGE_WAIT_S, reaping them (we are
+ * their subreaper). */
+#define SALVAGE_WAIT_S 60
+
+static void wait_salvage(void)
+{
+	struct timespec nap = { 0, 5 * 1000000 };
+
+	for (long waited = 0; rundir[0] && waited < SALVAGE_WAIT_S * 1000000000l;
+	     waited += nap.tv_nsec) {
+		DIR *d = opendir(rundir);
+		struct dirent *e;
+		bool busy = false;
+
+		if (!d)
+			return;
+		while ((e = readdir(d)) != NULL) {
+			const char *dash = strrchr(e->d_name, '-');
+			long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
+			pid_t w;
+
+			if (e->d_name[0] == '.' || pid <= 0 || proc_running((pid_t)pid))
+				continue;
+			w = marker_watcher(dirfd(d), e->d_name);
+			if (w > 0 && proc_running(w))
+				busy = true;
+			else if (w > 0)
+				waitpid(w, NULL, WNOHANG | __WALL);
+		}
+		closedir(d);
+		if (!busy)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
 static size_t report_lost(void)
 {
 	DIR *d = rundir[0] ? opendir(rundir) : NULL;
@@ -656,11 +731,11 @@ static size_t report_lost(void)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		if (pid > 0 && !proc_running((pid_t)pid)) {
 			fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing "
-				"its profiles: it left by a raw exit_group system call (as Go's "
-				"runtime does) or was killed by SIGKILL\n", pid,
-				(int)(dash - e->d_name), e->d_name);
+				"its profiles: it left where the collector could not see it (a raw "
+				"exit_group or SIGKILL), and its watcher could not write them either\n",
+				pid, (int)(dash - e->d_name), e->d_name);
 			n++;
 		}
 		unlinkat(dirfd(d), e->d_name, 0);
@@ -668,6 +743,49 @@ static size_t report_lost(void)
 	closedir(d);
 	rmdir(rundir);
 	return n;
+}
+
+/* A profile's temporary file (profile/writer.c: ".NAME.tmp.PID.SEQ")
+ * whose writer is gone was cut short by its process's end, and its
+ * profile written again by the watcher or counted as lost: remove it. */
+static void remove_stale_temps(const char *outdir)
+{
+	DIR *d = opendir(outdir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *t = strstr(e->d_name, ".pmcp.tmp.");
+		long pid;
+
+		if (e->d_name[0] != '.' || !t)
+			continue;
+		pid = strtol(t + strlen(".pmcp.tmp."), NULL, 10);
+		if (pid > 0 && !proc_running((pid_t)pid))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* Wait for the command, reaping whatever else comes to us meanwhile
+ * (watchers, and the program's orphans: we are a subreaper).  The
+ * command is left a zombie, so its watcher can still read how it died. */
+static void wait_command(pid_t pid)
+{
+	for (;;) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			die(EXIT_RUNTIME, "waitid: %s", strerror(errno));
+		}
+		if (si.si_pid == pid)
+			return;
+		waitpid(si.si_pid, NULL, __WALL);
+	}
 }
 
 /* Die of the same signal as the command, so a shell sees what happened. */
@@ -716,6 +834,9 @@ int main(int argc, char **argv)
 	set_preload(coll);
 	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
 
+	/* The collector's watchers (collector/watch.c) are orphaned at birth
+	 * and come to us: so we know when they are done. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	child = fork();
 	if (child < 0)
 		die(EXIT_RUNTIME, "fork: %s", strerror(errno));
@@ -732,11 +853,16 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
+	wait_command(child);
+	wait_salvage();
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR)
 			die(EXIT_RUNTIME, "waitpid: %s", strerror(errno));
 	}
+	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
+		;
 	lost = report_lost();
+	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",

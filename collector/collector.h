@@ -4,6 +4,7 @@
  *   handler.c    the sampling signal handler and its sample path
  *   flush.c      turning a thread's state into a profile file
  *   interpose.c  the C library functions the collector wraps
+ *   watch.c      the watcher: profiles of a process that ended unseen
  * docs/collector.md explains the design.  Nothing here is exported. */
 #ifndef COLLECTOR_COLLECTOR_H
 #define COLLECTOR_COLLECTOR_H
@@ -70,6 +71,7 @@ struct thr {
 	int in_handler;			/* atomic: the sampling handler is running */
 	const struct lm_snap *volatile hazard;
 	pid_t tid;
+	uintptr_t tcb;			/* its thread pointer (pthread_self), for watch.c */
 	uint32_t index;			/* creation order in this process */
 	struct pmc_group *g;
 	struct uw_thread uw;
@@ -185,6 +187,12 @@ void thr_resume_all(void);
  * reason), for good: before a seccomp filter the collector's own system
  * calls could break. */
 void thr_stop_all(const char *reason);
+/* The process is gone (watch.c): write every thread it left unwritten,
+ * with no thread to wait for.  How many were written. */
+int thr_salvage_all(bool partial, const char *reason);
+/* The thread pointer of a thread that was alive when the process ended,
+ * or 0. */
+uintptr_t thr_any_tcb(void);
 /* Whether any thread's hazard pointer holds snap. */
 bool thr_hazard_in_use(const struct lm_snap *snap);
 /* Fork child: forget every other thread, restart this one's profile. */
@@ -194,6 +202,12 @@ int thr_sigaltstack(const stack_t *ss, stack_t *old);
 /* Stop/start the calling thread's counters (exec). */
 void thr_disarm_self(void);
 void thr_rearm_self(void);
+
+/* ---- watch.c ---- */
+/* Clone the watcher of this process (at start and in a fork child). */
+void watch_start(void);
+/* The watcher's pid, 0 if there is none. */
+pid_t watch_pid(void);
 
 /* ---- handler.c (async-signal-safe) ---- */
 /* The sampling signal handler. */

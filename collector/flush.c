@@ -772,10 +772,21 @@ void flush_marker(bool on)
 		return;
 	if (fstat(dirfd, &st) == 0 && st.st_uid == geteuid()) {
 		if (on) {
-			fd = openat(dirfd, proc.prefix, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-				    0600);
-			if (fd >= 0)
-				close(fd);
+			char num[24];
+			struct buf nb = { num, 0, sizeof(num) };
+			pid_t w = watch_pid();
+
+			/* Its watcher, which may still write for it, as a symbolic
+			 * link's target: no data written (a file-size limit of 0
+			 * would raise SIGXFSZ). */
+			put_u(&nb, (uint64_t)(w > 0 ? w : 0));
+			unlinkat(dirfd, proc.prefix, 0);
+			if (symlinkat(num, dirfd, proc.prefix) < 0) {
+				fd = openat(dirfd, proc.prefix, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+					    0600);
+				if (fd >= 0)
+					close(fd);
+			}
 		} else {
 			unlinkat(dirfd, proc.prefix, 0);
 		}

@@ -369,6 +369,7 @@ static void fork_child(void)
 	__atomic_store_n(&fatal_done, 0, __ATOMIC_SEQ_CST);
 	coll_inside++;
 	flush_process_init(false);
+	watch_start();
 	flush_marker(true);
 	thr_fork_child();
 	coll_inside--;
@@ -458,6 +459,7 @@ static void init_once(void)
 	coll_real_resolve();
 	if (setup()) {
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
+		watch_start();
 		flush_marker(true);
 		thr_begin();
 	}

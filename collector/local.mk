@@ -5,7 +5,7 @@ coll_core_sources = collector/collector.h \
 	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \
 	collector/settings.c collector/settings.h collector/kernel.c collector/kernel.h \
 	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c \
-	collector/vdso.c \
+	collector/vdso.c collector/watch.c \
 	collector/owntime.c collector/owntime.h
 
 pkglib_LTLIBRARIES += collector/libpmcprof-collector.la

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -211,6 +212,7 @@ static int thr_reset(struct thr *t)
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->tid = gettid();
+	t->tcb = (uintptr_t)pthread_self();
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
 	t->cpu_start_ns = owntime_thread_cpu_ns(0);
@@ -415,6 +417,56 @@ void thr_rearm_self(void)
 	ret = thr_arm(t);
 	if (ret < 0)
 		warn_once("cannot re-arm sampling after a failed exec: ", ret);
+}
+
+/* Whether t's profile was already published under the name it chose (a
+ * write cut short between its rename and its status change). */
+static bool already_written(struct thr *t)
+{
+	const char *why;
+	bool there;
+	int dirfd;
+
+	if (!t->written[0])
+		return false;
+	dirfd = flush_outdir_open(&why);
+	if (dirfd < 0)
+		return false;
+	there = faccessat(dirfd, t->written, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dirfd);
+	return there;
+}
+
+int thr_salvage_all(bool partial, const char *reason)
+{
+	int n = 0;
+
+	for (struct thr *t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int s = status_get(t);
+
+		/* BUSY: its writer died with it. */
+		if (s != THR_ACTIVE && s != THR_BUSY)
+			continue;
+		if (s == THR_BUSY && already_written(t))
+			continue;
+		status_set(t, THR_BUSY);
+		/* Killed inside the handler: the tree may be half updated. */
+		flush_thread(t, partial || t->in_handler, true, reason);
+		status_set(t, THR_WRITTEN);
+		n++;
+	}
+	return n;
+}
+
+uintptr_t thr_any_tcb(void)
+{
+	for (struct thr *t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int s = status_get(t);
+
+		if ((s == THR_ACTIVE || s == THR_BUSY) && t->tcb)
+			return t->tcb;
+	}
+	return 0;
 }
 
 bool thr_hazard_in_use(const struct lm_snap *snap)

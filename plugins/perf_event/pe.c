@@ -107,6 +107,7 @@ struct pe_ctx {
 	bool guarded;
 	int signo;			/* from arm */
 	pid_t tid;			/* the thread that gets the signals */
+	pid_t proc;			/* the process whose descriptor table holds ev[].fd */
 	int draining;			/* one drainer at a time (atomic exchange) */
 	struct pmc_sample_stats st;
 	struct pe_ev ev[PMC_MAX_EVENTS];
@@ -395,6 +396,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	if (!c)
 		return -ENOMEM;
 	c->pid = opts->pid;
+	c->proc = getpid();
 	/* enable_on_exec counters run without a start(). */
 	c->started = opts->enable_on_exec;
 	for (size_t i = 0; i < n; i++) {
@@ -821,8 +823,12 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 	sigset_t old;
 
 	/* Where the profile is written: a descriptor the program closed or
-	 * replaced is counted here, before the thread's counters close. */
-	for (size_t i = 0; i < c->n && c->guarded; i++)
+	 * replaced is counted here, before the thread's counters close.  Not
+	 * from another process sharing the memory (the collector's watcher):
+	 * its descriptor table is not the one ev[].fd index. */
+	bool own_fds = c->guarded && getpid() == c->proc;
+
+	for (size_t i = 0; i < c->n && own_fds; i++)
 		fd_check(c, &c->ev[i]);
 	/* While sampling, only the counted thread drains (a rearm relies on
 	 * its counts), with signo blocked so its handler cannot find the

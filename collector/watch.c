@@ -1,0 +1,303 @@
+/* The watcher: a process that shares the program's memory and writes the
+ * profiles the program could not write itself.
+ *
+ * A process can end where no code of ours runs: Go's runtime leaves by a
+ * raw exit_group system call (no exit(), no destructor), and SIGKILL runs
+ * no handler.  The thread states (thread.c) are still in memory then, and
+ * memory outlives its threads while another process maps it: the watcher,
+ * cloned with CLONE_VM at process start (and in a fork child), sleeps on a
+ * pidfd of the process.  When the whole process is gone it writes every
+ * thread still ACTIVE (end_reason "exit_group", or the signal that killed
+ * it), removes the process's marker and exits.  If the program execs, its
+ * memory is no longer ours to watch (kcmp says so) and the watcher leaves.
+ *
+ * What the program could notice, and why it does not:
+ *   - descriptors: the watcher is cloned without CLONE_FILES, through an
+ *     intermediate process that closes every copied descriptor before
+ *     cloning the watcher and is waited for before we return, so no copy
+ *     of the program's descriptors outlives this call (a pipe's reader
+ *     still sees EOF when the program closes its end);
+ *   - children: the intermediate is our child with no exit signal (no
+ *     SIGCHLD, invisible to wait() without __WALL) and is reaped here; the
+ *     watcher is its child, so it is orphaned at once and belongs to the
+ *     nearest subreaper (`pmcprof record` is one) or init, never to the
+ *     program;
+ *   - signals: cloned with every signal blocked, and it never unblocks;
+ *     its name is "pmcprof-watch", so `pgrep PROG` does not list it;
+ *   - memory: one 64 KiB stack of ours; the program's memory stays mapped
+ *     until the watcher exits, just after the program.
+ *
+ * Until the program is gone the watcher runs beside its threads in the
+ * same memory, so it touches nothing of theirs: raw system calls only (no
+ * errno), a thread pointer of its own (a zeroed block), no stack
+ * protector.  Only when every thread is dead does it take a dead thread's
+ * thread pointer and call the ordinary writer.  x86-64 only (the raw
+ * clone); elsewhere nothing is salvaged, as before. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+
+#if defined(__x86_64__) && defined(SYS_pidfd_open) && defined(SYS_kcmp)
+
+#include <asm/prctl.h>
+#include <linux/kcmp.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sys/prctl.h>
+
+/* Code that runs beside live program threads: no instrumentation that
+ * could use the thread pointer. */
+#if defined(__has_attribute) && __has_attribute(no_stack_protector)
+#define BESIDE __attribute__((no_stack_protector, no_sanitize("address", "undefined", "thread"), noinline))
+#else
+#define BESIDE __attribute__((no_sanitize("address", "undefined", "thread"), noinline))
+#endif
+
+/* The watcher's stack, and below its top a small one for the intermediate. */
+#define STACK_LEN (64 << 10)
+#define INTER_LEN (8 << 10)
+/* How often the watcher checks that the program has not exec'd. */
+#define CHECK_MS 1000
+
+static struct {
+	void *map;			/* [guard][stack][guard][intermediate stack][tcb] */
+	size_t map_len;
+	pid_t watched;			/* the process */
+	int pidfd;			/* its pidfd, handed to the watcher */
+	bool started;			/* a watcher was cloned */
+	pid_t pid;			/* atomic: the watcher, 0 until it runs */
+	char tcb[256] __attribute__((aligned(64)));	/* a thread pointer of its own */
+} w;
+
+static inline long raw(long n, long a, long b, long c, long d, long e)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* clone(flags) with the child on stack_top running fn(), then exit(its
+ * return value); the child never comes back into this function. */
+BESIDE static long clone_run(unsigned long flags, void *stack_top, void *tls, int (*fn)(void))
+{
+	register long r10 __asm__("r10") = 0;	/* child_tid */
+	register long r8 __asm__("r8") = (long)tls;
+	void **sp = (void **)((uintptr_t)stack_top & ~(uintptr_t)15);
+	long ret;
+
+	/* Popped by the child, which then calls it with the stack aligned. */
+	*--sp = (void *)fn;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "pop %%rax\n\t"
+			 "call *%%rax\n\t"
+			 "mov %%eax, %%edi\n\t"
+			 "mov %[exit], %%eax\n\t"
+			 "syscall\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_clone), "D"(flags), "S"(sp), "d"(0L), "r"(r10), "r"(r8),
+			   [exit] "i"(SYS_exit)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The exit status of a dead process, as wait() would give it, from field
+ * 52 of /proc/PID/stat (readable until its parent reaps it); -1 if gone. */
+static int exit_code(pid_t pid)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd, field = 1;
+	char *p;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The name (field 2) may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	field = 2;
+	for (; *p; p++) {
+		if (*p != ' ')
+			continue;
+		if (++field == 52) {
+			v = strtol(p + 1, NULL, 10);
+			break;
+		}
+	}
+	return (int)v;
+}
+
+/* Every thread is dead: write what they left. */
+static void salvage(void)
+{
+	char reason[32] = "exit_group";
+	int st = exit_code(w.watched);
+	bool partial = false;
+
+	if (st >= 0 && (st & 0x7f)) {
+		int sig = st & 0x7f;
+
+		snprintf(reason, sizeof(reason), "signal SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+		partial = true;
+	} else if (st < 0) {
+		snprintf(reason, sizeof(reason), "unseen");
+		partial = true;
+	}
+	if (thr_salvage_all(partial, reason) > 0)
+		flush_marker(false);
+}
+
+BESIDE static int watcher(void)
+{
+	struct pollfd pfd = { .fd = w.pidfd, .events = POLLIN };
+	pid_t me = (pid_t)raw(SYS_getpid, 0, 0, 0, 0, 0);
+	uintptr_t tcb;
+
+	raw(SYS_prctl, PR_SET_NAME, (long)"pmcprof-watch", 0, 0, 0);
+	__atomic_store_n(&w.pid, me, __ATOMIC_SEQ_CST);
+	for (;;) {
+		long n = raw(SYS_poll, (long)&pfd, 1, CHECK_MS, 0, 0);
+
+		if (n > 0)
+			break;
+		if (n < 0 && n != -EINTR)
+			return 1;
+		/* An exec gave the process other memory: nothing here is its. */
+		n = raw(SYS_kcmp, me, w.watched, KCMP_VM, 0, 0);
+		if (n != 0 && n != -ENOSYS && n != -EPERM)
+			return 0;
+	}
+	/* Every thread is gone: borrow one's thread pointer (its TLS is
+	 * intact, nobody runs there any more) for the ordinary code. */
+	tcb = thr_any_tcb();
+	if (!tcb || raw(SYS_arch_prctl, ARCH_SET_FS, (long)tcb, 0, 0, 0) != 0)
+		return 1;
+	salvage();
+	return 0;
+}
+
+BESIDE static int intermediate(void)
+{
+	char *top = (char *)w.map + 4096 + STACK_LEN;
+	unsigned long flags = CLONE_VM | CLONE_SETTLS | CLONE_UNTRACED;
+	long ret;
+
+	/* Keep only the pidfd: copies of the program's descriptors must not
+	 * outlive this process. */
+	if (w.pidfd > 0)
+		raw(SYS_close_range, 0, w.pidfd - 1, 0, 0, 0);
+	ret = raw(SYS_close_range, w.pidfd + 1, ~0U, 0, 0, 0);
+	if (ret == -ENOSYS)
+		return 1;
+	ret = clone_run(flags, top, w.tcb, watcher);
+	return ret < 0;
+}
+
+void watch_start(void)
+{
+	char *inter_top;
+	sigset_t all, old;
+	long ret;
+
+	if (!w.map) {
+		w.map_len = 4096 + STACK_LEN + 4096 + INTER_LEN;
+		w.map = mmap(NULL, w.map_len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (w.map == MAP_FAILED) {
+			w.map = NULL;
+			return;
+		}
+		if (mprotect(w.map, 4096, PROT_NONE) < 0 ||
+		    mprotect((char *)w.map + 4096 + STACK_LEN, 4096, PROT_NONE) < 0) {
+			munmap(w.map, w.map_len);
+			w.map = NULL;
+			return;
+		}
+	}
+	/* The watcher's thread pointer: a TCB whose first word is itself (as
+	 * x86-64 expects), the canary word zero. */
+	memset(w.tcb, 0, sizeof(w.tcb));
+	*(void **)w.tcb = w.tcb;
+	__atomic_store_n(&w.pid, 0, __ATOMIC_SEQ_CST);
+	w.started = false;
+	w.watched = getpid();
+	w.pidfd = (int)raw(SYS_pidfd_open, w.watched, 0, 0, 0, 0);
+	if (w.pidfd < 0)
+		return;
+	inter_top = (char *)w.map + w.map_len;
+	sigfillset(&all);
+	coll_real.pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* No exit signal: no SIGCHLD to the program; reaped just below. */
+	ret = clone_run(CLONE_VM | CLONE_SETTLS | CLONE_UNTRACED, inter_top, w.tcb, intermediate);
+	if (ret > 0) {
+		siginfo_t si;
+
+		memset(&si, 0, sizeof(si));
+		while ((ret = raw(SYS_waitid, P_PID, ret, (long)&si, WEXITED | __WCLONE, 0)) == -EINTR)
+			;
+		/* The intermediate says whether the watcher was cloned. */
+		if (ret < 0 || si.si_code != CLD_EXITED || si.si_status != 0)
+			ret = -1;
+	}
+	coll_real.pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Ours; the watcher has its own copy (w.pidfd stays as it read it). */
+	raw(SYS_close, w.pidfd, 0, 0, 0, 0);
+	w.started = ret >= 0;
+}
+
+pid_t watch_pid(void)
+{
+	/* The watcher may not have run yet: give it a moment. */
+	for (int i = 0; i < 2000 && w.started && !__atomic_load_n(&w.pid, __ATOMIC_SEQ_CST); i++) {
+		struct timespec nap = { 0, 50000 };
+
+		nanosleep(&nap, NULL);
+	}
+	return __atomic_load_n(&w.pid, __ATOMIC_SEQ_CST);
+}
+
+#else
+
+void watch_start(void)
+{
+}
+
+pid_t watch_pid(void)
+{
+	return 0;
+}
+
+#endif
