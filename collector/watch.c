@@ -159,10 +159,12 @@ static int exit_code(pid_t pid)
 	return (int)v;
 }
 
-/* Every thread is dead: write what they left. */
+/* Every thread is dead: write what they left.  How the process ended is
+ * in /proc only until its parent reaps it: `pmcprof record` waits for us
+ * first, a shell does not. */
 static void salvage(void)
 {
-	char reason[32] = "exit_group";
+	char reason[32] = "exit_group or SIGKILL";
 	int st = exit_code(w.watched);
 	bool partial = false;
 
@@ -172,9 +174,8 @@ static void salvage(void)
 		snprintf(reason, sizeof(reason), "signal SIG%s",
 			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 		partial = true;
-	} else if (st < 0) {
-		snprintf(reason, sizeof(reason), "unseen");
-		partial = true;
+	} else if (st >= 0) {
+		snprintf(reason, sizeof(reason), "exit_group");
 	}
 	if (thr_salvage_all(partial, reason) > 0)
 		flush_marker(false);

@@ -14,3 +14,5 @@ skip() { echo "SKIP: $*"; }
 check() { _n=$1; shift; if "$@"; then pass "$_n"; else fail "$_n"; fi; }
 # contains "name" "needle" FILE
 contains() { if grep -q -- "$2" "$3"; then pass "$1"; else fail "$1 (no '$2' in $3)"; sed 's/^/    | /' "$3" | head -20; fi; }
+# lacks "name" "needle" FILE: PASS if FILE has no line matching needle.
+lacks() { if grep -q -- "$2" "$3"; then fail "$1 ('$2' in $3)"; grep -- "$2" "$3" | sed 's/^/    | /' | head -5; else pass "$1"; fi; }

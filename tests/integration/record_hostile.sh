@@ -169,9 +169,15 @@ for cg in unwind fp none; do
 	b=$?
 	check "Go with cgo ($cg): status $b, alone $a" [ "$a" -eq "$b" ]
 	check "Go with cgo ($cg): same output" cmp -s alone.txt prof.txt
-	# Go's runtime leaves by a raw exit_group: no profile, but a reason.
+	# Go's runtime leaves by a raw exit_group: the watcher writes them.
 	n=$(ls o/*.pmcp 2>/dev/null | wc -l)
-	if [ "$n" -gt 0 ]; then pass "Go with cgo ($cg): $n profiles"
-	else contains "Go with cgo ($cg): the launcher names why there is no profile" \
-		"ended without writing its profiles" err.txt; fi
+	check "Go with cgo ($cg): $n profiles (one per thread)" [ "$n" -ge 2 ]
+	r=$("$INSPECT" meta "$(ls o/*.pmcp | head -1)" end_reason)
+	check "Go with cgo ($cg): end_reason '$r' (exit_group)" [ "$r" = exit_group ]
+	lacks "Go with cgo ($cg): no profile lost" "ended without writing" err.txt
+	check "Go with cgo ($cg): no temporary file left" [ -z "$(ls -A o | grep -v '\.pmcp$')" ]
+	"$PMCPROF" report --csv o >rep.csv 2>rep.err
+	# The Go and the C (cgo) side both by name.
+	contains "Go with cgo ($cg): Go code by name" "main\.main\.func1\|main\.goBurn" rep.csv
+	contains "Go with cgo ($cg): cgo code by name" "c_burn" rep.csv
 done

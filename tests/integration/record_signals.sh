@@ -1,6 +1,7 @@
 # The program's own signal handling keeps working; crashes, signals and
 # every way of ending write profiles (partial after a signal) and keep the
-# exit status.
+# exit status.  A raw exit_group or SIGKILL runs no code of ours: the
+# watcher (collector/watch.c) writes those.
 . "$PMCPROF_SRC/tests/lib.sh"
 INSPECT="$PROGS/rec_inspect"
 EV=cpu-clock@1000000
@@ -37,7 +38,8 @@ while read -r mode status partial files; do
 		case $mode in
 		segv|overflow) want="signal SIGSEGV" ;; abort) want="signal SIGABRT" ;;
 		term) want="signal SIGTERM" ;; int) want="signal SIGINT" ;;
-		main-pthread-exit) want="thread_exit exit" ;; *) want=exit ;;
+		main-pthread-exit) want="thread_exit exit" ;;
+		rawexit7) want=exit_group ;; kill9) want="signal SIGKILL" ;; *) want=exit ;;
 		esac
 		case " $want " in *" $r "*) pass "$mode: end_reason '$r'" ;; *) fail "$mode: end_reason '$r', expected '$want'" ;; esac
 	done
@@ -54,4 +56,6 @@ overflow 139 1 1
 abort 134 1 1
 term 143 1 1
 int 130 1 1
+rawexit7 7 0 2
+kill9 137 1 2
 LIST

@@ -6,6 +6,9 @@
  *   thread-exit6  a second thread burns, then calls exit(6) while main waits
  *   main-pthread-exit  main calls pthread_exit; the other thread returns (0)
  *   segv | abort | term | int   die of SIGSEGV / SIGABRT / SIGTERM / SIGINT
+ *   rawexit7      a second thread burns; main leaves by a raw exit_group(7)
+ *                 system call while it still runs (as Go's runtime does)
+ *   kill9         a second thread burns; main sends the process SIGKILL
  *   overflow      die of SIGSEGV from unbounded recursion (stack overflow)
  * The main thread burns in burn_main, the second thread in burn_worker. */
 #define _GNU_SOURCE
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rec_common.h"
@@ -54,6 +58,15 @@ static void *worker_exit(void *p)
 	exit(6);
 }
 
+/* Burns until the process ends. */
+static void *worker_forever(void *p)
+{
+	(void)p;
+	for (;;)
+		burn_worker();
+	return NULL;
+}
+
 static void *worker_return(void *p)
 {
 	(void)p;
@@ -79,6 +92,13 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, worker_return, NULL);
 		burn_main();
 		pthread_exit(NULL);
+	}
+	if (!strcmp(mode, "rawexit7") || !strcmp(mode, "kill9")) {
+		pthread_create(&t, NULL, worker_forever, NULL);
+		burn_main();
+		if (!strcmp(mode, "kill9"))
+			kill(getpid(), SIGKILL);
+		syscall(SYS_exit_group, 7);
 	}
 	burn_main();
 	if (!strcmp(mode, "exit3"))
