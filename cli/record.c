@@ -18,6 +18,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -632,16 +635,83 @@ static void forward(int signo)
  * then remove the directory. */
 static char rundir[64];
 
+/* The collector's warnings arrive as datagrams on RUNDIR/.warn
+ * (collector/flush.c, coll_warn) and are printed on our stderr as they
+ * come; SIGCHLD wakes the same poll through a pipe. */
+static int warn_sock = -1;
+static int chld_pipe[2] = { -1, -1 };
+
+static void on_chld(int signo)
+{
+	int saved = errno;
+
+	(void)signo;
+	if (write(chld_pipe[1], "", 1) < 0)
+		(void)0;
+	errno = saved;
+}
+
+static void warn_open(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sigaction act;
+
+	if (!rundir[0] || pipe2(chld_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/.warn", rundir);
+	warn_sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (warn_sock >= 0 && bind(warn_sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(warn_sock);
+		warn_sock = -1;
+	}
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_chld;
+	act.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &act, NULL);
+}
+
+/* Print every warning that has come. */
+static void warn_drain(void)
+{
+	char line[1100];
+	ssize_t n;
+
+	while (warn_sock >= 0 && (n = recv(warn_sock, line, sizeof(line), 0)) > 0)
+		fwrite(line, 1, (size_t)n, stderr);
+	fflush(stderr);
+}
+
+/* Until a child may have ended or a warning came. */
+static void warn_wait(int timeout_ms)
+{
+	struct pollfd p[2] = { { .fd = chld_pipe[0], .events = POLLIN },
+			       { .fd = warn_sock, .events = POLLIN } };
+	char junk[64];
+
+	if (chld_pipe[0] < 0) {
+		struct timespec nap = { 0, (timeout_ms < 0 ? 5 : timeout_ms) * 1000000l };
+
+		nanosleep(&nap, NULL);
+		return;
+	}
+	poll(p, 2, timeout_ms);
+	while (read(chld_pipe[0], junk, sizeof(junk)) > 0)
+		;
+	warn_drain();
+}
+
 static void make_rundir(struct opts *o)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	snprintf(rundir, sizeof(rundir), "%s/pmcprof-run.XXXXXX",
 		 tmp && tmp[0] == '/' && strlen(tmp) < 32 ? tmp : "/tmp");
-	/* Without it, only the reason for a lost process is missing. */
+	/* Without it, only the reason for a lost process is missing, and
+	 * the collector's warnings go to the program's stderr. */
 	if (!mkdtemp(rundir))
 		rundir[0] = '\0';
 	snprintf(o->set.rundir, sizeof(o->set.rundir), "%s", rundir);
+	warn_open();
 }
 
 /* Whether pid is a process that still runs (not gone, not a zombie). */
@@ -713,7 +783,7 @@ static void wait_salvage(void)
 		closedir(d);
 		if (!busy)
 			return;
-		nanosleep(&nap, NULL);
+		warn_wait((int)(nap.tv_nsec / 1000000));
 	}
 }
 
@@ -729,8 +799,12 @@ static size_t report_lost(void)
 		const char *dash = strrchr(e->d_name, '-');
 		long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
 
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.') {
+			/* Our warning socket (.warn). */
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
 			continue;
+		}
 		if (pid > 0 && !proc_running((pid_t)pid)) {
 			fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing "
 				"its profiles: it left where the collector could not see it (a raw "
@@ -777,14 +851,17 @@ static void wait_command(pid_t pid)
 		siginfo_t si;
 
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | __WALL) < 0) {
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | WNOHANG | __WALL) < 0) {
 			if (errno == EINTR)
 				continue;
 			die(EXIT_RUNTIME, "waitid: %s", strerror(errno));
 		}
 		if (si.si_pid == pid)
 			return;
-		waitpid(si.si_pid, NULL, __WALL);
+		if (si.si_pid > 0)
+			waitpid(si.si_pid, NULL, __WALL);
+		else
+			warn_wait(-1);
 	}
 }
 
@@ -861,6 +938,7 @@ int main(int argc, char **argv)
 	}
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
+	warn_drain();
 	lost = report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);

@@ -164,8 +164,9 @@ void coll_exit_begin(void);
 /* Before a seccomp filter or strict mode (prctl/seccomp/syscall):
  * stop sampling for good, profiles written (end_reason "seccomp"). */
 void coll_before_seccomp(unsigned long op, unsigned long arg2, const void *prog);
-/* Write the NULL-terminated strings and a newline to stderr, without
- * stdio (async-signal-safe). */
+/* Say the NULL-terminated strings and a newline to the user, without
+ * stdio (async-signal-safe): through `pmcprof record` (flush.c), never
+ * into the program's descriptor 2 while the launcher can be reached. */
 void coll_warn(const char *first, ...) __attribute__((sentinel));
 
 /* ---- interpose.c ---- */

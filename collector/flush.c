@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -142,10 +144,37 @@ static const char *str_time(struct buf *b, const struct timespec *ts)
 	return s;
 }
 
+/* The launcher's socket for our warnings (cli/record.c): a datagram to
+ * RUNDIR/.warn, from a socket of our own opened and closed here.  0, or
+ * -errno (no launcher, its queue full: then stderr). */
+static int warn_launcher(const char *line, size_t n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct buf pb = { sa.sun_path, 0, sizeof(sa.sun_path) };
+	int fd, ret = 0;
+
+	if (!coll.set.rundir[0] || strlen(coll.set.rundir) + 7 > sizeof(sa.sun_path))
+		return -ENOENT;
+	put_s(&pb, coll.set.rundir);
+	put_s(&pb, "/.warn");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, line, n, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Warnings go to `pmcprof record`, which prints them on its own stderr:
+ * the program's descriptor 2 may be closed, or reused for its data.  Only
+ * without the launcher (LD_PRELOAD by hand, or its socket unreachable)
+ * do they go to descriptor 2. */
 void coll_warn(const char *first, ...)
 {
 	char line[1024];
 	struct buf b = { line, 0, sizeof(line) - 1 };
+	int saved_errno = errno;
 	va_list ap;
 
 	va_start(ap, first);
@@ -153,8 +182,10 @@ void coll_warn(const char *first, ...)
 		put_s(&b, s);
 	va_end(ap);
 	line[b.n++] = '\n';
-	while (write(STDERR_FILENO, line, b.n) < 0 && errno == EINTR)
-		;
+	if (warn_launcher(line, b.n) < 0)
+		while (write(STDERR_FILENO, line, b.n) < 0 && errno == EINTR)
+			;
+	errno = saved_errno;
 }
 
 /* Steal time of all CPUs from /proc/stat, in clock ticks (0 if unknown). */

@@ -76,3 +76,16 @@ n=$(comm -13 fd.alone fd.nums | wc -l)
 perf=$(grep -c 'anon_inode:\[perf_event\]' fd.prof)
 check "descriptors a profiled shell sees beyond its own: '$extra': one, its counter" \
 	[ "$n" -eq 1 ] && [ "$perf" -eq 1 ]
+
+# Descriptor 2 closed and reused for the program's data: the collector's
+# warning (a handler on its signal) goes to pmcprof record's stderr, never
+# into the program's file.
+"$FDS" stderr 200 >alone.stderr 2>&1
+rc0=$?
+check "stderr alone: intact (status $rc0)" [ "$rc0" -eq 0 ]
+rm -rf out
+"$PMCPROF" record -e $EV -o out -- "$FDS" stderr 200 >prof.out 2>err.txt
+rc=$?
+check "stderr: same status ($rc, alone $rc0)" [ "$rc" -eq "$rc0" ]
+check "stderr: same output and checksum of the data on fd 2" cmp -s alone.stderr prof.out
+contains "stderr: the collector's warning reached record's stderr" "keeping pmcprof's" err.txt

@@ -16,11 +16,16 @@
  *           descriptor (under the profiler: its own counter's), writes
  *           through it, burns MS ms and ends; main writes through the same
  *           number and reads the log back
+ *   stderr  closes descriptor 2 and opens its data file there (as daemons
+ *           do), then sets a handler on signal 38 (the collector's: it
+ *           warns that it keeps its own) and burns MS ms; the data file
+ *           must hold only what the program wrote
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,10 +229,40 @@ static int run_dup2(void)
 	return status;
 }
 
+static void on_38(int signo)
+{
+	(void)signo;
+}
+
+static int run_stderr(void)
+{
+	static const char line[] = "program data\n";
+	char buf[4096];
+	ssize_t n;
+	int fd, status = 0;
+
+	close(2);
+	fd = mkstemp(log_path);
+	if (fd != 2)
+		return 2;
+	unlink(log_path);
+	write_all(2, line, sizeof(line) - 1);
+	signal(38, on_38);
+	rec_noinfo_burn(ms, 7);
+	write_all(2, line, sizeof(line) - 1);
+	n = pread(2, buf, sizeof(buf), 0);
+	printf("data on fd 2: %zd bytes checksum %lu\n", n,
+	       n > 0 ? checksum((unsigned char *)buf, (size_t)n) : 0);
+	if (n != 2 * ((ssize_t)sizeof(line) - 1))
+		status = 1;
+	printf("%s\n", status ? "CORRUPTED" : "intact");
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rec_fds pipe|thread|file|dup2 MS\n");
+		fprintf(stderr, "usage: rec_fds pipe|thread|file|dup2|stderr MS\n");
 		return 2;
 	}
 	ms = atof(argv[2]);
@@ -240,6 +275,8 @@ int main(int argc, char **argv)
 		return run_file();
 	if (!strcmp(argv[1], "dup2"))
 		return run_dup2();
+	if (!strcmp(argv[1], "stderr"))
+		return run_stderr();
 	fprintf(stderr, "rec_fds: unknown mode %s\n", argv[1]);
 	return 2;
 }
