@@ -1,5 +1,6 @@
 /* From what the user asked to what will be used: pick the backend, try each
  * event for real, and follow the documented fallback chain
+ *     EVENT -> EVENT:u where perf_event_paranoid refuses this user the kernel
  *     hardware event (perf_event) -> cpu-clock (perf_event) -> CPUTIME (cputimer)
  * saying why at each step.  Nothing changes silently: plan->why is meant
  * for one stderr line, and callers record requested vs used. */
@@ -7,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +130,51 @@ static bool fall_back(struct pmc_event *ev, const struct pmc_env *env, unsigned 
 	return false;
 }
 
+/* Whether err is perf_event_paranoid refusing this user the kernel: at 2
+ * an unprivileged perf_event_open() that counts kernel mode gets EACCES
+ * (at 3 and above perf_event is closed to it, and the probe says so). */
+static bool kernel_refused(int err, const struct pmc_env *env)
+{
+	return (err == -EACCES || err == -EPERM) && env->paranoid == 2;
+}
+
+/* The chain's first link, what perf does for a user who may not sample the
+ * kernel: every perf_event event that asked for neither ':u' nor ':k'
+ * becomes EVENT:u (exclude_kernel), period kept; an explicit ':k' stays and
+ * is refused later.  The events changed are listed in changed ("cpu-clock
+ * -> cpu-clock:u").  Returns how many changed. */
+static size_t exclude_kernel(struct pmc_plan *plan, char *changed, size_t len)
+{
+	size_t n = 0, off = 0;
+
+	changed[0] = '\0';
+	for (size_t i = 0; i < plan->n; i++) {
+		struct pmc_event *ev = &plan->ev[i], next;
+		char name[PMC_NAME_MAX + 2], msg[256];
+		const char *at = strchr(ev->spec, '@');
+		int w = at ? (int)(at - ev->spec) : (int)strlen(ev->spec);
+
+		if (ev->kind != PMC_KIND_PERF || ev->exclude_kernel || ev->exclude_user)
+			continue;
+		if (snprintf(name, sizeof(name), "%s:u", ev->name) >= PMC_NAME_MAX ||
+		    pmc_event_parse(name, &next, msg, sizeof(msg)) < 0 || !next.exclude_kernel ||
+		    next.exclude_user)
+			continue;
+		next.period = ev->period;
+		next.freq = ev->freq;
+		/* The element as written, with the ':u' it now has. */
+		if (snprintf(next.spec, sizeof(next.spec), "%.*s:u%s", w, ev->spec, at ? at : "") >=
+		    (int)sizeof(next.spec))
+			pmc_fmt(next.spec, sizeof(next.spec), "%s", next.name);
+		pmc_fmt(changed + off, len - off, "%s%.*s -> %.*s:u", n ? ", " : "", w, ev->spec, w,
+			ev->spec);
+		off = strlen(changed);
+		*ev = next;
+		n++;
+	}
+	return n;
+}
+
 static void describe(struct pmc_plan *plan)
 {
 	char list[384] = "";
@@ -243,6 +290,31 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 		return ret;
 	}
 
+	/* User space only where the kernel is refused: as perf does, and said.
+	 * Kept when the ':u' events fail for another reason (cycles:u without
+	 * a PMU goes on to cpu-clock:u); dropped if paranoid refuses them too. */
+	if (kernel_refused(ret, &env)) {
+		struct pmc_event before[PMC_MAX_EVENTS];
+		char changed[256];
+		int uret;
+
+		memcpy(before, plan->ev, sizeof(before));
+		if (exclude_kernel(plan, changed, sizeof(changed)) > 0) {
+			uret = trial(plan->be, plan->ev, plan->n, flags);
+			if (uret == -EACCES || uret == -EPERM) {
+				memcpy(plan->ev, before, sizeof(before));
+			} else {
+				ret = uret;
+				plan->fell_back = true;
+				pmc_fmt(plan->why, sizeof(plan->why),
+					"kernel excluded: perf_event_paranoid=%d lets this user "
+					"measure user space only (%s; root, CAP_PERFMON or "
+					"perf_event_paranoid <= 1 would include the kernel)",
+					env.paranoid, changed);
+			}
+		}
+	}
+
 	/* Walk the chain until the whole list opens. */
 	for (int step = 0; step < 3 && ret < 0; step++) {
 		char reason[400], from[PMC_NAME_MAX];
@@ -288,6 +360,15 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 		for (size_t i = 0; i < plan->n; i++) {
 			k |= plan->ev[i].exclude_user;
 			u |= plan->ev[i].exclude_kernel;
+		}
+		if (k && kernel_refused(ret, &env)) {
+			pmc_fmt(err_msg, len,
+				"cannot measure the kernel: ':k' samples only the kernel, which "
+				"perf_event_paranoid=%d refuses to this user (root, CAP_PERFMON or "
+				"'sysctl kernel.perf_event_paranoid=1' allow it); without ':k' user "
+				"space is measured", env.paranoid);
+			pmc_plan_release(plan);
+			return ret;
 		}
 		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
 		pmc_fmt(err_msg, len, "no usable sample source: %s%s", reason,

@@ -277,8 +277,10 @@ struct pmc_plan {
 
 /* Resolve requested specs (n may be 0: the machine's best default) and an
  * optional backend name into a plan, trying each event for real and
- * following the documented fallback chain (hardware event -> cpu-clock ->
- * CPUTIME) unless PMC_PLAN_NO_FALLBACK.  diag gets per-element parse errors;
+ * following the documented fallback chain (EVENT -> EVENT:u where
+ * perf_event_paranoid 2 refuses this user the kernel and the event has
+ * neither ':u' nor ':k'; hardware event -> cpu-clock -> CPUTIME) unless
+ * PMC_PLAN_NO_FALLBACK or a backend is named.  diag gets per-element parse errors;
  * err_msg one line for other failures.  Free with pmc_plan_release(). */
 PMC_API int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsigned flags,
 			  struct pmc_plan *plan, struct pmc_diag *diag, char *err_msg, size_t len);

@@ -7,8 +7,10 @@
  *
  * Design: one fd per event, read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING.
  * Counting-only events of a thread (no inherit, nothing sampled) form one
- * kernel group under ev[0]: started and stopped by one ioctl, read by one
- * read() (PERF_FORMAT_GROUP|ID); inherited or sampled events stay apart
+ * kernel group under ev[0]: started by enabling the members, then the
+ * leader (which schedules them all in at once; see pe_start), stopped by
+ * one ioctl, read by one read() (PERF_FORMAT_GROUP|ID, whose times are the
+ * leader's alone); inherited or sampled events stay apart
  * (inherit and group reads do not mix on older kernels; a sampled event has
  * its own enable state).  Each fd is moved at open to a high number
  * (just below min(RLIMIT_NOFILE, 1024)) when there is room, so programs

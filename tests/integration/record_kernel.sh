@@ -140,7 +140,8 @@ fi
 
 # Not permitted (exclude_kernel, simulated with PMCPROF_KERNEL=off, or ':u'):
 # cpu-clock does not sample in kernel mode at all; the report says so.
-# (Unprivileged, plain cpu-clock falls back to CPUTIME: only ':u' then.)
+# (Unprivileged, plain cpu-clock becomes cpu-clock:u: only ':u' then;
+# record_paranoid.sh tests that.)
 for mode in ${kernel_ok:+off} u; do
 	if [ $mode = off ]; then rec ko cpu-clock PMCPROF_KERNEL=off; else rec ko cpu-clock:u; fi
 	check "$mode: record ok" test $st -eq 0

@@ -121,26 +121,39 @@ static void test_count_clocks(void)
 	     got > 0 ? gb[0] : 0);
 	struct oncpu t0 = oncpu_now();
 	rc = ops->start(ctx);
-	spin_cpu(150 * MS);
+	/* Every member counts from the start: 5 ms in, well inside one
+	 * time slice, the two clocks agree.  Enabled leader first
+	 * (PERF_IOC_FLAG_GROUP), Linux 6.12+ left cpu-clock, a PMU of its
+	 * own, off until the thread's next context switch: 0-3.7 ms here,
+	 * and 8-24% low after 150 ms (docs/performance.md). */
+	spin_cpu(5 * MS);
+	struct pmc_count early[2];
+	rc |= ops->read(ctx, early, 2);
+	T_OK(rc == 0 && (double)early[1].value >= (double)early[0].value * 0.98 - 50000.0 &&
+		     (double)early[1].value <= (double)early[0].value * 1.02 + 50000.0,
+	     "count: 5 ms in, cpu-clock %.3f ms with task-clock %.3f ms (2%%): every member "
+	     "counts from the start",
+	     (double)early[1].value / MS, (double)early[0].value / MS);
+	spin_cpu(145 * MS);
 	rc |= ops->stop(ctx);
 	struct band on = oncpu_since(t0);
 	rc |= ops->read(ctx, c, 2);
 	T_OK(rc == 0, "count: start/stop/read");
 	for (int i = 0; i < 2; i++) {
-		/* task-clock within 10% of the thread's CPU time.  cpu-clock,
-		 * read as a member of the counting group, was seen 8-24% low
-		 * under ASan and in distcheck on a loaded host (task-clock
-		 * exact): not understood yet (session notes), so for it only
-		 * "more than half, never more": still catches a wrong event. */
-		double lo_tol = i ? 0.5 : 0.10;
-		T_OK((double)c[i].value >= on.lo * (1 - lo_tol) && (double)c[i].value <= on.hi * 1.10,
-		     "count: %s %.1f ms vs thread CPU %.1f ms (%.1f with steal): %s",
-		     i ? "cpu-clock" : "task-clock", (double)c[i].value / MS, on.lo / MS, on.hi / MS,
-		     i ? "50%..110%" : "within 10%");
+		/* Within 10% of the thread's CPU time (a clock that counts
+		 * what the host steals may reach the wall-time bound). */
+		T_OK(in_band((double)c[i].value, on, 1, 0.10),
+		     "count: %s %.1f ms vs thread CPU %.1f ms (%.1f with steal) within 10%%",
+		     i ? "cpu-clock" : "task-clock", (double)c[i].value / MS, on.lo / MS, on.hi / MS);
 		T_OK(!c[i].scaled && c[i].running == c[i].enabled && c[i].enabled > 0,
 		     "count: %s not multiplexed (ena %" PRIu64 " run %" PRIu64 ")",
 		     i ? "cpu-clock" : "task-clock", c[i].enabled, c[i].running);
 	}
+	/* The two clocks of one group measure the same time on a CPU. */
+	T_OK((double)c[1].value >= (double)c[0].value * 0.97 &&
+		     (double)c[1].value <= (double)c[0].value * 1.03,
+	     "count: cpu-clock %.2f ms within 3%% of task-clock %.2f ms", (double)c[1].value / MS,
+	     (double)c[0].value / MS);
 	/* Stopped means stopped. */
 	spin_cpu(20 * MS);
 	struct pmc_count after[2];
