@@ -906,6 +906,9 @@ int main(int argc, char **argv)
 	}
 	make_outdir(&o, argv[first]);
 	make_rundir(&o);
+	/* A process under more filters than ours was filtered by the program:
+	 * its collector makes no system call (collector/init.c). */
+	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
 	if (settings_export(&o.set, put_env, NULL) < 0)
 		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
 	set_preload(coll);

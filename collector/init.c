@@ -382,6 +382,22 @@ static const char *env_get(const char *name, void *arg)
 	return getenv(name);
 }
 
+/* Whether this process runs under a seccomp filter the launcher did not:
+ * one a profiled program installed before exec'ing us (its own profile
+ * says "seccomp"), or a sandbox it started.  Any system call of ours could
+ * be the one the filter kills for. */
+static bool filtered_since_launch(void)
+{
+	int mode, filters;
+
+	if (coll.set.seccomp_mode < 0)
+		return false;		/* no launcher to compare with */
+	settings_seccomp_now(&mode, &filters);
+	if (filters >= 0 && coll.set.seccomp_filters >= 0)
+		return filters > coll.set.seccomp_filters;
+	return mode > coll.set.seccomp_mode;
+}
+
 /* Everything up to arming the first thread; false leaves us inactive. */
 static bool setup(void)
 {
@@ -393,6 +409,9 @@ static bool setup(void)
 		coll_warn("pmcprof: ", msg, "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
+	/* Not a word either: even that takes system calls. */
+	if (filtered_since_launch())
+		return false;
 	/* A directory that is there but not ours (or a symbolic link) will
 	 * never be written: say so now.  One that is missing or unwritable
 	 * is reported at the first write, as it may still change. */

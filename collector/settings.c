@@ -5,11 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/settings.h"
 
@@ -118,6 +120,20 @@ static int p_rundir(struct rec_settings *s, const char *name, const char *v, cha
 		return fail(msg, len, name, "'%s' has a control character", v);
 	if (copy_str(s->rundir, sizeof(s->rundir), v))
 		return fail(msg, len, name, "path too long ('%s')", v);
+	return 0;
+}
+
+/* "MODE FILTERS", each a number or -1. */
+static int p_seccomp(struct rec_settings *s, const char *name, const char *v, char *msg,
+		     size_t len)
+{
+	int mode, filters, end = 0;
+
+	if (sscanf(v, "%d %d%n", &mode, &filters, &end) != 2 || v[end] || mode < -1 ||
+	    filters < -1)
+		return fail(msg, len, name, "'%s' is not 'MODE FILTERS'", v);
+	s->seccomp_mode = mode;
+	s->seccomp_filters = filters;
 	return 0;
 }
 
@@ -341,6 +357,11 @@ static int f_rundir(const struct rec_settings *s, char *b, size_t l)
 	return f_str(s->rundir, b, l);
 }
 
+static int f_seccomp(const struct rec_settings *s, char *b, size_t l)
+{
+	return snprintf(b, l, "%d %d", s->seccomp_mode, s->seccomp_filters) < (int)l ? 0 : -ENOSPC;
+}
+
 static int f_backend(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_str(s->backend, b, l);
@@ -416,6 +437,7 @@ static const struct setting {
 	{ "PMCPROF_PRIVATE", false, p_private, f_private },
 	{ "PMCPROF_CCT_BYTES", false, p_cct_bytes, f_cct_bytes },
 	{ "PMCPROF_RUNDIR", false, p_rundir, f_rundir },
+	{ "PMCPROF_SECCOMP", false, p_seccomp, f_seccomp },
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 
@@ -425,6 +447,8 @@ void settings_defaults(struct rec_settings *s)
 	s->call_graph = UW_MODE_UNWIND;
 	s->signo = SIGRTMIN + 4;
 	s->cct_bytes = DEFAULT_CCT_BYTES;
+	s->seccomp_mode = -1;
+	s->seccomp_filters = -1;
 }
 
 int settings_set(struct rec_settings *s, const char *name, const char *label, const char *value,
@@ -481,4 +505,32 @@ const char *settings_call_graph_name(enum uw_mode m)
 		if (call_graphs[i].mode == m)
 			return call_graphs[i].name;
 	return "?";
+}
+
+/* The number after "key:" in a /proc status text, or -1. */
+static int status_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	if (!p || (p != text && p[-1] != '\n'))
+		return -1;
+	p += strlen(key);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p >= '0' && *p <= '9' ? atoi(p) : -1;
+}
+
+void settings_seccomp_now(int *mode, int *filters)
+{
+	char text[4096];
+	ssize_t n = -1;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	text[n > 0 ? n : 0] = '\0';
+	*mode = status_field(text, "Seccomp:");
+	*filters = status_field(text, "Seccomp_filters:");
 }

@@ -32,6 +32,9 @@ struct rec_settings {
 	bool private_files;		/* 0700 directory, 0600 files */
 	uint64_t cct_bytes;		/* per-thread calling-context-tree arena */
 	char rundir[PATH_MAX];		/* the launcher's markers directory, "" if none */
+	/* The launcher's seccomp mode and filter count (/proc/self/status),
+	 * -1 if unknown: a process with more was filtered by the program. */
+	int seccomp_mode, seccomp_filters;
 };
 
 /* Defaults for everything optional. */
@@ -53,6 +56,10 @@ int settings_load(struct rec_settings *s, const char *(*get)(const char *name, v
  * settings_load reads back s.  Stops at and returns put's first error. */
 int settings_export(const struct rec_settings *s,
 		    int (*put)(const char *name, const char *value, void *arg), void *arg);
+
+/* The calling process's seccomp mode and number of filters (Linux 5.9),
+ * each -1 if unknown, from /proc/self/status: one open, read and close. */
+void settings_seccomp_now(int *mode, int *filters);
 
 /* "unwind", "fp", "none" (static). */
 const char *settings_call_graph_name(enum uw_mode m);

@@ -115,6 +115,9 @@ if printf '#include <seccomp.h>\n' | ${CC:-cc} -E - >/dev/null 2>&1 &&
 	${CC:-cc} -O2 -g -I"$PMCPROF_SRC/tests/progs" -o libsc \
 		"$PMCPROF_SRC/tests/progs/rec_libseccomp.c" -lseccomp 2>/dev/null; then
 	compare "libseccomp kill filter" 1 seccomp unwind ./libsc
+	# The filter outlives an exec: the new image's collector must make no
+	# system call at all (one profile: the parent's, "seccomp").
+	compare "libseccomp kill filter, then exec under it" 1 seccomp unwind ./libsc exec
 else
 	skip "libseccomp: no <seccomp.h> or libseccomp here (Debian: libseccomp-dev)"
 fi

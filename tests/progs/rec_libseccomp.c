@@ -1,9 +1,15 @@
 /* rec_libseccomp: a libseccomp filter that kills the process on any system
  * call but a few (libseccomp loads it through syscall(SYS_seccomp), the
  * path a careless profiler misses).  Built at test time by
- * tests/integration/record_hostile.sh when <seccomp.h> is there. */
+ * tests/integration/record_hostile.sh when <seccomp.h> is there.
+ *
+ * rec_libseccomp exec: a kill filter that allows what a dynamically linked
+ * program needs to start (and exec), then runs itself again under it
+ * ("child"), as sandboxes do: a collector in the new image that made a
+ * system call of its own there would kill it. */
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,12 +29,45 @@ __attribute__((noinline)) static void burn_after(void)
 		x += i * 43;
 }
 
-int main(void)
+/* What ld.so, libc's start and the C library's stdio use. */
+static const char *const start_calls[] = {
+	"execve", "brk", "arch_prctl", "mmap", "munmap", "mprotect", "access", "openat",
+	"newfstatat", "fstat", "close", "read", "pread64", "set_tid_address",
+	"set_robust_list", "rseq", "prlimit64", "getrandom", "write", "exit_group", "exit",
+	"rt_sigreturn", "rt_sigaction", "rt_sigprocmask", "futex", "ioctl", "lseek",
+};
+
+static int run_exec(const char *self)
+{
+	scmp_filter_ctx ctx;
+
+	burn_before();
+	printf("libseccomp: a kill filter, then exec\n");
+	fflush(stdout);
+	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (!ctx)
+		return 2;
+	for (size_t i = 0; i < sizeof(start_calls) / sizeof(start_calls[0]); i++)
+		seccomp_rule_add(ctx, SCMP_ACT_ALLOW, seccomp_syscall_resolve_name(start_calls[i]), 0);
+	if (seccomp_load(ctx) != 0)
+		return 3;
+	execl(self, self, "child", (char *)NULL);
+	return 4;
+}
+
+int main(int argc, char **argv)
 {
 	static const char msg[] = "libseccomp: still running\n";
 	scmp_filter_ctx ctx;
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "exec"))
+		return run_exec("/proc/self/exe");
+	if (argc > 1 && !strcmp(argv[1], "child")) {
+		burn_after();
+		printf("libseccomp: the child runs under the filter\n");
+		return 0;
+	}
 	burn_before();
 	printf("libseccomp: loading a kill filter\n");
 	fflush(stdout);
