@@ -140,6 +140,10 @@ else skip "xz: not installed (xz-utils)"; fi
 if command -v sqlite3 >/dev/null; then
 	third "sqlite3" "sqlite3 :memory: 'create table t(a); with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000) insert into t select x * 7 % 1000 from c; select count(*), sum(a), count(distinct a) from t;'"
 else skip "sqlite3: not installed"; fi
+third "yes | head (the producer dies of SIGPIPE)" "yes pmcprof | head -c 300000 | cksum"
+if command -v zstd >/dev/null; then
+	third "zstd round trip" "seq 1 200000 | zstd -3 -T2 | zstd -d | cksum"
+else skip "zstd: not installed"; fi
 if command -v lua5.4 >/dev/null; then
 	third "lua5.4" "lua5.4 -e 'local t = {} for i = 1, 300000 do t[i] = (i * 7919) % 1000 end table.sort(t) local s = 0 for i = 1, #t, 97 do s = s + t[i] end print(s)'"
 else skip "lua5.4: not installed"; fi
@@ -184,3 +188,17 @@ for cg in unwind fp none; do
 	contains "Go with cgo ($cg): Go code by name" "main\.main\.func1\|main\.goBurn" rep.csv
 	contains "Go with cgo ($cg): cgo code by name" "c_burn" rep.csv
 done
+
+# Debian's own go command (dynamically linked, not ours): it leaves by a
+# raw exit_group too.
+rm -rf o
+go env GOROOT GOARCH >alone.txt 2>/dev/null
+a=$?
+"$PMCPROF" record -e $EV -o o -- go env GOROOT GOARCH >prof.txt 2>err.txt
+b=$?
+check "go env (Debian's go): status $b, alone $a" [ "$a" -eq "$b" ]
+check "go env: same output" cmp -s alone.txt prof.txt
+n=$(ls o/go-*.pmcp 2>/dev/null | wc -l)
+check "go env: $n profiles written by the watcher" [ "$n" -ge 1 ]
+r=$("$INSPECT" meta "$(ls o/go-*.pmcp | head -1)" end_reason)
+check "go env: end_reason '$r' (exit_group)" [ "$r" = exit_group ]
