@@ -52,7 +52,7 @@ bad() { status=1; }
 # every dropped_* and lost; unaccounted = overflows the backend saw that
 # are neither a sample nor counted as dropped.
 counters() {
-	"$PMCPROF" report -q --top 1 "$1" 2>/dev/null | awk '
+	"$PMCPROF" report -q --header --top 1 "$1" 2>/dev/null | awk '
 	/^# collector:/ {
 		for (i = 3; i <= NF; i++)
 			if (split($i, kv, "=") == 2)
@@ -115,7 +115,7 @@ scenario() {
 	[ $same = no ] && why="$why output differs;"
 	# Nothing lost silently: 1 in 1000 overflows may race a thread's end.
 	[ "$unacc" -gt $((overflows / 1000 + 2)) ] && why="$why $unacc overflows unaccounted;"
-	"$PMCPROF" report -q --top 1 "$d/prof" 2>/dev/null | grep -q '^# collector:.*throttled=' ||
+	"$PMCPROF" report -q --header --top 1 "$d/prof" 2>/dev/null | grep -q '^# collector:.*throttled=' ||
 		why="$why report shows no throttled counter;"
 	result=ok
 	[ -n "$why" ] && { result="FAIL:$why"; bad; }
