@@ -769,7 +769,8 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 		const struct ana_counter_fact *k = &r->counters[i];
 		char cv[64];
 		/* shown on the trust line instead */
-		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "handler_ns"))
+		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "thread_user_ns") ||
+		    !strcmp(k->name, "handler_ns"))
 			continue;
 		if (isnan(k->pct))
 			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)k->value);

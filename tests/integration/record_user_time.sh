@@ -56,6 +56,7 @@ check "the samples fall short of the CPU time (the old rule would flag $short of
 contains "the samples are held against the user time" \
 	"^# trust: cpu time [0-9.]* s (kernel, per thread), user [0-9.]* s; samples [0-9.]* s ([0-9.]*% of expected from the user time, [12] threads\\? judged)" rep.txt
 lacks "no samples-lost warning" "lost .* of the expected samples" rep.txt
+lacks "the raw counter is not repeated on the collector lines" "thread_user_ns=" rep.txt
 lacks "no samples flag" "^# trust: .*flags: .*samples-" rep.txt
 
 # An older collector's profiles: no thread_user_ns.  They read; a ':u'
