@@ -137,9 +137,16 @@ struct ana_run {
 	double cpu_time;		/* s, the threads' own CPU time while sampled, as
 					 * the kernel counts it (thread_cpu_ns); NAN if the
 					 * profiles do not record it */
+	double user_time;		/* s, its user-mode part (thread_user_ns); NAN if
+					 * the profiles do not record it */
 	double sampled_time;		/* s, time-based samples x period, same threads */
-	double coverage;		/* sampled / CPU time over the threads expecting
-					 * >= ANA_TRUST_MIN_EXPECTED samples; NAN if none */
+	double expected_time;		/* s, the time those samples should add up to:
+					 * CPU, user or system time (basis) */
+	double coverage;		/* sampled / expected time over the threads
+					 * expecting >= ANA_TRUST_MIN_EXPECTED samples;
+					 * NAN if none */
+	unsigned basis;			/* ANA_BASIS_* bits: what the judged threads'
+					 * samples were compared with */
 	unsigned n_judged, n_short;	/* threads judged; of them, below the threshold */
 	double handler_time;		/* s, the collector's signal handler (handler_ns);
 					 * NAN if not recorded */
@@ -147,10 +154,23 @@ struct ana_run {
 	unsigned trust;			/* ANA_TRUST_* bits */
 };
 
+/* What a time-based event's samples should add up to: all of the thread's
+ * CPU time, or the part its event can see (an event that excludes the
+ * kernel, ':u', sees user time; one that counts only the kernel, ':k',
+ * system time). */
+enum ana_basis {
+	ANA_BASIS_CPU = 1 << 0,		/* thread_cpu_ns */
+	ANA_BASIS_USER = 1 << 1,	/* thread_user_ns */
+	ANA_BASIS_SYSTEM = 1 << 2,	/* thread_cpu_ns - thread_user_ns */
+};
+
 /* Thresholds of the trust flags (docs/analyzer.md). */
 #define ANA_TRUST_MIN_EXPECTED 50	/* samples a thread must expect to be judged */
 #define ANA_TRUST_LOST_SHARE 0.20		/* coverage below 1 - this: samples lost */
 #define ANA_TRUST_EXCESS_SHARE 0.20		/* coverage above 1 + this: samples in excess */
+#define ANA_TRUST_TICK_HZ 100			/* the coarsest kernel tick (CONFIG_HZ) */
+#define ANA_TRUST_MIN_SPLIT 100			/* what a user or system time must be worth,
+						 * in samples: good to 1/sqrt(this) */
 #define ANA_TRUST_HANDLER_SHARE 0.05		/* handler time above this share of CPU time */
 #define ANA_TRUST_STEAL_SHARE 0.05		/* host steal above this share of CPU time */
 enum ana_trust {
@@ -161,6 +181,9 @@ enum ana_trust {
 	ANA_TRUST_STEAL = 1 << 4,		/* a noisy neighbour (steal_share) */
 	ANA_TRUST_N = 5
 };
+/* What ANA_BASIS_* bits name: "CPU time", "user time", "system time", or
+ * for more than one "CPU, user or system time"; "" for none.  Static. */
+ANA_API const char *ana_basis_str(unsigned basis);
 /* Name of one ANA_TRUST_* bit ("samples-lost", "emulated", ...), or NULL. */
 ANA_API const char *ana_trust_name(unsigned bit);
 /* The flags as "samples-lost;emulated" into buf (as CSV and JSON show them);

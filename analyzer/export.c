@@ -19,6 +19,9 @@ enum col {
 	C_RUN_TRUST, C_BASE_TRUST, C_WITHHELD,
 };
 
+/* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
+static const char *const basis_json[] = { "cpu", "user", "system" };
+
 static const char *const col_name[] = {
 	[C_EVENT] = "event", [C_FUNCTION] = "function", [C_MODULE] = "module", [C_FILE] = "file",
 	[C_LINE] = "line", [C_SELF_SAMPLES] = "self_samples", [C_SELF_PCT] = "self_pct",
@@ -342,10 +345,19 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 		json_str(f, ru->emulator);
 		fputs(",\"cpu_time\":", f);
 		json_num(f, ru->cpu_time);
+		fputs(",\"user_time\":", f);
+		json_num(f, ru->user_time);
 		fputs(",\"sampled_time\":", f);
 		json_num(f, ru->sampled_time);
+		fputs(",\"expected_time\":", f);
+		json_num(f, ru->expected_time);
 		fputs(",\"coverage\":", f);
 		json_num(f, ru->coverage);
+		fputs(",\"basis\":[", f);
+		for (unsigned b = 0, n = 0; b < sizeof(basis_json) / sizeof(*basis_json); b++)
+			if (ru->basis & (1u << b))
+				fprintf(f, "%s\"%s\"", n++ ? "," : "", basis_json[b]);
+		fputs("]", f);
 		fprintf(f, ",\"threads_judged\":%u,\"threads_short\":%u,\"handler_time\":",
 			ru->n_judged, ru->n_short);
 		json_num(f, ru->handler_time);

@@ -69,10 +69,11 @@ bool calib_next(const char **p, struct calib_verdict *v);
 /* ---- trust flags (trust.c) ---- */
 /* One run's sums for the trust checks, over its files. */
 struct trust_acc {
-	double cpu_ns, handler_ns;	/* over files that record them */
-	unsigned n_cpu, n_handler;
-	double judged_cpu_ns, judged_got_ns;	/* threads expecting enough samples */
+	double cpu_ns, user_ns, handler_ns;	/* over files that record them */
+	unsigned n_cpu, n_user, n_handler;
+	double judged_want_ns, judged_got_ns;	/* threads expecting enough samples */
 	unsigned n_judged, n_short;
+	unsigned basis;			/* ANA_BASIS_* of the threads judged */
 	double worst;			/* lowest coverage of a judged thread */
 	char worst_who[96];
 };

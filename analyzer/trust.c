@@ -68,18 +68,91 @@ static bool counter(const struct prof *p, const char *name, uint64_t *v)
 	return false;
 }
 
+/* What event e's samples should add up to (enum ana_basis).  Its name
+ * carries libpfm4's privilege-level modifiers as the user gave them
+ * ("perf::CPU-CLOCK:u", also ":u=1"; ':u=0' turns one off): only ':u', the
+ * user's time; only ':k', the kernel's; both or neither, all of it.
+ * PMCPROF_KERNEL=off sets exclude_kernel without renaming the event: then
+ * the profile's kernel_frames is "excluded" (no event counts the kernel). */
+static unsigned event_basis(const struct prof *p, const struct prof_event *e)
+{
+	const char *n = e->name ? e->name : "", *pmu = strstr(n, "::");
+	const char *m = strchr(pmu ? pmu + 2 : n, ':');
+	const char *kf = prof_meta_get(p, "kernel_frames");
+	bool u = false, k = false;
+
+	while (m) {
+		const char *tok = m + 1;
+		size_t len;
+
+		m = strchr(tok, ':');
+		len = m ? (size_t)(m - tok) : strlen(tok);
+		bool on = len == 1 || (len > 2 && tok[1] == '=' && strncmp(tok + 2, "0", len - 2) != 0);
+		if (on && (tok[0] == 'u' || tok[0] == 'U'))
+			u = true;
+		else if (on && (tok[0] == 'k' || tok[0] == 'K'))
+			k = true;
+	}
+	if (k && !u)
+		return ANA_BASIS_SYSTEM;
+	if ((u && !k) || (!k && kf && !strcmp(kf, "excluded")))
+		return ANA_BASIS_USER;
+	return ANA_BASIS_CPU;
+}
+
+const char *ana_basis_str(unsigned basis)
+{
+	switch (basis) {
+	case ANA_BASIS_CPU:
+		return "CPU time";
+	case ANA_BASIS_USER:
+		return "user time";
+	case ANA_BASIS_SYSTEM:
+		return "system time";
+	default:
+		return basis ? "CPU, user or system time" : "";
+	}
+}
+
+/* What a thread's user (or system) time want of its CPU time cpu is worth
+ * as a measure, in samples: the count whose 1/sqrt is its relative error.
+ * The kernel splits CPU time between the modes in proportion to the ticks
+ * that found the thread in each (cputime_adjust), at least
+ * ANA_TRUST_TICK_HZ of them a second; an event that sees one mode samples
+ * it the same way, once per period (expected of them), so the samples
+ * vary too.  Each is a binomial share p = want / cpu of n draws, whose
+ * relative variance is (1 - p) / (p n); no other mode: exact. */
+static double split_worth(uint64_t cpu, double want, double expected)
+{
+	double other = (double)cpu - want, ticks = (double)cpu / 1e9 * ANA_TRUST_TICK_HZ;
+
+	if (other <= 0)
+		return INFINITY;
+	if (want <= 0 || ticks <= 0)
+		return 0;
+	/* expected periods of the event's mode: cpu / want times as many in all */
+	double periods = expected * (double)cpu / want;
+	return want / other / (1 / ticks + 1 / periods);
+}
+
 void trust_file(struct trust_acc *t, const struct prof *p)
 {
-	uint64_t cpu, h;
+	uint64_t cpu = 0, user = 0, h;
+	bool have_cpu = counter(p, "thread_cpu_ns", &cpu);
+	bool have_user = counter(p, "thread_user_ns", &user);
 
 	if (counter(p, "handler_ns", &h)) {
 		t->handler_ns += (double)h;
 		t->n_handler++;
 	}
-	if (!counter(p, "thread_cpu_ns", &cpu))
-		return;
-	t->cpu_ns += (double)cpu;
-	t->n_cpu++;
+	if (have_cpu) {
+		t->cpu_ns += (double)cpu;
+		t->n_cpu++;
+	}
+	if (have_user) {
+		t->user_ns += (double)user;
+		t->n_user++;
+	}
 	/* the first time-based event sampled by period: ns or us of CPU */
 	for (size_t k = 0; k < p->n_events; k++) {
 		const struct prof_event *e = &p->events[k];
@@ -87,16 +160,32 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 			       : e->unit && !strcmp(e->unit, "us") ? 1000 : 0;
 		if (!scale || !e->period || e->freq)
 			continue;
+		/* The time it could see; a profile without the counters that
+		 * say it (an older collector) is not judged.  A part of the
+		 * CPU time needs the whole too, to know how far it holds. */
+		unsigned basis = event_basis(p, e);
+		double want;
+		if (basis == ANA_BASIS_USER && have_cpu && have_user)
+			want = (double)user;
+		else if (basis == ANA_BASIS_SYSTEM && have_cpu && have_user)
+			want = cpu > user ? (double)(cpu - user) : 0;
+		else if (basis == ANA_BASIS_CPU && have_cpu)
+			want = (double)cpu;
+		else
+			return;
 		uint64_t n = 0;
 		for (uint32_t i = 0; i < p->cct.n_nodes; i++)
 			n += p->cct.counts[(size_t)i * p->cct.n_events + k];
 		double got = (e->weight ? (double)e->weight : (double)n * (double)e->period) * scale;
-		double expected = (double)cpu / ((double)e->period * scale);
+		double expected = want / ((double)e->period * scale);
 		if (expected < ANA_TRUST_MIN_EXPECTED)
 			return;
-		double cov = got / (double)cpu;
-		t->judged_cpu_ns += (double)cpu;
+		if (basis != ANA_BASIS_CPU && split_worth(cpu, want, expected) < ANA_TRUST_MIN_SPLIT)
+			return;
+		double cov = got / want;
+		t->judged_want_ns += want;
 		t->judged_got_ns += got;
+		t->basis |= basis;
 		if (!t->n_judged || cov < t->worst) {
 			const char *tid = prof_meta_get(p, "tid"), *nm = prof_meta_get(p, "thread_name");
 			t->worst = cov;
@@ -138,25 +227,33 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 			for (size_t k = 0; k < o->meta[i].n && !r->emulator; k++)
 				r->emulator = trust_emulator(o->meta[i].val[k]);
 	r->cpu_time = t->n_cpu ? t->cpu_ns / 1e9 / reps : NAN;
+	r->user_time = t->n_user ? t->user_ns / 1e9 / reps : NAN;
 	r->handler_time = t->n_handler ? t->handler_ns / 1e9 / reps : NAN;
 	r->sampled_time = t->n_judged ? t->judged_got_ns / 1e9 / reps : NAN;
-	r->coverage = t->n_judged && t->judged_cpu_ns > 0 ? t->judged_got_ns / t->judged_cpu_ns : NAN;
+	r->expected_time = t->n_judged ? t->judged_want_ns / 1e9 / reps : NAN;
+	r->coverage = t->n_judged && t->judged_want_ns > 0 ? t->judged_got_ns / t->judged_want_ns : NAN;
+	r->basis = t->basis;
 	r->n_judged = t->n_judged;
 	r->n_short = t->n_short;
 	r->trust = 0;
 
+	/* "CPU time", or the part of it the events see, and why */
+	const char *own = ana_basis_str(t->basis);
+	const char *why = t->basis == ANA_BASIS_USER ? " (the events exclude the kernel)"
+			  : t->basis == ANA_BASIS_SYSTEM ? " (the events count only the kernel)"
+			  : t->basis != ANA_BASIS_CPU ? " (as each thread's event counts)" : "";
 	if (!isnan(r->coverage) && r->coverage < 1 - ANA_TRUST_LOST_SHARE) {
 		r->trust |= ANA_TRUST_SAMPLES_LOST;
 		note(s, nr, "%s: lost %.0f%% of the expected samples (%.3f s sampled for %.3f s of "
-			 "the threads' own CPU time; %u of %u threads short, worst %s at %.0f%%): "
+			 "the threads' own %s%s; %u of %u threads short, worst %s at %.0f%%): "
 			 "timer-based sampling in an emulated or overloaded guest, or a loaded host",
-		     who, 100 * (1 - r->coverage), r->sampled_time, t->judged_cpu_ns / 1e9 / reps,
+		     who, 100 * (1 - r->coverage), r->sampled_time, r->expected_time, own, why,
 		     t->n_short, t->n_judged, t->worst_who, 100 * t->worst);
 	} else if (!isnan(r->coverage) && r->coverage > 1 + ANA_TRUST_EXCESS_SHARE) {
 		r->trust |= ANA_TRUST_SAMPLES_EXCESS;
-		note(s, nr, "%s: %.0f%% more sample time than the threads' own CPU time (%.3f s "
+		note(s, nr, "%s: %.0f%% more sample time than the threads' own %s%s (%.3f s "
 			 "sampled for %.3f s): samples stand for time the threads did not run",
-		     who, 100 * (r->coverage - 1), r->sampled_time, t->judged_cpu_ns / 1e9 / reps);
+		     who, 100 * (r->coverage - 1), own, why, r->sampled_time, r->expected_time);
 	}
 	if (r->emulator) {
 		r->trust |= ANA_TRUST_EMULATED;

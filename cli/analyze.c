@@ -684,9 +684,15 @@ static void print_trust(const struct ana_run *r, FILE *out)
 	if (!isnan(r->cpu_time))
 		fprintf(out, " cpu time %.3f s (kernel, per thread%s)", r->cpu_time,
 			r->n_repeats > 1 ? "; times are means of the repeats" : "");
+	if (!isnan(r->user_time))
+		fprintf(out, "%s user %.3f s", isnan(r->cpu_time) ? "" : ",", r->user_time);
+	/* what the samples were held against, when not all of the CPU time */
 	if (!isnan(r->coverage))
-		fprintf(out, "; samples %.3f s (%.1f%% of expected, %u thread%s judged)",
-			r->sampled_time, 100 * r->coverage, r->n_judged, r->n_judged == 1 ? "" : "s");
+		fprintf(out, "; samples %.3f s (%.1f%% of expected%s%s, %u thread%s judged)",
+			r->sampled_time, 100 * r->coverage,
+			r->basis != ANA_BASIS_CPU ? " from the " : "",
+			r->basis != ANA_BASIS_CPU ? ana_basis_str(r->basis) : "",
+			r->n_judged, r->n_judged == 1 ? "" : "s");
 	fprintf(out, "\n# trust:");
 	if (!isnan(r->handler_time) && !isnan(r->cpu_time) && r->cpu_time > 0)
 		fprintf(out, " collector handler %.3f s (%.1f%% of the CPU time);", r->handler_time,
@@ -763,7 +769,8 @@ void print_run_header(const struct common *c, const struct ana_set *s, unsigned 
 		const struct ana_counter_fact *k = &r->counters[i];
 		char cv[64];
 		/* shown on the trust line instead */
-		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "handler_ns"))
+		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "thread_user_ns") ||
+		    !strcmp(k->name, "handler_ns"))
 			continue;
 		if (isnan(k->pct))
 			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)k->value);

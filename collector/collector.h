@@ -96,6 +96,7 @@ struct thr {
 	uint32_t path_len;
 	uint32_t path_seq;		/* loadmap_seq() when it was taken */
 	uint64_t cpu_start_ns;		/* its CPU time when sampling began (owntime.h) */
+	uint64_t user_start_ns;		/* its user time then, or OWNTIME_UNKNOWN */
 	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
 	/* The handler's throttle (handler.c): time credit, last run, and per
 	 * event the power of two its period is multiplied by. */

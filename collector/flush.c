@@ -589,7 +589,7 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 23];	/* + timing (COLL_TIMING), own-time and fd_lost */
+	struct prof_counter ctrs[CTR_N + 24];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 3 */
 	struct prof_image vdso;
 	struct prof p;
 };

@@ -33,7 +33,7 @@ rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
 	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn tests/progs/rec_fds \
-	tests/progs/rec_coro tests/progs/rec_hostile tests/progs/rec_watch
+	tests/progs/rec_coro tests/progs/rec_hostile tests/progs/rec_watch tests/progs/rec_systime
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_threads_LDFLAGS = -pthread
@@ -66,6 +66,9 @@ EXTRA_DIST += tests/progs/go_cgo/main.go tests/progs/rec_libseccomp.c
 tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
 tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
 tests_progs_rec_hostile_LDFLAGS = -pthread
+tests_progs_rec_systime_SOURCES = tests/progs/rec_systime.c tests/progs/rec_common.h
+tests_progs_rec_systime_CFLAGS = $(rec_cflags)
+tests_progs_rec_systime_LDFLAGS = -pthread
 tests_progs_rec_watch_SOURCES = tests/progs/rec_watch.c tests/progs/rec_common.h
 tests_progs_rec_watch_CFLAGS = $(rec_cflags)
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c

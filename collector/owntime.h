@@ -34,9 +34,23 @@ static inline uint64_t owntime_ticks(void)
  * thread tid in this process), in ns; 0 if it cannot be read. */
 uint64_t owntime_thread_cpu_ns(pid_t tid);
 
-/* Append "thread_cpu_ns" (the thread's CPU time from t->cpu_start_ns to now)
- * and "handler_ns" (time spent in the sampling handler) to out; returns how
- * many (at most 2). */
+/* A time that could not be read (0 is a valid user time). */
+#define OWNTIME_UNKNOWN UINT64_MAX
+
+/* The user-mode part of thread tid's CPU time, in ns, in *ns, and its
+ * resolution in *res: from getrusage(RUSAGE_THREAD) when tid is the calling
+ * thread (or 0), 1 us; else from /proc/self/task/TID/stat, a clock tick
+ * (1/USER_HZ s), the only way to read another thread's.  Returns 0, or
+ * -errno if it cannot be read (a thread of another thread group: the
+ * watcher).  Both are the kernel's one split of the CPU time into user and
+ * system (cputime_adjust), in proportion to the ticks it found the thread
+ * in each mode. */
+int owntime_thread_user_ns(pid_t tid, uint64_t *ns, uint64_t *res);
+
+/* Append "thread_cpu_ns" (the thread's CPU time from t->cpu_start_ns to
+ * now), "thread_user_ns" (its user-mode part, from t->user_start_ns to now)
+ * and "handler_ns" (time spent in the sampling handler) to out, each
+ * one that could be read; returns how many (at most 3). */
 size_t owntime_counters(const struct thr *t, struct prof_counter *out);
 
 #endif

@@ -216,6 +216,8 @@ static int thr_reset(struct thr *t)
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
 	t->cpu_start_ns = owntime_thread_cpu_ns(0);
+	if (owntime_thread_user_ns(0, &t->user_start_ns, &(uint64_t){ 0 }) < 0)
+		t->user_start_ns = OWNTIME_UNKNOWN;
 	t->handler_ticks = 0;
 	t->thread_seed = splitmix64(coll.set.seed ^ ((uint64_t)coll.pid << 32) ^ t->index);
 	t->rng = t->thread_seed ? t->thread_seed : 1;

@@ -142,11 +142,15 @@ static void facts_rows(struct text *t)
 		if (!isnan(run->cpu_time))
 			line(t, ROLE_NORMAL, "cpu time", "%.3f s (the threads' own, kernel)",
 			     run->cpu_time);
+		if (!isnan(run->user_time))
+			line(t, ROLE_NORMAL, "user time", "%.3f s (of it, in user mode)",
+			     run->user_time);
 		if (!isnan(run->coverage))
 			line(t, run->trust & (ANA_TRUST_SAMPLES_LOST | ANA_TRUST_SAMPLES_EXCESS)
 					? ROLE_WARN : ROLE_NORMAL,
-			     "samples", "%.3f s, %.1f%% of the expected (%u threads judged, %u short)",
-			     run->sampled_time, 100 * run->coverage, run->n_judged, run->n_short);
+			     "samples", "%.3f s, %.1f%% of the expected from the %s (%u threads "
+			     "judged, %u short)", run->sampled_time, 100 * run->coverage,
+			     ana_basis_str(run->basis), run->n_judged, run->n_short);
 		if (!isnan(run->handler_time))
 			line(t, run->trust & ANA_TRUST_COLLECTOR_TIME ? ROLE_WARN : ROLE_NORMAL,
 			     "handler", "%.3f s in the collector's signal handler", run->handler_time);

@@ -767,7 +767,8 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 			if (c->warn != (pass == 0))
 				continue;
 			/* the trust flags below say what these mean */
-			if (!strcmp(c->name, "thread_cpu_ns") || !strcmp(c->name, "handler_ns"))
+			if (!strcmp(c->name, "thread_cpu_ns") || !strcmp(c->name, "thread_user_ns") ||
+			    !strcmp(c->name, "handler_ns"))
 				continue;
 			if (c->warn)
 				h[n].role = ROLE_WARN;

@@ -49,6 +49,41 @@ case_ short none "" "of the expected samples" -c thread_cpu_ns=40000000
 case_ handler collector-time "the collector's signal handler took 10.0% of the threads' CPU time (0.095 s of 0.950 s)" "" \
 	-c thread_cpu_ns=950000000 -c handler_ns=95000000
 case_ handler2 none "" "signal handler took" -c thread_cpu_ns=950000000 -c handler_ns=19000000
+# ':u' sees user time only: held against thread_user_ns, 0.95 s of 2 s here
+U="-e perf::CPU-CLOCK:u@1000000=cpu-clock:u -U ns"
+case_ user_ok none "" "of the expected samples" $U -c thread_cpu_ns=2000000000 -c thread_user_ns=950000000
+# ... and still flagged when samples are really lost: 0.9 s for 1.5 s of user time
+case_ user_lost samples-lost "lost 40% of the expected samples (0.900 s sampled for 1.500 s of the threads' own user time (the events exclude the kernel); 1 of 1 threads short, worst tid 7 (worker) at 60%)" "" \
+	$U -c thread_cpu_ns=2000000000 -c thread_user_ns=1500000000
+case_ user_excess samples-excess "80% more sample time than the threads' own user time (the events exclude the kernel) (0.900 s sampled for 0.500 s)" "" \
+	$U -c thread_cpu_ns=800000000 -c thread_user_ns=500000000
+# the modifier as libpfm4 also takes it, and ':u' with ':k' (both modes: CPU time)
+case_ user_eq1 none "" "of the expected samples" -e perf::CPU-CLOCK:u=1@1000000 -U ns \
+	-c thread_cpu_ns=2000000000 -c thread_user_ns=950000000
+case_ user_k samples-lost "lost 55% of the expected samples (0.900 s sampled for 2.000 s of the threads' own CPU time;" "" -e perf::CPU-CLOCK:u:k@1000000 -U ns \
+	-c thread_cpu_ns=2000000000 -c thread_user_ns=950000000
+# PMCPROF_KERNEL=off keeps the name; the profile's kernel_frames says it
+case_ user_off none "" "of the expected samples" -m kernel_frames=excluded \
+	-c thread_cpu_ns=2000000000 -c thread_user_ns=950000000
+# ':k' sees system time: CPU minus user time
+K="-e perf::CPU-CLOCK:k@1000000=cpu-clock:k -U ns"
+case_ sys_ok none "" "of the expected samples" $K -c thread_cpu_ns=2000000000 -c thread_user_ns=1050000000
+case_ sys_lost samples-lost "lost 40% of the expected samples (0.900 s sampled for 1.500 s of the threads' own system time (the events count only the kernel);" "" \
+	$K -c thread_cpu_ns=2000000000 -c thread_user_ns=500000000
+# a profile from before thread_user_ns: a ':u' event is not judged at all
+case_ user_old none "" "of the expected samples" $U -c thread_cpu_ns=2000000000
+# the kernel's user/system split follows its ticks: 0.3 s of user time in
+# 6 s of CPU time is too coarse to judge (it would say 200% more)
+case_ user_coarse none "" "sample time" $U -c thread_cpu_ns=6000000000 -c thread_user_ns=300000000
+"$PMCPROF" report --header user_ok.pmcp >out.txt 2>err.txt
+contains "report: the user time, and the samples held against it" \
+	"^# trust: cpu time 2.000 s (kernel, per thread), user 0.950 s; samples 0.900 s (94.7% of expected from the user time, 1 thread judged)" out.txt
+"$PMCPROF" report --header user_old.pmcp >out.txt 2>err.txt
+check "report: a ':u' profile without thread_user_ns reads (exit 0)" [ $? -eq 0 ]
+if grep -q '^# trust: cpu time 2.000 s (kernel, per thread); flags\|^# trust: cpu time 2.000 s (kernel, per thread)$' out.txt &&
+   ! grep -q 'of expected' out.txt; then
+	pass "report: without thread_user_ns, the CPU time and no coverage"
+else fail "report: without thread_user_ns"; grep '^# trust' out.txt; fi
 HV=qemu-tcg
 case_ tcg "samples-lost;emulated" "ran under an emulator (QEMU-TCG): not representative of hardware virtualization, and its per-line and per-instruction attribution is unreliable" "" \
 	-c thread_cpu_ns=2000000000
@@ -82,8 +117,17 @@ print('%s: diff --csv: run_trust samples-lost, base_trust empty, withheld 0 (%d 
 j = json.load(open(sys.argv[2]))
 t = j['trust'][0]
 ok = t['flags'] == ['samples-lost'] and abs(t['coverage'] - 0.6) < 1e-9 and abs(t['cpu_time'] - 1.5) < 1e-9 \
-     and t['threads_judged'] == 1 and t['threads_short'] == 1 and t['emulator'] is None
+     and t['threads_judged'] == 1 and t['threads_short'] == 1 and t['emulator'] is None \
+     and t['basis'] == ['cpu'] and abs(t['expected_time'] - 1.5) < 1e-9 and t['user_time'] is None
 print('%s: report --json: trust %s' % ('PASS' if ok else 'FAIL', t))
+PY
+"$PMCPROF" report --json user_lost.pmcp >r.json 2>/dev/null
+python3 - r.json <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))['trust'][0]
+ok = t['flags'] == ['samples-lost'] and t['basis'] == ['user'] and abs(t['user_time'] - 1.5) < 1e-9 \
+     and abs(t['expected_time'] - 1.5) < 1e-9 and abs(t['cpu_time'] - 2) < 1e-9 and abs(t['coverage'] - 0.6) < 1e-9
+print('%s: report --json: a \':u\' run held against user time %s' % ('PASS' if ok else 'FAIL', t))
 PY
 
 # lines: the same function, its samples on another line in the guest

@@ -38,6 +38,10 @@ for f in o/rec_exit-*.pmcp; do
 	r=$("$INSPECT" meta "$f" end_reason)
 	case $r in exit_group|"exit_group or SIGKILL") pass "$f: end_reason '$r'" ;;
 	*) fail "$f: end_reason '$r'" ;; esac
+	# another process cannot read a thread's CPU or user time: absent
+	if "$INSPECT" counter "$f" thread_cpu_ns >/dev/null || "$INSPECT" counter "$f" thread_user_ns >/dev/null
+	then fail "$f: written by the watcher, yet has thread_cpu_ns or thread_user_ns"
+	else pass "$f: no thread_cpu_ns, no thread_user_ns"; fi
 done
 check "no temporary file left" [ -z "$(ls -A o | grep -v '\.pmcp$')" ]
 # Watchers leave just after their process (a watcher whose process wrote

@@ -11,6 +11,7 @@
  *   FRAME*N     FRAME repeated N times (a deep recursion)
  * Options:
  *   -e NAME[@PERIOD][=REQUESTED]  an event (repeatable; default perf::CPU-CLOCK@1000000)
+ *   -U UNIT          the unit of the last -e event (default events; ns for a clock)
  *   -m KEY=VALUE     metadata      -c NAME=VALUE   collector counter
  *   -B HEX|none      record this build-id instead of the file's
  *   -P PATH          record this module path instead of BINARY
@@ -249,7 +250,7 @@ int main(int argc, char **argv)
 	long draw = 0, files = 0;
 	size_t syn_ctx = 0;
 	uint64_t syn_samples = 0;
-	while ((opt = getopt(argc, argv, "o:b:e:m:c:B:P:pn:s:S:F:DI")) != -1) {
+	while ((opt = getopt(argc, argv, "o:b:e:U:m:c:B:P:pn:s:S:F:DI")) != -1) {
 		char *eq, *at;
 		switch (opt) {
 		case 'o': out = optarg; break;
@@ -279,6 +280,11 @@ int main(int argc, char **argv)
 							.unit = "events",
 							.period = at ? strtoull(at + 1, NULL, 10) : 0 };
 			n_ev++;
+			break;
+		case 'U':
+			if (!n_ev)
+				die("%s", "-U before any -e");
+			ev[n_ev - 1].unit = optarg;
 			break;
 		case 'm':
 		case 'c':

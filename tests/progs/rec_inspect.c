@@ -11,6 +11,9 @@
  *                                    with samples, root first (event 0)
  *   rec_inspect funcs FILE           "COUNT mod:func" per node with samples
  *                                    (its own, exclusive count; event 0)
+ *   rec_inspect drop FILE NAME OUT   write FILE again as OUT (a name in the
+ *                                    current directory) without counter
+ *                                    NAME: a profile from an older collector
  * Exit status 2: the file does not read. */
 #include <fcntl.h>
 #include <gelf.h>
@@ -144,7 +147,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: rec_inspect "
-				"meta|counter|partial|weight|modules|stacks|funcs FILE [ARG]\n");
+				"meta|counter|partial|weight|modules|stacks|funcs|drop FILE [ARG...]\n");
 		return 2;
 	}
 	if (prof_file_read(argv[2], &f, msg, sizeof(msg)) < 0) {
@@ -167,6 +170,23 @@ int main(int argc, char **argv)
 			}
 		}
 		return 1;
+	} else if (!strcmp(argv[1], "drop") && argc > 4) {
+		struct prof q = *p;
+		struct prof_counter *c = calloc(p->n_counters + 1, sizeof(*c));
+		int ret;
+
+		q.n_counters = 0;
+		for (size_t i = 0; i < p->n_counters; i++)
+			if (strcmp(p->counters[i].name, argv[3]))
+				c[q.n_counters++] = p->counters[i];
+		if (q.n_counters == p->n_counters)
+			return 1;
+		q.counters = c;
+		ret = prof_write(&q, AT_FDCWD, argv[4], 0644);
+		if (ret < 0) {
+			fprintf(stderr, "rec_inspect: %s: %s\n", argv[4], strerror(-ret));
+			return 2;
+		}
 	} else if (!strcmp(argv[1], "partial")) {
 		printf("%d\n", p->partial ? 1 : 0);
 	} else if (!strcmp(argv[1], "weight") && argc > 3) {
