@@ -9,11 +9,13 @@ H="$PROGS/rec_hostile"
 EV=cpu-clock@200000
 
 # overflows minus samples minus named losses over a directory's profiles
-# (the report's "# collector:" line; lost is the kernel's, not an overflow).
+# (every profile's collector counters; lost is the kernel's, not an overflow).
 unaccounted() {
-	"$PMCPROF" report -q --top 1 "$1" 2>/dev/null | awk '
-	/^# collector:/ { for (i = 3; i <= NF; i++) if (split($i, kv, "=") == 2) v[kv[1]] += kv[2] }
+	for f in "$1"/*.pmcp; do "$INSPECT" counters "$f"; done | awk -F= '
+	{ v[$1] += $2 }
 	END {
+		# No counters read at all: say so, do not pass as 0.
+		if (!("overflows" in v)) { print "unknown"; exit }
 		d = 0
 		for (k in v) if (k ~ /^dropped_/) d += v[k]
 		print v["overflows"] - v["samples"] - d + v["dropped_reentrant"]

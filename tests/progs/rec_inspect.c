@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: rec_inspect "
-				"meta|counter|partial|weight|modules|stacks|funcs|drop FILE [ARG...]\n");
+				"meta|counter|counters|partial|weight|modules|stacks|funcs|drop FILE [ARG...]\n");
 		return 2;
 	}
 	if (prof_file_read(argv[2], &f, msg, sizeof(msg)) < 0) {
@@ -187,6 +187,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "rec_inspect: %s: %s\n", argv[4], strerror(-ret));
 			return 2;
 		}
+	} else if (!strcmp(argv[1], "counters")) {
+		for (size_t i = 0; i < p->n_counters; i++)
+			printf("%s=%llu\n", p->counters[i].name,
+			       (unsigned long long)p->counters[i].value);
 	} else if (!strcmp(argv[1], "partial")) {
 		printf("%d\n", p->partial ? 1 : 0);
 	} else if (!strcmp(argv[1], "weight") && argc > 3) {
