@@ -151,11 +151,13 @@ bool kallsyms_is_kernel(const char *path);
 /* Kernel symbols from kallsyms_path (NULL: $PMCPROF_KALLSYMS or
  * /proc/kallsyms), used only when the build-id in notes_path (NULL:
  * $PMCPROF_KERNEL_NOTES or /sys/kernel/notes) is the recorded bid; msg and
- * *sev as symtab_load's.  Returns NULL only when out of memory: a kernel
- * that does not fit gives an object whose lookups name addresses. */
+ * *sev as symtab_load's.  With a cache_dir (may be NULL) the sorted table is
+ * kept there, keyed by what identifies the running kernel's symbols, and
+ * read from there while it fits.  Returns NULL only when out of memory: a
+ * kernel that does not fit gives an object whose lookups name addresses. */
 struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path,
-			       const uint8_t *bid, size_t bid_len, struct strpool *pool, char *msg,
-			       size_t len, enum ana_severity *sev);
+			       const uint8_t *bid, size_t bid_len, const char *cache_dir,
+			       char *msg, size_t len, enum ana_severity *sev);
 /* One frame for offset off (kernel address - 0xffff800000000000): "[k] name",
  * "[kernel]" for offset 0, "[k] 0xADDR" when unknown.  Returns 1 (0 if max
  * is 0 or out of memory). */
@@ -180,6 +182,12 @@ int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, s
 /* Write it (if anything was added): temp file + rename.  0 or -errno. */
 int symcache_save(struct symcache *c, const char *dir);
 void symcache_free(struct symcache *c);
+/* dir and its parents (mode 0700).  0 or -errno. */
+int symcache_mkdirs(const char *dir);
+/* dir/name made of iov[n], whole or not at all (temp file + rename, mode
+ * 0600), dir created.  0 or -errno. */
+struct iovec;
+int symcache_write(const char *dir, const char *name, const struct iovec *iov, int n);
 
 /* ---- the set (set.c reads and merges, aggregate.c symbolizes and sums,
  * query.c answers) ---- */

@@ -311,8 +311,8 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	struct smod *m = &st->mod[h];
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
-		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->pool, msg, len,
-					      sev)) ? h : -ENOMEM;
+		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg,
+					      len, sev)) ? h : -ENOMEM;
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -202,7 +203,7 @@ struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, co
 	return c;
 }
 
-static int mkdirs(const char *dir)
+int symcache_mkdirs(const char *dir)
 {
 	char p[4096];
 	snprintf(p, sizeof(p), "%s", dir);
@@ -216,11 +217,40 @@ static int mkdirs(const char *dir)
 	return mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
 }
 
+int symcache_write(const char *dir, const char *name, const struct iovec *iov, int n)
+{
+	int e = symcache_mkdirs(dir);
+	if (e)
+		return e;
+	char tmp[4200], path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, name, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < n && !e; i++)
+		for (size_t done = 0; done < iov[i].iov_len && !e;) {
+			ssize_t w = write(fd, (const char *)iov[i].iov_base + done, iov[i].iov_len - done);
+			if (w <= 0)
+				e = w < 0 ? -errno : -EIO;
+			else
+				done += (size_t)w;
+		}
+	/* whole file or nothing: a temp name, then rename over */
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}
+
 int symcache_save(struct symcache *c, const char *dir)
 {
 	if (!c->dirty)
 		return 0;
-	int e = mkdirs(dir);
+	int e = symcache_mkdirs(dir);
 	if (e)
 		return e;
 	char tmp[4200], path[4200];
