@@ -339,58 +339,80 @@ int common_option(struct common *c, int id, const char *v)
 	return 1;
 }
 
-static bool progress_shown;
+static struct {
+	const char *prog;
+	struct timespec start, last;
+	bool shown;
+} progress;
 
-/* Quiet for the first half second: a quick report shows no flicker. */
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+void progress_start(const char *prog)
+{
+	progress.prog = prog;
+	progress.shown = false;
+	clock_gettime(CLOCK_MONOTONIC, &progress.start);
+}
+
+/* Quiet for the first half second of the analysis (a quick one shows no
+ * flicker), then at most 20 updates a second. */
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total)
 {
-	static struct timespec start;
 	struct timespec now;
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!start.tv_sec && !start.tv_nsec)
-		start = now;
-	if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 500)
+	if (!progress.prog)
+		progress_start("pmcprof");
+	if (ms_between(&progress.start, &now) < 500 ||
+	    (progress.shown && ms_between(&progress.last, &now) < 50))
 		return;
+	progress.last = now;
 	if (total)
-		fprintf(stderr, "\r%s: %llu%%   ", phase, (unsigned long long)(100 * done / total));
+		fprintf(stderr, "\r%s: %s %llu%%\033[K", progress.prog, phase,
+			(unsigned long long)(100 * done / total));
 	else
-		fprintf(stderr, "\r%s: %llu files   ", phase, (unsigned long long)done);
-	progress_shown = true;
+		fprintf(stderr, "\r%s: %s %llu files\033[K", progress.prog, phase,
+			(unsigned long long)done);
+	fflush(stderr);
+	progress.shown = true;
 }
 
 void progress_done(void)
 {
-	if (progress_shown)
-		fprintf(stderr, "\r%*s\r", 40, "");
-	progress_shown = false;
+	if (progress.shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	progress.shown = false;
 }
 
-/* The symbol cache: $PMCPROF_CACHE_DIR (empty: none), else
- * $XDG_CACHE_HOME/pmcprof/symbols, else ~/.cache/pmcprof/symbols. */
-static const char *cache_dir(struct common *c)
+const char *symbol_cache_dir(bool no_cache, char *buf, size_t len)
 {
 	const char *e = getenv("PMCPROF_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"),
 		   *h = getenv("HOME");
-	if (c->no_cache || (e && !*e))
+	if (no_cache || (e && !*e))
 		return NULL;
 	if (e)
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s", e);
+		snprintf(buf, len, "%s", e);
 	else if (x && x[0] == '/')
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/pmcprof/symbols", x);
+		snprintf(buf, len, "%s/pmcprof/symbols", x);
 	else if (h && h[0] == '/')
-		snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/pmcprof/symbols", h);
+		snprintf(buf, len, "%s/.cache/pmcprof/symbols", h);
 	else
 		return NULL;
-	return c->cache_dir;
+	return buf;
 }
 
 struct ana_set *common_set(struct common *c)
 {
-	c->o.cache_dir = cache_dir(c);
+	c->o.cache_dir = symbol_cache_dir(c->no_cache, c->cache_dir, sizeof(c->cache_dir));
 	c->o.debug_dirs = c->debug_dirs;
 	c->o.remap = c->remap;
 	if (isatty(2) && !c->quiet) {
+		progress_start(c->prog);
 		c->o.progress = progress_cb;
 		c->o.progress_arg = NULL;
 	}

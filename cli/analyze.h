@@ -93,8 +93,16 @@ const char *base_name(const char *path);
 /* Width for text output: --width; else, on a terminal, $COLUMNS or its
  * width; else 0: lines are never cut. */
 int out_width(const struct common *c);
-/* A progress line on stderr when it is a terminal. */
+/* The progress line on stderr ("PROG: phase N%"), for the caller to pass
+ * only when stderr is a terminal: progress_start when the analysis starts
+ * (nothing is shown before it has run half a second), progress_cb as
+ * ana_opts.progress, progress_done to erase the line before output. */
+void progress_start(const char *prog);
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total);
 void progress_done(void);
+/* The symbol cache directory into buf: $PMCPROF_CACHE_DIR (empty: none),
+ * else $XDG_CACHE_HOME/pmcprof/symbols, else ~/.cache/pmcprof/symbols.
+ * NULL for none (or no_cache: --no-cache). */
+const char *symbol_cache_dir(bool no_cache, char *buf, size_t len);
 
 #endif
