@@ -329,7 +329,8 @@ int set_symbolize(struct ana_set *s)
 	}
 	s->raddr = malloc(s->n_raw * sizeof(uint32_t));
 	s->rsym = malloc(s->n_raw * sizeof(uint32_t));
-	if (!s->raddr || !s->rsym)
+	/* about one symbolized node per raw node (inlining adds, merging takes) */
+	if (!s->raddr || !s->rsym || idx_reserve(&s->sym_idx, s->n_raw))
 		goto out;
 	uint32_t root;
 	if (sym_child(s, 0, NONE, false, &root))

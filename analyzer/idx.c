@@ -83,27 +83,37 @@ static void place(uint64_t *hs, uint32_t *ids, size_t cap, uint64_t h, uint32_t 
 	ids[i] = id;
 }
 
+/* Room for n ids at a load under 3/4. */
+int idx_reserve(struct idx *x, size_t n)
+{
+	if (n * 4 <= x->cap * 3)
+		return 0;
+	size_t cap = x->cap ? x->cap : 64;
+	while (n * 4 > cap * 3)
+		cap *= 2;
+	uint64_t *hs = calloc(cap, sizeof(*hs));
+	uint32_t *ids = malloc(cap * sizeof(*ids));
+	if (!hs || !ids) {
+		free(hs);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < x->cap; i++)
+		if (x->h[i])
+			place(hs, ids, cap, x->h[i], x->id[i]);
+	free(x->h);
+	free(x->id);
+	x->h = hs;
+	x->id = ids;
+	x->cap = cap;
+	return 0;
+}
+
 int idx_put(struct idx *x, uint64_t h, uint32_t id)
 {
 	h |= 1;
-	if ((x->n + 1) * 4 > x->cap * 3) {	/* keep the load under 3/4 */
-		size_t cap = x->cap ? x->cap * 2 : 64;
-		uint64_t *hs = calloc(cap, sizeof(*hs));
-		uint32_t *ids = malloc(cap * sizeof(*ids));
-		if (!hs || !ids) {
-			free(hs);
-			free(ids);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < x->cap; i++)
-			if (x->h[i])
-				place(hs, ids, cap, x->h[i], x->id[i]);
-		free(x->h);
-		free(x->id);
-		x->h = hs;
-		x->id = ids;
-		x->cap = cap;
-	}
+	if (idx_reserve(x, x->n + 1))
+		return -ENOMEM;
 	place(x->h, x->id, x->cap, h, id);
 	x->n++;
 	return 0;

@@ -26,6 +26,9 @@ uint64_t hash_bytes(const void *p, size_t len, uint64_t seed);
 uint64_t hash_u64(uint64_t a, uint64_t b);
 /* The id whose key equals key, or NONE. */
 uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key);
+/* Room for n ids in all without growing (a known count: one allocation,
+ * not a doubling per power of two).  0 or -ENOMEM. */
+int idx_reserve(struct idx *x, size_t n);
 /* Add id under h (the caller checked it is absent).  0 or -ENOMEM. */
 int idx_put(struct idx *x, uint64_t h, uint32_t id);
 void idx_free(struct idx *x);

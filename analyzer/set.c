@@ -593,8 +593,11 @@ static int merge_tree(struct ana_set *s, const struct prof *p, const char *path,
 	uint32_t *stack = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof(*stack));
 	int e = 0;
 
-	if (!stack)
+	/* at most every node new: one table, not a doubling per power of 2 */
+	if (!stack || idx_reserve(&s->raw_idx, s->n_raw + c->n_nodes)) {
+		free(stack);
 		return -ENOMEM;
+	}
 	for (uint32_t i = 0; i < c->n_nodes; i++)
 		map[i] = NONE;
 	if (c->n_nodes)
