@@ -176,14 +176,17 @@ struct symcache;
  * module has no debug info to be found: its ELF symbols are all there is),
  * so that debug info found later is not hidden by older answers. */
 struct symcache *symcache_new(const uint8_t *bid, size_t n, const char *kind);
-/* The cache file for bid under dir, strings interned in pool; NULL if
- * absent or not valid. */
-struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind,
-			       struct strpool *pool);
-bool symcache_get(const struct symcache *c, uint64_t off, struct sym_frame *fr, size_t max, size_t *n);
+/* The cache file for bid under dir, mapped; NULL if absent or not valid. */
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind);
+/* The frames cached for off into fr[max] (*n of them; strings interned in
+ * pool), or false if off is not cached (or on ENOMEM). */
+bool symcache_get(struct symcache *c, struct strpool *pool, uint64_t off, struct sym_frame *fr,
+		  size_t max, size_t *n);
+/* Keep off's frames (interned strings); 0, or -ENOMEM. */
 int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, size_t n);
-/* Write it (if anything was added): temp file + rename.  0 or -errno. */
-int symcache_save(struct symcache *c, const char *dir);
+/* Write it with what was added (if anything was): temp file + rename.
+ * 0 or -errno. */
+int symcache_save(struct symcache *c, struct strpool *pool, const char *dir);
 void symcache_free(struct symcache *c);
 /* dir and its parents (mode 0700).  0 or -errno. */
 int symcache_mkdirs(const char *dir);

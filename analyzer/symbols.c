@@ -153,7 +153,7 @@ void symtab_free(struct symtab *st)
 	for (size_t i = 0; i < st->n; i++) {
 		struct smod *m = &st->mod[i];
 		if (m->cache && st->cache_dir)
-			symcache_save(m->cache, st->cache_dir);	/* best effort */
+			symcache_save(m->cache, st->pool, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
 		free(m->lazy_path);
 		free(m->sym);
@@ -342,9 +342,9 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	 * module that has no debug info to be found */
 	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
 	    ((m->cache_dwarf = true,
-	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym", st->pool)) ||
+	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym")) ||
 	     (!debug && (m->cache_dwarf = false,
-			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym", st->pool))))) {
+			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym"))))) {
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
@@ -912,7 +912,7 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
 		return 1;
 	}
-	if (m->cache && symcache_get(m->cache, off, fr, max, &n))
+	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n))
 		return n;
 	if (m->lazy_path) {
 		char *p = m->lazy_path;

@@ -363,6 +363,119 @@ static void test_kallsyms(void)
 	T_OK(system(cmd) == 0, "kallsyms: cleaned up");
 }
 
+/* ---- the symbol cache (symcache.c) ---- */
+
+/* Damage done to a valid file of three answers (0x10: two frames, 0x20:
+ * none, 0x30: one): header 56 bytes (magic 16, endian 4, version 4, counts
+ * 8 each at 24 32 40 48), answers 16 bytes each at 56 (off 8, first 4,
+ * n 4), frames 24 bytes each at 104 (key func file decl_file line
+ * decl_line), string offsets at 176, then the strings. */
+static const struct {
+	int line;
+	const char *what;
+	long at;		/* byte to set, from the end if negative */
+	int val;		/* -1: truncate there instead */
+} sc_damage[] = {
+	{ __LINE__, "empty file", 0, -1 },
+	{ __LINE__, "truncated by one byte", -1, -1 },
+	{ __LINE__, "truncated header", 40, -1 },
+	{ __LINE__, "bad magic", 0, 'X' },
+	{ __LINE__, "another byte order", 16, 9 },
+	{ __LINE__, "another version", 20, 2 },
+	{ __LINE__, "huge answer count", 31, 0x7f },
+	{ __LINE__, "frame count off", 32, 4 },
+	{ __LINE__, "answers out of order", 56 + 16, 0x05 },
+	{ __LINE__, "first frame past the table", 56 + 8, 200 },
+	{ __LINE__, "frames past the table", 56 + 12, 9 },
+	{ __LINE__, "frame without a key", 104, 0 },
+	{ __LINE__, "function name past the strings", 108, 200 },
+	{ __LINE__, "file name past the strings", 112, 200 },
+	{ __LINE__, "string offset past the strings", 177, 0x7f },
+	{ __LINE__, "strings not NUL-terminated", -1, 'x' },
+};
+
+static bool frames_eq(const struct sym_frame *a, const struct sym_frame *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].key != b[i].key || a[i].func != b[i].func || a[i].file != b[i].file ||
+		    a[i].line != b[i].line || a[i].decl_file != b[i].decl_file ||
+		    a[i].decl_line != b[i].decl_line)
+			return false;
+	return true;
+}
+
+static void test_symcache(void)
+{
+	static const uint8_t bid[4] = { 0xde, 0xad, 0xbe, 0xef };
+	char dir[] = "/tmp/pmcprof-test-symcache.XXXXXX", file[128];
+	struct strpool sp = { 0 };
+	if (!mkdtemp(dir)) {
+		T_OK(false, "symcache: mkdtemp");
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/deadbeef.sym", dir);
+	const struct sym_frame two[2] = {
+		{ strpool_str(&sp, "_Z3hotv"), strpool_str(&sp, "hot()"), strpool_str(&sp, "a.c"), 7,
+		  strpool_str(&sp, "a.h"), 3 },
+		{ strpool_str(&sp, "main"), strpool_str(&sp, "main"), strpool_str(&sp, "a.c"), 20,
+		  strpool_str(&sp, "a.c"), 15 },
+	};
+	const struct sym_frame one = { strpool_str(&sp, "f"), strpool_str(&sp, "f"), NULL, 0, NULL, 0 };
+	struct symcache *c = symcache_new(bid, sizeof(bid), "sym");
+	T_OK(c && !symcache_put(c, 0x30, &one, 1) && !symcache_put(c, 0x10, two, 2) &&
+	     !symcache_put(c, 0x20, NULL, 0) && !symcache_save(c, &sp, dir),
+	     "symcache: three answers written");
+	symcache_free(c);
+	struct sym_frame fr[8];
+	size_t n = 99;
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(c && symcache_get(c, &sp, 0x10, fr, 8, &n) && n == 2 && frames_eq(fr, two, 2),
+	     "symcache: an inlined chain read back, innermost first");
+	T_OK(c && symcache_get(c, &sp, 0x30, fr, 8, &n) && n == 1 && frames_eq(fr, &one, 1),
+	     "symcache: a frame without source read back");
+	T_OK(c && symcache_get(c, &sp, 0x20, fr, 8, &n) && n == 0, "symcache: 'nothing here' kept");
+	T_OK(c && !symcache_get(c, &sp, 0x40, fr, 8, &n), "symcache: an address not cached");
+	T_OK(c && symcache_get(c, &sp, 0x10, fr, 1, &n) && n == 1 && frames_eq(fr, two, 1),
+	     "symcache: at most max frames");
+	/* a new answer joins the file's: the next open has all four */
+	T_OK(c && !symcache_put(c, 0x40, &one, 1) && !symcache_save(c, &sp, dir),
+	     "symcache: one more answer saved");
+	symcache_free(c);
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(c && symcache_get(c, &sp, 0x40, fr, 8, &n) && n == 1 && frames_eq(fr, &one, 1) &&
+	     symcache_get(c, &sp, 0x10, fr, 8, &n) && n == 2 && frames_eq(fr, two, 2),
+	     "symcache: old and new answers in the rewritten file");
+	symcache_free(c);
+	T_OK(!symcache_open(dir, bid, sizeof(bid), "elfsym"), "symcache: kinds are apart");
+	/* back to the three-answer file the damage table describes */
+	c = symcache_new(bid, sizeof(bid), "sym");
+	if (c && !symcache_put(c, 0x30, &one, 1) && !symcache_put(c, 0x10, two, 2) &&
+	    !symcache_put(c, 0x20, NULL, 0))
+		symcache_save(c, &sp, dir);
+	symcache_free(c);
+	char good[4096], bad[4096];
+	size_t len = get_file(file, good, sizeof(good));
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(len > 176 && c, "symcache: the undamaged file opens (%zu bytes)", len);
+	symcache_free(c);
+	for (size_t i = 0; i < sizeof(sc_damage) / sizeof(*sc_damage); i++) {
+		long at = sc_damage[i].at < 0 ? (long)len + sc_damage[i].at : sc_damage[i].at;
+		memcpy(bad, good, len);
+		if (sc_damage[i].val >= 0)
+			bad[at] = (char)sc_damage[i].val;
+		bool same = sc_damage[i].val >= 0 && !memcmp(bad, good, len);
+		put_file(file, bad, sc_damage[i].val < 0 ? (size_t)at : len);
+		c = symcache_open(dir, bid, sizeof(bid), "sym");
+		T_OK(!same && !c, "symcache, %s (line %d): not used", sc_damage[i].what,
+		     sc_damage[i].line);
+		symcache_free(c);
+	}
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	T_OK(system(cmd) == 0, "symcache: cleaned up");
+	strpool_free(&sp);
+}
+
 int main(void)
 {
 	test_ratios();
@@ -370,5 +483,6 @@ int main(void)
 	test_calibration();
 	test_names();
 	test_kallsyms();
+	test_symcache();
 	return T_DONE();
 }
