@@ -132,9 +132,20 @@ void symtab_free(struct symtab *st);
  * not be used (lookups then resolve nothing), or -ENOMEM. */
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev);
+/* symtab_load in two steps, so that modules can be opened in parallel: a
+ * new handle (>= 0, or -ENOMEM), then the module opened into it (0 or
+ * -ENOMEM).  symtab_open and symtab_open_image may run at once on several
+ * threads for different handles, as long as no handle is added meanwhile;
+ * they touch neither the string pool nor anything shared. */
+int symtab_add(struct symtab *st);
+int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, size_t bid_len,
+		char *msg, size_t len, enum ana_severity *sev);
 /* Load a module from its bytes (the vdso, saved in the profile); like
  * symtab_load otherwise.  The bytes are copied. */
 int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
+int symtab_open_image(struct symtab *st, int h, const char *path, const uint8_t *img, size_t len,
 		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
 		      enum ana_severity *sev);
 /* Load a perf map file ("START SIZE name" per line, hex; the format of

@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,29 +301,43 @@ static bool same_build_id(Dwfl_Module *mod, const uint8_t *bid, size_t n, char *
 	return (size_t)k == n && memcmp(bits, bid, n) == 0;
 }
 
+int symtab_add(struct symtab *st)
+{
+	if (st->n >= INT_MAX || vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	return (int)st->n++;
+}
+
+static int load_image(struct symtab *st, struct smod *m, const char *path, const uint8_t *img,
+		      size_t len, const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
+
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
+		char *msg, size_t len, enum ana_severity *sev)
+{
+	int h = symtab_add(st);
+	int e = h < 0 ? h : symtab_open(st, h, path, bid, bid_len, msg, len, sev);
+	return e ? e : h;
+}
+
+int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev)
 {
 	msg[0] = 0;
 	*sev = ANA_NOTE_INFO;
-	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
-		return -ENOMEM;
-	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
 		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg,
-					      len, sev)) ? h : -ENOMEM;
+					      len, sev)) ? 0 : -ENOMEM;
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */
 		const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
 		size_t olen;
-		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen)) {
-			st->n--;
-			return symtab_load_image(st, path, own, olen, bid, bid_len, msg, len, sev);
-		}
-		return h;	/* anonymous code: nothing to open */
+		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen))
+			return load_image(st, m, path, own, olen, bid, bid_len, msg, len, sev);
+		return 0;	/* anonymous code: nothing to open */
 	}
 
 	char want[130], have[130], dbg[4200];
@@ -353,7 +368,7 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 				 "symbol table, no source lines", path);
 			*sev = ANA_NOTE_WARN;
 		}
-		return h;
+		return 0;
 	}
 	if (fd >= 0) {
 		int e = report(st, m, path, fd);
@@ -365,29 +380,29 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 				snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
 					 "symbolized from %s", path, have, want, dbg);
 				*sev = ANA_NOTE_WARN;
-				return h;
+				return 0;
 			}
 			snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
 				 "not symbolized, shown as [%s+0xOFF]", path, have, want, base);
 			*sev = ANA_NOTE_WARN;
-			return h;
+			return 0;
 		}
 		if (e) {
 			snprintf(msg, len, "%s: not a readable ELF file; shown as [%s+0xOFF]", path, base);
 			*sev = ANA_NOTE_WARN;
-			return h;
+			return 0;
 		}
 	} else {
 		int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
 		if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
 			snprintf(msg, len, "%s: %s; symbolized from %s", path,
 				 fd == -EINVAL ? "not a regular file" : strerror(-fd), dbg);
-			return h;
+			return 0;
 		}
 		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path,
 			 fd == -EINVAL ? "not a regular file" : strerror(-fd), base);
 		*sev = ANA_NOTE_WARN;
-		return h;
+		return 0;
 	}
 	if (!m->dwarf) {
 		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
@@ -400,7 +415,7 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		m->cache_dwarf = m->dwarf;
 		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
 	}
-	return h;
+	return 0;
 }
 
 /* Whether the vdso mapped at own has build-id bid; *len: its image's size. */
@@ -425,16 +440,28 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
 		      enum ana_severity *sev)
 {
+	int h = symtab_add(st);
+	int e = h < 0 ? h : symtab_open_image(st, h, path, img, len, bid, bid_len, msg, mlen, sev);
+	return e ? e : h;
+}
+
+int symtab_open_image(struct symtab *st, int h, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
+	return load_image(st, &st->mod[h], path, img, len, bid, bid_len, msg, mlen, sev);
+}
+
+static int load_image(struct symtab *st, struct smod *m, const char *path, const uint8_t *img,
+		      size_t len, const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
 	msg[0] = 0;
 	*sev = ANA_NOTE_INFO;
-	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
-		return -ENOMEM;
-	int h = (int)st->n++;
-	struct smod *m = &st->mod[h];
 	/* libdwfl takes a descriptor: the bytes go into an anonymous file */
 	int fd = memfd_create("pmcprof-image", MFD_CLOEXEC);
 	if (fd < 0)
-		return h;
+		return 0;
 	size_t done = 0;
 	while (done < len) {
 		ssize_t w = write(fd, img + done, len - done);
@@ -451,7 +478,7 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 	if (e) {
 		snprintf(msg, mlen, "%s: its image in the profile is not a readable ELF file", path);
 		*sev = ANA_NOTE_WARN;
-		return h;
+		return 0;
 	}
 	if (bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
 		dwfl_end(m->dwfl);
@@ -459,7 +486,7 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 		snprintf(msg, mlen, "%s: its image in the profile has another build-id (%s)", path, have);
 		*sev = ANA_NOTE_WARN;
 	}
-	return h;
+	return 0;
 }
 
 /* The build-id of the ELF file behind fd (its note only), or length 0;
