@@ -60,27 +60,41 @@ uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 	return mix(h ^ w ^ 0xff);
 }
 
+/* A slot is one word: the hash's top 32 bits (bit 32 forced to 1, so that
+ * 0 is an empty slot) above the id, so that a probe reads one word of one
+ * cache line.  A slot's home is the hash's bits 33-63, which the slot
+ * keeps: the table can grow without the keys. */
+static uint64_t tag(uint64_t h)
+{
+	return (h | 1ULL << 32) & 0xffffffff00000000ULL;
+}
+
+static size_t home(uint64_t h)
+{
+	return (size_t)(h >> 33);
+}
+
 uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key)
 {
 	if (!x->cap)
 		return NONE;
-	h |= 1;
+	uint64_t t = tag(h);
 	size_t m = x->cap - 1;
-	for (size_t i = h & m;; i = (i + 1) & m) {
-		if (!x->h[i])
+	for (size_t i = home(h) & m;; i = (i + 1) & m) {
+		uint64_t v = x->slot[i];
+		if (!v)
 			return NONE;
-		if (x->h[i] == h && eq(ctx, x->id[i], key))
-			return x->id[i];
+		if ((v & 0xffffffff00000000ULL) == t && eq(ctx, (uint32_t)v, key))
+			return (uint32_t)v;
 	}
 }
 
-static void place(uint64_t *hs, uint32_t *ids, size_t cap, uint64_t h, uint32_t id)
+static void place(uint64_t *slots, size_t cap, uint64_t v)
 {
-	size_t m = cap - 1, i = h & m;
-	while (hs[i])
+	size_t m = cap - 1, i = home(v) & m;
+	while (slots[i])
 		i = (i + 1) & m;
-	hs[i] = h;
-	ids[i] = id;
+	slots[i] = v;
 }
 
 /* Room for n ids at a load under 3/4. */
@@ -91,38 +105,32 @@ int idx_reserve(struct idx *x, size_t n)
 	size_t cap = x->cap ? x->cap : 64;
 	while (n * 4 > cap * 3)
 		cap *= 2;
-	uint64_t *hs = calloc(cap, sizeof(*hs));
-	uint32_t *ids = malloc(cap * sizeof(*ids));
-	if (!hs || !ids) {
-		free(hs);
-		free(ids);
+	if (cap > (size_t)1 << 31)
 		return -ENOMEM;
-	}
+	uint64_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
 	for (size_t i = 0; i < x->cap; i++)
-		if (x->h[i])
-			place(hs, ids, cap, x->h[i], x->id[i]);
-	free(x->h);
-	free(x->id);
-	x->h = hs;
-	x->id = ids;
+		if (x->slot[i])
+			place(slots, cap, x->slot[i]);
+	free(x->slot);
+	x->slot = slots;
 	x->cap = cap;
 	return 0;
 }
 
 int idx_put(struct idx *x, uint64_t h, uint32_t id)
 {
-	h |= 1;
 	if (idx_reserve(x, x->n + 1))
 		return -ENOMEM;
-	place(x->h, x->id, x->cap, h, id);
+	place(x->slot, x->cap, tag(h) | id);
 	x->n++;
 	return 0;
 }
 
 void idx_free(struct idx *x)
 {
-	free(x->h);
-	free(x->id);
+	free(x->slot);
 	memset(x, 0, sizeof(*x));
 }
 

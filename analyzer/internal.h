@@ -17,8 +17,7 @@ int vec_reserve(void *p, size_t *cap, size_t need, size_t el);
 
 /* ---- hash index: maps 64-bit hashes to ids whose keys live elsewhere ---- */
 struct idx {
-	uint64_t *h;		/* 0 = empty slot (hashes are forced non-zero) */
-	uint32_t *id;
+	uint64_t *slot;		/* hash's top 32 bits | id; 0 = empty (idx.c) */
 	size_t cap, n;
 };
 typedef bool (*idx_eq_fn)(const void *ctx, uint32_t id, const void *key);

@@ -67,23 +67,57 @@ static int dwidth(const char *s)
 	return w;
 }
 
-static void put_cell(FILE *f, const char *s, int w, bool left)
+/* A line being built: one buffer for every line (a report prints
+ * thousands of padded rows; stdio per cell cost more than the rest of it). */
+struct linebuf {
+	char *s;
+	size_t n, cap;
+};
+
+static bool lb_room(struct linebuf *b, size_t more)
+{
+	if (b->n + more <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->n + more)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+	if (!s)
+		return false;
+	b->s = s;
+	b->cap = cap;
+	return true;
+}
+
+static bool lb_put(struct linebuf *b, const char *s, size_t n, size_t pad, bool pad_first)
+{
+	if (!lb_room(b, n + pad))
+		return false;
+	if (pad_first) {
+		memset(b->s + b->n, ' ', pad);
+		b->n += pad;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	if (!pad_first) {
+		memset(b->s + b->n, ' ', pad);
+		b->n += pad;
+	}
+	return true;
+}
+
+static bool put_cell(struct linebuf *b, const char *s, int w, bool left)
 {
 	int n = dwidth(s);
-	if (n <= w) {
-		if (left)
-			fprintf(f, "%s%*s", s, w - n, "");
-		else
-			fprintf(f, "%*s%s", w - n, "", s);
-		return;
-	}
+	if (n <= w)
+		return lb_put(b, s, strlen(s), (size_t)(w - n), !left);
 	/* too long: keep the start and mark the cut with '+' */
 	const char *p = s;
 	for (int k = 0; *p; p++) {
 		if (((unsigned char)*p & 0xc0) != 0x80 && ++k > w - 1)
 			break;
 	}
-	fprintf(f, "%.*s+", (int)(p - s), s);
+	return lb_put(b, s, (size_t)(p - s), 0, false) && lb_put(b, "+", 1, 0, false);
 }
 
 void table_print(struct table *t, FILE *f, int width)
@@ -117,25 +151,26 @@ void table_print(struct table *t, FILE *f, int width)
 				total -= cut;
 			}
 	/* each line goes through a buffer so trailing blanks can be cut */
-	char *line = NULL;
-	size_t len = 0;
+	struct linebuf b = { 0 };
 	for (size_t i = 0; i <= t->n; i++) {
-		FILE *m = open_memstream(&line, &len);
-		if (!m)
-			return;
+		b.n = 0;
 		for (size_t k = 0; k < nc; k++) {
 			const char *s = i ? t->cell[(i - 1) * t->ncol + k] : t->col[k].title;
-			if (k)
-				fputs("  ", m);
-			put_cell(m, s, w[k], t->col[k].left);
+			if ((k && !lb_put(&b, "  ", 2, 0, false)) || !put_cell(&b, s, w[k], t->col[k].left)) {
+				free(b.s);
+				return;
+			}
 		}
-		fclose(m);
-		while (len && line[len - 1] == ' ')
-			len--;
-		fprintf(f, "%.*s\n", (int)len, line);
-		free(line);
-		line = NULL;
+		while (b.n && b.s[b.n - 1] == ' ')
+			b.n--;
+		if (!lb_room(&b, 1)) {
+			free(b.s);
+			return;
+		}
+		b.s[b.n++] = '\n';
+		fwrite(b.s, 1, b.n, f);
 	}
+	free(b.s);
 }
 
 void table_free(struct table *t)
