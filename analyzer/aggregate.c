@@ -204,20 +204,28 @@ static bool sym_eq(const void *ctx, uint32_t id, const void *key)
 	return s->sparent[id] == k->parent && s->sfunc[id] == k->func;
 }
 
+/* Room for n symbolized nodes (each written when added). */
+static int sym_reserve(struct ana_set *s, size_t n)
+{
+	size_t c = s->cap_sym;
+	if (vec_grow(&s->sparent, &c, n, sizeof(uint32_t)) ||
+	    (c = s->cap_sym, vec_grow(&s->sfunc, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->sfirst, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->snext, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->sinl, &c, n, sizeof(uint8_t))))
+		return -ENOMEM;
+	s->cap_sym = c;
+	return 0;
+}
+
 static int sym_child(struct ana_set *s, uint32_t parent, uint32_t func, bool inl, uint32_t *out)
 {
 	struct skey k = { parent, func };
 	uint64_t h = hash_u64(parent, func);
 	uint32_t id = idx_find(&s->sym_idx, h, sym_eq, s, &k);
 	if (id == NONE) {
-		size_t c = s->cap_sym;
-		if (vec_reserve(&s->sparent, &c, s->n_sym + 1, sizeof(uint32_t)) ||
-		    (c = s->cap_sym, vec_reserve(&s->sfunc, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->sfirst, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->snext, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->sinl, &c, s->n_sym + 1, sizeof(uint8_t))))
+		if (sym_reserve(s, s->n_sym + 1))
 			return -ENOMEM;
-		s->cap_sym = c;
 		id = (uint32_t)s->n_sym;
 		s->sparent[id] = parent;
 		s->sfunc[id] = func;
@@ -418,7 +426,7 @@ int set_symbolize(struct ana_set *s)
 	s->raddr = malloc(s->n_raw * sizeof(uint32_t));
 	s->rsym = malloc(s->n_raw * sizeof(uint32_t));
 	/* about one symbolized node per raw node (inlining adds, merging takes) */
-	if (!s->raddr || !s->rsym || idx_reserve(&s->sym_idx, s->n_raw))
+	if (!s->raddr || !s->rsym || idx_reserve(&s->sym_idx, s->n_raw) || sym_reserve(s, s->n_raw))
 		goto out;
 	uint32_t root;
 	if (sym_child(s, 0, NONE, false, &root))

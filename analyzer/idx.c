@@ -8,7 +8,7 @@
 
 #include "analyzer/internal.h"
 
-int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
+int vec_grow(void *pp, size_t *cap, size_t need, size_t el)
 {
 	void **p = pp;
 	if (need <= *cap)
@@ -21,10 +21,18 @@ int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
 	char *q = realloc(*p, n * el);
 	if (!q)
 		return -ENOMEM;
-	memset(q + *cap * el, 0, (n - *cap) * el);
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
+{
+	size_t old = *cap;
+	int e = vec_grow(pp, cap, need, el);
+	if (!e && *cap > old)
+		memset(*(char **)pp + old * el, 0, (*cap - old) * el);
+	return e;
 }
 
 static uint64_t mix(uint64_t x)

@@ -14,6 +14,9 @@
 /* Grow *p (of *cap elements of size el) to hold at least need; new space zeroed.
  * 0 or -ENOMEM. */
 int vec_reserve(void *p, size_t *cap, size_t need, size_t el);
+/* The same, the new space left as it is (untouched pages cost nothing:
+ * for arrays whose every element is written when it is added). */
+int vec_grow(void *p, size_t *cap, size_t need, size_t el);
 
 /* ---- hash index: maps 64-bit hashes to ids whose keys live elsewhere ---- */
 struct idx {

@@ -428,6 +428,15 @@ static bool raw_eq(const void *ctx, uint32_t id, const void *key)
 	return s->rparent[id] == k->parent && s->rmod[id] == k->mod && s->roff[id] == k->off;
 }
 
+/* Room for n raw nodes (each written when added). */
+static int raw_reserve(struct ana_set *s, size_t n)
+{
+	size_t c1 = s->cap_raw, c2 = s->cap_raw;
+	return vec_grow(&s->rparent, &s->cap_raw, n, sizeof(uint32_t)) ||
+	       vec_grow(&s->rmod, &c1, s->cap_raw, sizeof(uint32_t)) ||
+	       vec_grow(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)) ? -ENOMEM : 0;
+}
+
 static int raw_child(struct ana_set *s, uint32_t parent, uint32_t mod, uint64_t off, uint32_t *out)
 {
 	struct rkey k = { parent, mod, off };
@@ -436,10 +445,7 @@ static int raw_child(struct ana_set *s, uint32_t parent, uint32_t mod, uint64_t 
 	if (id == NONE) {
 		if (s->n_raw >= NONE - 1)
 			return -ENOMEM;
-		size_t c1 = s->cap_raw, c2 = s->cap_raw;
-		if (vec_reserve(&s->rparent, &s->cap_raw, s->n_raw + 1, sizeof(uint32_t)) ||
-		    vec_reserve(&s->rmod, &c1, s->cap_raw, sizeof(uint32_t)) ||
-		    vec_reserve(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)))
+		if (raw_reserve(s, s->n_raw + 1))
 			return -ENOMEM;
 		id = (uint32_t)s->n_raw;
 		s->rparent[id] = parent;
@@ -594,7 +600,8 @@ static int merge_tree(struct ana_set *s, const struct prof *p, const char *path,
 	int e = 0;
 
 	/* at most every node new: one table, not a doubling per power of 2 */
-	if (!stack || idx_reserve(&s->raw_idx, s->n_raw + c->n_nodes)) {
+	if (!stack || idx_reserve(&s->raw_idx, s->n_raw + c->n_nodes) ||
+	    raw_reserve(s, s->n_raw + c->n_nodes)) {
 		free(stack);
 		return -ENOMEM;
 	}
