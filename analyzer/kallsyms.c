@@ -274,6 +274,11 @@ static bool cache_open(struct kallsyms *ks, const char *dir, const uint8_t key[1
 		  !memcmp(h.key, key, 16) && h.n > 0 && h.n < (len >> 3) && h.names_len > 0 &&
 		  h.names_len < len && sizeof(h) + h.n * 12 + h.names_len == len &&
 		  base[len - 1] == 0;
+	if (!ok) {
+		munmap(map, len);
+		return false;
+	}
+	/* (the sizes are checked: these point inside the file) */
 	const uint64_t *addr = (const uint64_t *)(base + sizeof(h));
 	const uint32_t *nm = (const uint32_t *)(base + sizeof(h) + h.n * 8);
 	for (size_t i = 0; ok && i < h.n; i++)

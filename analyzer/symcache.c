@@ -142,7 +142,8 @@ int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, s
 	    idx_put(&c->idx, h, (uint32_t)c->n))
 		return -ENOMEM;
 	c->e[c->n++] = (struct centry){ off, (uint32_t)c->n_fr, (uint32_t)n };
-	memcpy(&c->fr[c->n_fr], fr, n * sizeof(*fr));
+	if (n)	/* "nothing here" has no frames, and fr may be NULL */
+		memcpy(&c->fr[c->n_fr], fr, n * sizeof(*fr));
 	c->n_fr += n;
 	c->dirty = true;
 	return 0;
@@ -183,7 +184,8 @@ bool symcache_get(struct symcache *c, struct strpool *pool, uint64_t off, struct
 	if (id == NONE)
 		return false;
 	*n = c->e[id].n < max ? c->e[id].n : max;
-	memcpy(fr, &c->fr[c->e[id].first], *n * sizeof(*fr));
+	if (*n)
+		memcpy(fr, &c->fr[c->e[id].first], *n * sizeof(*fr));
 	return true;
 }
 
@@ -349,7 +351,8 @@ int symcache_save(struct symcache *c, struct strpool *pool, const char *dir)
 		    vec_reserve(&c->fr, &c->cap_fr, c->n_fr + n, sizeof(*c->fr)))
 			return -ENOMEM;
 		c->e[c->n++] = (struct centry){ c->fa[i].off, (uint32_t)c->n_fr, (uint32_t)n };
-		memcpy(&c->fr[c->n_fr], fr, n * sizeof(*fr));
+		if (n)
+			memcpy(&c->fr[c->n_fr], fr, n * sizeof(*fr));
 		c->n_fr += n;
 	}
 	c->n_fa = 0;
