@@ -58,6 +58,8 @@ struct common {
 	bool header;		/* --header: every fact */
 	char cache_dir[4096];
 };
+/* The allocator's settings for an analysis (call first; common_init does). */
+void analysis_malloc_policy(void);
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
 /* Take option id (with its argument): 1 if it is a common one, 0 if not,

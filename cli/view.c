@@ -113,6 +113,7 @@ int main(int argc, char **argv)
 	size_t n_remap = 0;
 
 	lo.remap = remap;
+	analysis_malloc_policy();
 
 	setlocale(LC_ALL, "");
 	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
