@@ -470,6 +470,32 @@ struct ana_set *common_set(struct common *c)
 	return s;
 }
 
+int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path)
+{
+	/* a bad file is noted by the analyzer and the others still read */
+	if (ana_set_add(s, run, repeat, path) != -ENOMEM)
+		return 0;
+	progress_done();
+	fprintf(stderr, "%s: out of memory\n", c->prog);
+	ana_set_free(s);
+	return -1;
+}
+
+int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char *no_run)
+{
+	int e = ana_set_finish(s);
+	progress_done();
+	if (!e && runs && ana_set_n_runs(s) != runs)
+		e = -ANA_ENODATA;
+	if (!e)
+		return 0;
+	print_notes(c, s, NULL);
+	fprintf(stderr, "%s: %s\n", c->prog,
+		e == -ANA_ENODATA && no_run ? no_run : ana_strerror(e));
+	ana_set_free(s);
+	return -1;
+}
+
 int common_columns(struct common *c, struct ana_set *s)
 {
 	for (size_t i = 0; i < c->n_metrics; i++) {

@@ -69,6 +69,14 @@ int common_option(struct common *c, int id, const char *arg);
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */
 struct ana_set *common_set(struct common *c);
+/* ana_set_add; out of memory is said (the progress line erased first) and
+ * s freed: 0, or -1 (the command exits 2). */
+int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path);
+/* ana_set_finish, then the progress line erased.  runs: how many runs the
+ * set must have (0: any), else it is -ANA_ENODATA, said as no_run (NULL:
+ * the analyzer's words).  On failure the notes and the reason go to
+ * stderr, s is freed and -1 returned. */
+int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char *no_run);
 /* After finish: add metrics, resolve --event.  Returns column or -1 (printed). */
 int common_columns(struct common *c, struct ana_set *s);
 /* Notes: in text mode as "# warning:" header lines to out and errors also
