@@ -286,15 +286,30 @@ static int n_ksym_files(const char *dir, char *name, size_t len)
 	return n;
 }
 
-/* Damage done to a valid cache file (56-byte header: magic 16, endian 4,
- * pad 4, key 16, n 8 at 40, names_len 8 at 48; then 5 addresses, 5 name
- * offsets, the names). */
-static const struct {
+/* Damage to a valid cache file, one row of a table. */
+struct damage {
 	int line;
 	const char *what;
 	long at;		/* byte to set, from the end if negative */
 	int val;		/* -1: truncate there instead */
-} ksym_damage[] = {
+};
+
+/* good[n] with d done to it into bad; returns bad's length, *same when
+ * the byte already had that value (the case would prove nothing). */
+static size_t damaged(const struct damage *d, const char *good, size_t n, char *bad, bool *same)
+{
+	long at = d->at < 0 ? (long)n + d->at : d->at;
+	memcpy(bad, good, n);
+	if (d->val >= 0)
+		bad[at] = (char)d->val;
+	*same = d->val >= 0 && !memcmp(bad, good, n);
+	return d->val < 0 ? (size_t)at : n;
+}
+
+/* Damage done to a valid kallsyms table (56-byte header: magic 16, endian
+ * 4, pad 4, key 16, n 8 at 40, names_len 8 at 48; then 5 addresses, 5 name
+ * offsets, the names). */
+static const struct damage ksym_damage[] = {
 	{ __LINE__, "empty file", 0, -1 },
 	{ __LINE__, "truncated by one byte", -1, -1 },
 	{ __LINE__, "truncated header", 30, -1 },
@@ -342,12 +357,9 @@ static void test_kallsyms(void)
 	size_t n = get_file(file, good, sizeof(good));
 	for (size_t i = 0; i < sizeof(ksym_damage) / sizeof(*ksym_damage); i++) {
 		char bad[65536];
-		long at = ksym_damage[i].at < 0 ? (long)n + ksym_damage[i].at : ksym_damage[i].at;
-		memcpy(bad, good, n);
-		if (ksym_damage[i].val >= 0)
-			bad[at] = (char)ksym_damage[i].val;
-		size_t bn = ksym_damage[i].val < 0 ? (size_t)at : n;
-		T_OK(put_file(file, bad, bn) && ksyms_named(kpath, notes, cache, true, &line) &&
+		bool nop;
+		size_t bn = damaged(&ksym_damage[i], good, n, bad, &nop);
+		T_OK(!nop && put_file(file, bad, bn) && ksyms_named(kpath, notes, cache, true, &line) &&
 		     n_ksym_files(cache, file, sizeof(file)) == 1 && get_file(file, bad, sizeof(bad)) == n,
 		     "kallsyms cache, %s (line %d): ignored, rebuilt from kallsyms (case line %d)",
 		     ksym_damage[i].what, ksym_damage[i].line, line);
@@ -370,12 +382,7 @@ static void test_kallsyms(void)
  * 8 each at 24 32 40 48), answers 16 bytes each at 56 (off 8, first 4,
  * n 4), frames 24 bytes each at 104 (key func file decl_file line
  * decl_line), string offsets at 176, then the strings. */
-static const struct {
-	int line;
-	const char *what;
-	long at;		/* byte to set, from the end if negative */
-	int val;		/* -1: truncate there instead */
-} sc_damage[] = {
+static const struct damage sc_damage[] = {
 	{ __LINE__, "empty file", 0, -1 },
 	{ __LINE__, "truncated by one byte", -1, -1 },
 	{ __LINE__, "truncated header", 40, -1 },
@@ -459,12 +466,8 @@ static void test_symcache(void)
 	T_OK(len > 176 && c, "symcache: the undamaged file opens (%zu bytes)", len);
 	symcache_free(c);
 	for (size_t i = 0; i < sizeof(sc_damage) / sizeof(*sc_damage); i++) {
-		long at = sc_damage[i].at < 0 ? (long)len + sc_damage[i].at : sc_damage[i].at;
-		memcpy(bad, good, len);
-		if (sc_damage[i].val >= 0)
-			bad[at] = (char)sc_damage[i].val;
-		bool same = sc_damage[i].val >= 0 && !memcmp(bad, good, len);
-		put_file(file, bad, sc_damage[i].val < 0 ? (size_t)at : len);
+		bool same;
+		put_file(file, bad, damaged(&sc_damage[i], good, len, bad, &same));
 		c = symcache_open(dir, bid, sizeof(bid), "sym");
 		T_OK(!same && !c, "symcache, %s (line %d): not used", sc_damage[i].what,
 		     sc_damage[i].line);
