@@ -37,6 +37,7 @@ struct esym {
 	bool dup;			/* a local whose name the module holds twice */
 	bool sized;			/* st_size was not 0 */
 	bool interned;
+	bool plt;			/* a PLT entry: key is its target's name */
 	uint32_t seq;			/* perf maps: line number */
 };
 
@@ -320,8 +321,27 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	return e ? e : h;
 }
 
+static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
+		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev);
+static int read_syms(struct smod *m);
+
+/* A module opened also has its symbol table read and sorted, on this
+ * thread: a big binary's table takes as long as some modules' DWARF. */
+static int with_syms(struct smod *m, int e)
+{
+	if (!e && m->mod && !m->syms_read && read_syms(m))
+		return -ENOMEM;
+	return e;
+}
+
 int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev)
+{
+	return with_syms(&st->mod[h], open_module(st, h, path, bid, bid_len, msg, len, sev));
+}
+
+static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
+		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
 {
 	msg[0] = 0;
 	*sev = ANA_NOTE_INFO;
@@ -449,7 +469,8 @@ int symtab_open_image(struct symtab *st, int h, const char *path, const uint8_t 
 		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
 		      enum ana_severity *sev)
 {
-	return load_image(st, &st->mod[h], path, img, len, bid, bid_len, msg, mlen, sev);
+	return with_syms(&st->mod[h], load_image(st, &st->mod[h], path, img, len, bid, bid_len, msg,
+						 mlen, sev));
 }
 
 static int load_image(struct symtab *st, struct smod *m, const char *path, const uint8_t *img,
@@ -610,7 +631,7 @@ static bool name_eq(const void *ctx, uint32_t id, const void *key)
 /* PLT entries as perf names them ("memcpy@plt"): entry i of .rela.plt is
  * the i-th 16-byte entry of .plt.sec when there is one, else of .plt
  * after its first (the resolver's) entry.  x86-64 only. */
-static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
+static int plt_syms(struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
 {
 	size_t shstr;
 	GElf_Ehdr eh;
@@ -647,18 +668,12 @@ static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias,
 		const char *nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
 		if (!nm || !nm[0])
 			continue;
-		char buf[1100];
-		snprintf(buf, sizeof(buf), "%.1000s@plt", nm);
-		const char *k = intern(st, buf), *d = sym_demangle(st->pool, nm);
-		if (d) {
-			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
-			d = intern(st, buf);
-		}
-		if (!k || !d || vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
+		if (vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
 			return -ENOMEM;
+		/* named "nm@plt" when first hit (sym_at) */
 		GElf_Addr lo = base + 16 * i + bias;
-		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = k, .name = d,
-						    .sized = true, .interned = true, .bind = 0 };
+		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = nm, .sized = true,
+						    .plt = true, .bind = 0 };
 	}
 	return 0;
 }
@@ -666,8 +681,9 @@ static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias,
 /* One pass over .symtab (or .dynsym and the minidebuginfo) as libdwfl
  * finds it, functions only, and the PLT entries; aliases at one address
  * keep the one perf would; a symbol without a size ends where the next
- * one starts. */
-static int read_syms(struct symtab *st, struct smod *m)
+ * one starts.  Names stay libelf's until first hit: this touches no shared
+ * state, and runs on the thread that opened the module. */
+static int read_syms(struct smod *m)
 {
 	m->syms_read = true;
 	int ns = dwfl_module_getsymtab(m->mod);
@@ -700,7 +716,7 @@ static int read_syms(struct symtab *st, struct smod *m)
 					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
 	}
 	m->n_sym = n;
-	if (elf && plt_syms(st, m, elf, bias, &cap))
+	if (elf && plt_syms(m, elf, bias, &cap))
 		return -ENOMEM;
 	n = m->n_sym;
 	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
@@ -727,6 +743,8 @@ static int find_dups(struct smod *m)
 	struct idx names = { 0 };
 	m->dups_done = true;
 	for (size_t i = 0; i < n; i++) {
+		if (m->sym[i].plt)	/* "memcpy@plt" is not a local memcpy's twin */
+			continue;
 		uint64_t h = hash_bytes(m->sym[i].key, strlen(m->sym[i].key), 5);
 		uint32_t id = idx_find(&names, h, name_eq, m, m->sym[i].key);
 		if (id == NONE) {
@@ -746,7 +764,7 @@ static int find_dups(struct smod *m)
 /* The function symbol around addr (Dwfl address), or NULL. */
 static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 {
-	if (!m->syms_read && read_syms(st, m))
+	if (!m->syms_read && read_syms(m))
 		return NULL;
 	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
 	while (lo < hi) {
@@ -761,6 +779,21 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 	struct esym *e = &m->sym[lo - 1];
 	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
 		return NULL;
+	if (!e->interned && e->plt) {
+		char buf[1100];
+		const char *d = sym_demangle(st->pool, e->key);
+		snprintf(buf, sizeof(buf), "%.1000s@plt", e->key);
+		const char *k = intern(st, buf);
+		if (d) {
+			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
+			d = intern(st, buf);
+		}
+		if (!k || !d)
+			return NULL;
+		e->key = k;
+		e->name = d;
+		e->interned = true;
+	}
 	if (!e->interned) {
 		const char *k = intern(st, e->key);
 		const char *at = strchr(e->key, '@'), *nm;
