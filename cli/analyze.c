@@ -198,6 +198,11 @@ void analysis_malloc_policy(void)
 void common_init(struct common *c, const char *prog)
 {
 	analysis_malloc_policy();
+	/* a report's text runs to megabytes (padded columns): 64 KiB writes,
+	 * not stdio's 4 KiB, when it goes to a file or a pipe */
+	static char outbuf[64 << 10];	/* (glibc takes no size without a buffer) */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	memset(c, 0, sizeof(*c));
 	c->prog = prog;
 	c->o.sz = sizeof(c->o);
