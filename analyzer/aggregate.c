@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyzer/internal.h"
 
@@ -202,20 +204,28 @@ static bool sym_eq(const void *ctx, uint32_t id, const void *key)
 	return s->sparent[id] == k->parent && s->sfunc[id] == k->func;
 }
 
+/* Room for n symbolized nodes (each written when added). */
+static int sym_reserve(struct ana_set *s, size_t n)
+{
+	size_t c = s->cap_sym;
+	if (vec_grow(&s->sparent, &c, n, sizeof(uint32_t)) ||
+	    (c = s->cap_sym, vec_grow(&s->sfunc, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->sfirst, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->snext, &c, n, sizeof(uint32_t))) ||
+	    (c = s->cap_sym, vec_grow(&s->sinl, &c, n, sizeof(uint8_t))))
+		return -ENOMEM;
+	s->cap_sym = c;
+	return 0;
+}
+
 static int sym_child(struct ana_set *s, uint32_t parent, uint32_t func, bool inl, uint32_t *out)
 {
 	struct skey k = { parent, func };
 	uint64_t h = hash_u64(parent, func);
 	uint32_t id = idx_find(&s->sym_idx, h, sym_eq, s, &k);
 	if (id == NONE) {
-		size_t c = s->cap_sym;
-		if (vec_reserve(&s->sparent, &c, s->n_sym + 1, sizeof(uint32_t)) ||
-		    (c = s->cap_sym, vec_reserve(&s->sfunc, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->sfirst, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->snext, &c, s->n_sym + 1, sizeof(uint32_t))) ||
-		    (c = s->cap_sym, vec_reserve(&s->sinl, &c, s->n_sym + 1, sizeof(uint8_t))))
+		if (sym_reserve(s, s->n_sym + 1))
 			return -ENOMEM;
-		s->cap_sym = c;
 		id = (uint32_t)s->n_sym;
 		s->sparent[id] = parent;
 		s->sfunc[id] = func;
@@ -291,45 +301,132 @@ static int add_addr(struct ana_set *s, struct symtab *st, uint32_t mod, uint64_t
 	return 0;
 }
 
+/* Opening the modules: one job each, run on up to MAX_OPENERS threads
+ * (2 cores: a -dbg package's DWARF inflates while the kernel's symbols are
+ * read and another module's table is sorted). */
+#define MAX_OPENERS 4
+
+struct open_job {
+	uint32_t mod;
+	int h, rc;
+	enum ana_severity sev;
+	char msg[1024];
+};
+
+struct openers {
+	struct ana_set *s;
+	struct symtab *st;
+	struct open_job *job;
+	size_t n;
+	size_t next;			/* the next job to take (atomic) */
+};
+
+static void open_one(struct openers *o, struct open_job *j)
+{
+	const struct smodule *sm = &o->s->mod[j->mod];
+	const uint8_t *bid = sm->bid_len ? sm->bid : NULL;
+	j->rc = sm->image ? symtab_open_image(o->st, j->h, sm->path, sm->image, sm->image_len, bid,
+					      sm->bid_len, j->msg, sizeof(j->msg), &j->sev)
+			  : symtab_open(o->st, j->h, sm->path, bid, sm->bid_len, j->msg,
+					sizeof(j->msg), &j->sev);
+}
+
+static void *opener(void *arg)
+{
+	struct openers *o = arg;
+	for (size_t i; (i = __atomic_fetch_add(&o->next, 1, __ATOMIC_RELAXED)) < o->n;)
+		open_one(o, &o->job[i]);
+	return NULL;
+}
+
+/* Open every module some context points into (the load map also lists
+ * libraries no sample hit, the collector's own among them), with their
+ * notes in load-map order whatever the threads' order. */
+static int open_modules(struct ana_set *s, struct symtab *st)
+{
+	uint8_t *used = calloc(s->n_mod ? s->n_mod : 1, 1);
+	struct open_job *job = calloc(s->n_mod ? s->n_mod : 1, sizeof(*job));
+	size_t n = 0;
+	int e = used && job ? 0 : -ENOMEM;
+	for (size_t r = 1; !e && r < s->n_raw; r++)
+		if (s->rmod[r] < s->n_mod)
+			used[s->rmod[r]] = 1;
+	/* handles first (the table must not move under the threads); perf
+	 * maps, which intern as they go, right away */
+	for (size_t i = 0; !e && i < s->n_mod; i++) {
+		if (!used[i])
+			continue;
+		const struct smodule *sm = &s->mod[i];
+		int h = sm->jit ? symtab_load_perfmap(st, sm->path, job[n].msg, sizeof(job[n].msg),
+						      &job[n].sev)
+				: symtab_add(st);
+		if (h < 0) {
+			e = h;
+			break;
+		}
+		s->mod[i].sym = h;
+		job[n].mod = (uint32_t)i;
+		job[n].h = h;
+		job[n].rc = sm->jit ? 0 : 1;	/* 1: to be opened */
+		n++;
+	}
+	/* the jobs left to do: those with rc 1, moved to the front */
+	struct openers o = { .s = s, .st = st, .job = NULL, .n = 0 };
+	size_t k = 0;
+	struct open_job *todo = e ? NULL : malloc((n ? n : 1) * sizeof(*todo));
+	if (!e && !todo)
+		e = -ENOMEM;
+	for (size_t i = 0; !e && i < n; i++)
+		if (job[i].rc == 1)
+			todo[k++] = job[i];
+	o.job = todo;
+	o.n = k;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = e ? 0 : cpus > 1 ? (size_t)cpus : 1;
+	if (nt > MAX_OPENERS)
+		nt = MAX_OPENERS;
+	if (nt > k)
+		nt = k;
+	pthread_t tid[MAX_OPENERS];
+	size_t started = 0;
+	while (started + 1 < nt && !pthread_create(&tid[started], NULL, opener, &o))
+		started++;
+	/* this thread takes jobs too, and tells the progress of its own */
+	for (size_t i; !e && (i = __atomic_fetch_add(&o.next, 1, __ATOMIC_RELAXED)) < o.n;) {
+		if (s->o.progress)
+			s->o.progress(s->o.progress_arg, "modules", i, o.n);
+		open_one(&o, &o.job[i]);
+	}
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (size_t i = 0, j = 0; !e && i < n; i++) {
+		struct open_job *x = job[i].rc == 1 ? &todo[j++] : &job[i];
+		if (x->rc < 0)
+			e = x->rc;
+		else if (x->msg[0])
+			set_note(s, x->sev, -1, "%s", x->msg);
+	}
+	free(todo);
+	free(job);
+	free(used);
+	return e;
+}
+
 int set_symbolize(struct ana_set *s)
 {
 	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .cache_dir = s->cache_dir,
 				  .pool = &s->pool };
 	struct symtab *st = symtab_new(&so);
-	uint8_t *used = NULL;
 	int e = -ENOMEM;
 	if (!st)
 		return -ENOMEM;
-	/* open only modules some context points into (the load map also
-	 * lists libraries no sample hit, the collector's own among them) */
-	used = calloc(s->n_mod ? s->n_mod : 1, 1);
-	if (!used)
+	if ((e = open_modules(s, st)))
 		goto out;
-	for (size_t r = 1; r < s->n_raw; r++)
-		if (s->rmod[r] < s->n_mod)
-			used[s->rmod[r]] = 1;
-	for (size_t i = 0; i < s->n_mod; i++) {
-		if (!used[i])
-			continue;
-		if (s->o.progress)	/* a module's DWARF may take a while */
-			s->o.progress(s->o.progress_arg, "modules", i, s->n_mod);
-		char msg[1024];
-		enum ana_severity sev;
-		const struct smodule *sm = &s->mod[i];
-		const uint8_t *bid = sm->bid_len ? sm->bid : NULL;
-		int h = sm->jit ? symtab_load_perfmap(st, sm->path, msg, sizeof(msg), &sev)
-			: sm->image ? symtab_load_image(st, sm->path, sm->image, sm->image_len, bid,
-							sm->bid_len, msg, sizeof(msg), &sev)
-			: symtab_load(st, sm->path, bid, sm->bid_len, msg, sizeof(msg), &sev);
-		if (h < 0)
-			goto out;
-		s->mod[i].sym = h;
-		if (msg[0])
-			set_note(s, sev, -1, "%s", msg);
-	}
+	e = -ENOMEM;
 	s->raddr = malloc(s->n_raw * sizeof(uint32_t));
 	s->rsym = malloc(s->n_raw * sizeof(uint32_t));
-	if (!s->raddr || !s->rsym)
+	/* about one symbolized node per raw node (inlining adds, merging takes) */
+	if (!s->raddr || !s->rsym || idx_reserve(&s->sym_idx, s->n_raw) || sym_reserve(s, s->n_raw))
 		goto out;
 	uint32_t root;
 	if (sym_child(s, 0, NONE, false, &root))
@@ -378,7 +475,6 @@ int set_symbolize(struct ana_set *s)
 	}
 	e = 0;
 out:
-	free(used);
 	symtab_free(st);
 	return e;
 }

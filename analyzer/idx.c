@@ -8,7 +8,7 @@
 
 #include "analyzer/internal.h"
 
-int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
+int vec_grow(void *pp, size_t *cap, size_t need, size_t el)
 {
 	void **p = pp;
 	if (need <= *cap)
@@ -21,10 +21,18 @@ int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
 	char *q = realloc(*p, n * el);
 	if (!q)
 		return -ENOMEM;
-	memset(q + *cap * el, 0, (n - *cap) * el);
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+int vec_reserve(void *pp, size_t *cap, size_t need, size_t el)
+{
+	size_t old = *cap;
+	int e = vec_grow(pp, cap, need, el);
+	if (!e && *cap > old)
+		memset(*(char **)pp + old * el, 0, (*cap - old) * el);
+	return e;
 }
 
 static uint64_t mix(uint64_t x)
@@ -60,59 +68,77 @@ uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 	return mix(h ^ w ^ 0xff);
 }
 
+/* A slot is one word: the hash's top 32 bits (bit 32 forced to 1, so that
+ * 0 is an empty slot) above the id, so that a probe reads one word of one
+ * cache line.  A slot's home is the hash's bits 33-63, which the slot
+ * keeps: the table can grow without the keys. */
+static uint64_t tag(uint64_t h)
+{
+	return (h | 1ULL << 32) & 0xffffffff00000000ULL;
+}
+
+static size_t home(uint64_t h)
+{
+	return (size_t)(h >> 33);
+}
+
 uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key)
 {
 	if (!x->cap)
 		return NONE;
-	h |= 1;
+	uint64_t t = tag(h);
 	size_t m = x->cap - 1;
-	for (size_t i = h & m;; i = (i + 1) & m) {
-		if (!x->h[i])
+	for (size_t i = home(h) & m;; i = (i + 1) & m) {
+		uint64_t v = x->slot[i];
+		if (!v)
 			return NONE;
-		if (x->h[i] == h && eq(ctx, x->id[i], key))
-			return x->id[i];
+		if ((v & 0xffffffff00000000ULL) == t && eq(ctx, (uint32_t)v, key))
+			return (uint32_t)v;
 	}
 }
 
-static void place(uint64_t *hs, uint32_t *ids, size_t cap, uint64_t h, uint32_t id)
+static void place(uint64_t *slots, size_t cap, uint64_t v)
 {
-	size_t m = cap - 1, i = h & m;
-	while (hs[i])
+	size_t m = cap - 1, i = home(v) & m;
+	while (slots[i])
 		i = (i + 1) & m;
-	hs[i] = h;
-	ids[i] = id;
+	slots[i] = v;
+}
+
+/* Room for n ids at a load under 3/4. */
+int idx_reserve(struct idx *x, size_t n)
+{
+	if (n * 4 <= x->cap * 3)
+		return 0;
+	size_t cap = x->cap ? x->cap : 64;
+	while (n * 4 > cap * 3)
+		cap *= 2;
+	if (cap > (size_t)1 << 31)
+		return -ENOMEM;
+	uint64_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->cap; i++)
+		if (x->slot[i])
+			place(slots, cap, x->slot[i]);
+	free(x->slot);
+	x->slot = slots;
+	x->cap = cap;
+	return 0;
 }
 
 int idx_put(struct idx *x, uint64_t h, uint32_t id)
 {
-	h |= 1;
-	if ((x->n + 1) * 4 > x->cap * 3) {	/* keep the load under 3/4 */
-		size_t cap = x->cap ? x->cap * 2 : 64;
-		uint64_t *hs = calloc(cap, sizeof(*hs));
-		uint32_t *ids = malloc(cap * sizeof(*ids));
-		if (!hs || !ids) {
-			free(hs);
-			free(ids);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < x->cap; i++)
-			if (x->h[i])
-				place(hs, ids, cap, x->h[i], x->id[i]);
-		free(x->h);
-		free(x->id);
-		x->h = hs;
-		x->id = ids;
-		x->cap = cap;
-	}
-	place(x->h, x->id, x->cap, h, id);
+	if (idx_reserve(x, x->n + 1))
+		return -ENOMEM;
+	place(x->slot, x->cap, tag(h) | id);
 	x->n++;
 	return 0;
 }
 
 void idx_free(struct idx *x)
 {
-	free(x->h);
-	free(x->id);
+	free(x->slot);
 	memset(x, 0, sizeof(*x));
 }
 

@@ -14,11 +14,13 @@
 /* Grow *p (of *cap elements of size el) to hold at least need; new space zeroed.
  * 0 or -ENOMEM. */
 int vec_reserve(void *p, size_t *cap, size_t need, size_t el);
+/* The same, the new space left as it is (untouched pages cost nothing:
+ * for arrays whose every element is written when it is added). */
+int vec_grow(void *p, size_t *cap, size_t need, size_t el);
 
 /* ---- hash index: maps 64-bit hashes to ids whose keys live elsewhere ---- */
 struct idx {
-	uint64_t *h;		/* 0 = empty slot (hashes are forced non-zero) */
-	uint32_t *id;
+	uint64_t *slot;		/* hash's top 32 bits | id; 0 = empty (idx.c) */
 	size_t cap, n;
 };
 typedef bool (*idx_eq_fn)(const void *ctx, uint32_t id, const void *key);
@@ -26,6 +28,9 @@ uint64_t hash_bytes(const void *p, size_t len, uint64_t seed);
 uint64_t hash_u64(uint64_t a, uint64_t b);
 /* The id whose key equals key, or NONE. */
 uint32_t idx_find(const struct idx *x, uint64_t h, idx_eq_fn eq, const void *ctx, const void *key);
+/* Room for n ids in all without growing (a known count: one allocation,
+ * not a doubling per power of two).  0 or -ENOMEM. */
+int idx_reserve(struct idx *x, size_t n);
 /* Add id under h (the caller checked it is absent).  0 or -ENOMEM. */
 int idx_put(struct idx *x, uint64_t h, uint32_t id);
 void idx_free(struct idx *x);
@@ -130,9 +135,20 @@ void symtab_free(struct symtab *st);
  * not be used (lookups then resolve nothing), or -ENOMEM. */
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev);
+/* symtab_load in two steps, so that modules can be opened in parallel: a
+ * new handle (>= 0, or -ENOMEM), then the module opened into it (0 or
+ * -ENOMEM).  symtab_open and symtab_open_image may run at once on several
+ * threads for different handles, as long as no handle is added meanwhile;
+ * they touch neither the string pool nor anything shared. */
+int symtab_add(struct symtab *st);
+int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, size_t bid_len,
+		char *msg, size_t len, enum ana_severity *sev);
 /* Load a module from its bytes (the vdso, saved in the profile); like
  * symtab_load otherwise.  The bytes are copied. */
 int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
+int symtab_open_image(struct symtab *st, int h, const char *path, const uint8_t *img, size_t len,
 		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
 		      enum ana_severity *sev);
 /* Load a perf map file ("START SIZE name" per line, hex; the format of
@@ -152,11 +168,13 @@ bool kallsyms_is_kernel(const char *path);
 /* Kernel symbols from kallsyms_path (NULL: $PMCPROF_KALLSYMS or
  * /proc/kallsyms), used only when the build-id in notes_path (NULL:
  * $PMCPROF_KERNEL_NOTES or /sys/kernel/notes) is the recorded bid; msg and
- * *sev as symtab_load's.  Returns NULL only when out of memory: a kernel
- * that does not fit gives an object whose lookups name addresses. */
+ * *sev as symtab_load's.  With a cache_dir (may be NULL) the sorted table is
+ * kept there, keyed by what identifies the running kernel's symbols, and
+ * read from there while it fits.  Returns NULL only when out of memory: a
+ * kernel that does not fit gives an object whose lookups name addresses. */
 struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path,
-			       const uint8_t *bid, size_t bid_len, struct strpool *pool, char *msg,
-			       size_t len, enum ana_severity *sev);
+			       const uint8_t *bid, size_t bid_len, const char *cache_dir,
+			       char *msg, size_t len, enum ana_severity *sev);
 /* One frame for offset off (kernel address - 0xffff800000000000): "[k] name",
  * "[kernel]" for offset 0, "[k] 0xADDR" when unknown.  Returns 1 (0 if max
  * is 0 or out of memory). */
@@ -172,15 +190,24 @@ struct symcache;
  * module has no debug info to be found: its ELF symbols are all there is),
  * so that debug info found later is not hidden by older answers. */
 struct symcache *symcache_new(const uint8_t *bid, size_t n, const char *kind);
-/* The cache file for bid under dir, strings interned in pool; NULL if
- * absent or not valid. */
-struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind,
-			       struct strpool *pool);
-bool symcache_get(const struct symcache *c, uint64_t off, struct sym_frame *fr, size_t max, size_t *n);
+/* The cache file for bid under dir, mapped; NULL if absent or not valid. */
+struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, const char *kind);
+/* The frames cached for off into fr[max] (*n of them; strings interned in
+ * pool), or false if off is not cached (or on ENOMEM). */
+bool symcache_get(struct symcache *c, struct strpool *pool, uint64_t off, struct sym_frame *fr,
+		  size_t max, size_t *n);
+/* Keep off's frames (interned strings); 0, or -ENOMEM. */
 int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, size_t n);
-/* Write it (if anything was added): temp file + rename.  0 or -errno. */
-int symcache_save(struct symcache *c, const char *dir);
+/* Write it with what was added (if anything was): temp file + rename.
+ * 0 or -errno. */
+int symcache_save(struct symcache *c, struct strpool *pool, const char *dir);
 void symcache_free(struct symcache *c);
+/* dir and its parents (mode 0700).  0 or -errno. */
+int symcache_mkdirs(const char *dir);
+/* dir/name made of iov[n], whole or not at all (temp file + rename, mode
+ * 0600), dir created.  0 or -errno. */
+struct iovec;
+int symcache_write(const char *dir, const char *name, const struct iovec *iov, int n);
 
 /* ---- the set (set.c reads and merges, aggregate.c symbolizes and sums,
  * query.c answers) ---- */

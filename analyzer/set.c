@@ -428,18 +428,29 @@ static bool raw_eq(const void *ctx, uint32_t id, const void *key)
 	return s->rparent[id] == k->parent && s->rmod[id] == k->mod && s->roff[id] == k->off;
 }
 
-static int raw_child(struct ana_set *s, uint32_t parent, uint32_t mod, uint64_t off, uint32_t *out)
+/* Room for n raw nodes (each written when added). */
+static int raw_reserve(struct ana_set *s, size_t n)
+{
+	size_t c1 = s->cap_raw, c2 = s->cap_raw;
+	return vec_grow(&s->rparent, &s->cap_raw, n, sizeof(uint32_t)) ||
+	       vec_grow(&s->rmod, &c1, s->cap_raw, sizeof(uint32_t)) ||
+	       vec_grow(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)) ? -ENOMEM : 0;
+}
+
+/* The raw node (parent, mod, off), added if new.  fresh: the parent was
+ * added by the file being merged, so it has no children yet but those of
+ * that file, whose nodes are distinct: no need to look (a malformed file's
+ * twin nodes would only be summed apart, and meet again as one row). */
+static int raw_child(struct ana_set *s, uint32_t parent, uint32_t mod, uint64_t off, bool fresh,
+		     uint32_t *out)
 {
 	struct rkey k = { parent, mod, off };
 	uint64_t h = hash_u64(hash_u64(parent, mod), off);
-	uint32_t id = idx_find(&s->raw_idx, h, raw_eq, s, &k);
+	uint32_t id = fresh ? NONE : idx_find(&s->raw_idx, h, raw_eq, s, &k);
 	if (id == NONE) {
 		if (s->n_raw >= NONE - 1)
 			return -ENOMEM;
-		size_t c1 = s->cap_raw, c2 = s->cap_raw;
-		if (vec_reserve(&s->rparent, &s->cap_raw, s->n_raw + 1, sizeof(uint32_t)) ||
-		    vec_reserve(&s->rmod, &c1, s->cap_raw, sizeof(uint32_t)) ||
-		    vec_reserve(&s->roff, &c2, s->cap_raw, sizeof(uint64_t)))
+		if (raw_reserve(s, s->n_raw + 1))
 			return -ENOMEM;
 		id = (uint32_t)s->n_raw;
 		s->rparent[id] = parent;
@@ -593,8 +604,13 @@ static int merge_tree(struct ana_set *s, const struct prof *p, const char *path,
 	uint32_t *stack = malloc((c->n_nodes ? c->n_nodes : 1) * sizeof(*stack));
 	int e = 0;
 
-	if (!stack)
+	/* at most every node new: one table, not a doubling per power of 2 */
+	if (!stack || idx_reserve(&s->raw_idx, s->n_raw + c->n_nodes) ||
+	    raw_reserve(s, s->n_raw + c->n_nodes)) {
+		free(stack);
 		return -ENOMEM;
+	}
+	uint32_t first_new = (uint32_t)s->n_raw;	/* nodes from here on are this file's */
 	for (uint32_t i = 0; i < c->n_nodes; i++)
 		map[i] = NONE;
 	if (c->n_nodes)
@@ -616,7 +632,8 @@ static int merge_tree(struct ana_set *s, const struct prof *p, const char *path,
 			x = stack[--sp];
 			uint32_t m = c->module[x];
 			uint32_t mi = m < p->n_modules ? modmap[m] : jit;
-			e = raw_child(s, map[c->parent[x]], mi, c->offset[x], &map[x]);
+			uint32_t up = map[c->parent[x]];
+			e = raw_child(s, up, mi, c->offset[x], up >= first_new, &map[x]);
 		}
 	}
 	free(stack);

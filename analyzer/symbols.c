@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct esym {
 	bool dup;			/* a local whose name the module holds twice */
 	bool sized;			/* st_size was not 0 */
 	bool interned;
+	bool plt;			/* a PLT entry: key is its target's name */
 	uint32_t seq;			/* perf maps: line number */
 };
 
@@ -153,7 +155,7 @@ void symtab_free(struct symtab *st)
 	for (size_t i = 0; i < st->n; i++) {
 		struct smod *m = &st->mod[i];
 		if (m->cache && st->cache_dir)
-			symcache_save(m->cache, st->cache_dir);	/* best effort */
+			symcache_save(m->cache, st->pool, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
 		free(m->lazy_path);
 		free(m->sym);
@@ -300,29 +302,62 @@ static bool same_build_id(Dwfl_Module *mod, const uint8_t *bid, size_t n, char *
 	return (size_t)k == n && memcmp(bits, bid, n) == 0;
 }
 
+int symtab_add(struct symtab *st)
+{
+	if (st->n >= INT_MAX || vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
+		return -ENOMEM;
+	return (int)st->n++;
+}
+
+static int load_image(struct symtab *st, struct smod *m, const char *path, const uint8_t *img,
+		      size_t len, const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev);
+
 int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t bid_len,
 		char *msg, size_t len, enum ana_severity *sev)
 {
+	int h = symtab_add(st);
+	int e = h < 0 ? h : symtab_open(st, h, path, bid, bid_len, msg, len, sev);
+	return e ? e : h;
+}
+
+static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
+		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev);
+static int read_syms(struct smod *m);
+
+/* A module opened also has its symbol table read and sorted, on this
+ * thread: a big binary's table takes as long as some modules' DWARF. */
+static int with_syms(struct smod *m, int e)
+{
+	if (!e && m->mod && !m->syms_read && read_syms(m))
+		return -ENOMEM;
+	return e;
+}
+
+int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, size_t bid_len,
+		char *msg, size_t len, enum ana_severity *sev)
+{
+	return with_syms(&st->mod[h], open_module(st, h, path, bid, bid_len, msg, len, sev));
+}
+
+static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
+		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
+{
 	msg[0] = 0;
 	*sev = ANA_NOTE_INFO;
-	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
-		return -ENOMEM;
-	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
-		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->pool, msg, len,
-					      sev)) ? h : -ENOMEM;
+		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg,
+					      len, sev)) ? 0 : -ENOMEM;
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */
 		const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
 		size_t olen;
-		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen)) {
-			st->n--;
-			return symtab_load_image(st, path, own, olen, bid, bid_len, msg, len, sev);
-		}
-		return h;	/* anonymous code: nothing to open */
+		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen))
+			return load_image(st, m, path, own, olen, bid, bid_len, msg, len, sev);
+		return 0;	/* anonymous code: nothing to open */
 	}
 
 	char want[130], have[130], dbg[4200];
@@ -342,9 +377,9 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 	 * module that has no debug info to be found */
 	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
 	    ((m->cache_dwarf = true,
-	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym", st->pool)) ||
+	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym")) ||
 	     (!debug && (m->cache_dwarf = false,
-			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym", st->pool))))) {
+			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym"))))) {
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
@@ -353,7 +388,7 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 				 "symbol table, no source lines", path);
 			*sev = ANA_NOTE_WARN;
 		}
-		return h;
+		return 0;
 	}
 	if (fd >= 0) {
 		int e = report(st, m, path, fd);
@@ -365,29 +400,29 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 				snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
 					 "symbolized from %s", path, have, want, dbg);
 				*sev = ANA_NOTE_WARN;
-				return h;
+				return 0;
 			}
 			snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
 				 "not symbolized, shown as [%s+0xOFF]", path, have, want, base);
 			*sev = ANA_NOTE_WARN;
-			return h;
+			return 0;
 		}
 		if (e) {
 			snprintf(msg, len, "%s: not a readable ELF file; shown as [%s+0xOFF]", path, base);
 			*sev = ANA_NOTE_WARN;
-			return h;
+			return 0;
 		}
 	} else {
 		int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
 		if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
 			snprintf(msg, len, "%s: %s; symbolized from %s", path,
 				 fd == -EINVAL ? "not a regular file" : strerror(-fd), dbg);
-			return h;
+			return 0;
 		}
 		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path,
 			 fd == -EINVAL ? "not a regular file" : strerror(-fd), base);
 		*sev = ANA_NOTE_WARN;
-		return h;
+		return 0;
 	}
 	if (!m->dwarf) {
 		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
@@ -400,7 +435,7 @@ int symtab_load(struct symtab *st, const char *path, const uint8_t *bid, size_t 
 		m->cache_dwarf = m->dwarf;
 		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
 	}
-	return h;
+	return 0;
 }
 
 /* Whether the vdso mapped at own has build-id bid; *len: its image's size. */
@@ -425,16 +460,29 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
 		      enum ana_severity *sev)
 {
+	int h = symtab_add(st);
+	int e = h < 0 ? h : symtab_open_image(st, h, path, img, len, bid, bid_len, msg, mlen, sev);
+	return e ? e : h;
+}
+
+int symtab_open_image(struct symtab *st, int h, const char *path, const uint8_t *img, size_t len,
+		      const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
+	return with_syms(&st->mod[h], load_image(st, &st->mod[h], path, img, len, bid, bid_len, msg,
+						 mlen, sev));
+}
+
+static int load_image(struct symtab *st, struct smod *m, const char *path, const uint8_t *img,
+		      size_t len, const uint8_t *bid, size_t bid_len, char *msg, size_t mlen,
+		      enum ana_severity *sev)
+{
 	msg[0] = 0;
 	*sev = ANA_NOTE_INFO;
-	if (vec_reserve(&st->mod, &st->cap, st->n + 1, sizeof(*st->mod)))
-		return -ENOMEM;
-	int h = (int)st->n++;
-	struct smod *m = &st->mod[h];
 	/* libdwfl takes a descriptor: the bytes go into an anonymous file */
 	int fd = memfd_create("pmcprof-image", MFD_CLOEXEC);
 	if (fd < 0)
-		return h;
+		return 0;
 	size_t done = 0;
 	while (done < len) {
 		ssize_t w = write(fd, img + done, len - done);
@@ -451,7 +499,7 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 	if (e) {
 		snprintf(msg, mlen, "%s: its image in the profile is not a readable ELF file", path);
 		*sev = ANA_NOTE_WARN;
-		return h;
+		return 0;
 	}
 	if (bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
 		dwfl_end(m->dwfl);
@@ -459,7 +507,7 @@ int symtab_load_image(struct symtab *st, const char *path, const uint8_t *img, s
 		snprintf(msg, mlen, "%s: its image in the profile has another build-id (%s)", path, have);
 		*sev = ANA_NOTE_WARN;
 	}
-	return h;
+	return 0;
 }
 
 /* The build-id of the ELF file behind fd (its note only), or length 0;
@@ -583,7 +631,7 @@ static bool name_eq(const void *ctx, uint32_t id, const void *key)
 /* PLT entries as perf names them ("memcpy@plt"): entry i of .rela.plt is
  * the i-th 16-byte entry of .plt.sec when there is one, else of .plt
  * after its first (the resolver's) entry.  x86-64 only. */
-static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
+static int plt_syms(struct smod *m, Elf *elf, GElf_Addr bias, size_t *cap)
 {
 	size_t shstr;
 	GElf_Ehdr eh;
@@ -620,18 +668,12 @@ static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias,
 		const char *nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
 		if (!nm || !nm[0])
 			continue;
-		char buf[1100];
-		snprintf(buf, sizeof(buf), "%.1000s@plt", nm);
-		const char *k = intern(st, buf), *d = sym_demangle(st->pool, nm);
-		if (d) {
-			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
-			d = intern(st, buf);
-		}
-		if (!k || !d || vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
+		if (vec_reserve(&m->sym, cap, m->n_sym + 1, sizeof(*m->sym)))
 			return -ENOMEM;
+		/* named "nm@plt" when first hit (sym_at) */
 		GElf_Addr lo = base + 16 * i + bias;
-		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = k, .name = d,
-						    .sized = true, .interned = true, .bind = 0 };
+		m->sym[m->n_sym++] = (struct esym){ .lo = lo, .hi = lo + 16, .key = nm, .sized = true,
+						    .plt = true, .bind = 0 };
 	}
 	return 0;
 }
@@ -639,8 +681,9 @@ static int plt_syms(struct symtab *st, struct smod *m, Elf *elf, GElf_Addr bias,
 /* One pass over .symtab (or .dynsym and the minidebuginfo) as libdwfl
  * finds it, functions only, and the PLT entries; aliases at one address
  * keep the one perf would; a symbol without a size ends where the next
- * one starts. */
-static int read_syms(struct symtab *st, struct smod *m)
+ * one starts.  Names stay libelf's until first hit: this touches no shared
+ * state, and runs on the thread that opened the module. */
+static int read_syms(struct smod *m)
 {
 	m->syms_read = true;
 	int ns = dwfl_module_getsymtab(m->mod);
@@ -673,7 +716,7 @@ static int read_syms(struct symtab *st, struct smod *m)
 					     .bind = b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2 };
 	}
 	m->n_sym = n;
-	if (elf && plt_syms(st, m, elf, bias, &cap))
+	if (elf && plt_syms(m, elf, bias, &cap))
 		return -ENOMEM;
 	n = m->n_sym;
 	qsort(m->sym, n, sizeof(*m->sym), esym_cmp);
@@ -700,6 +743,8 @@ static int find_dups(struct smod *m)
 	struct idx names = { 0 };
 	m->dups_done = true;
 	for (size_t i = 0; i < n; i++) {
+		if (m->sym[i].plt)	/* "memcpy@plt" is not a local memcpy's twin */
+			continue;
 		uint64_t h = hash_bytes(m->sym[i].key, strlen(m->sym[i].key), 5);
 		uint32_t id = idx_find(&names, h, name_eq, m, m->sym[i].key);
 		if (id == NONE) {
@@ -719,7 +764,7 @@ static int find_dups(struct smod *m)
 /* The function symbol around addr (Dwfl address), or NULL. */
 static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 {
-	if (!m->syms_read && read_syms(st, m))
+	if (!m->syms_read && read_syms(m))
 		return NULL;
 	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
 	while (lo < hi) {
@@ -734,6 +779,21 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 	struct esym *e = &m->sym[lo - 1];
 	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
 		return NULL;
+	if (!e->interned && e->plt) {
+		char buf[1100];
+		const char *d = sym_demangle(st->pool, e->key);
+		snprintf(buf, sizeof(buf), "%.1000s@plt", e->key);
+		const char *k = intern(st, buf);
+		if (d) {
+			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
+			d = intern(st, buf);
+		}
+		if (!k || !d)
+			return NULL;
+		e->key = k;
+		e->name = d;
+		e->interned = true;
+	}
 	if (!e->interned) {
 		const char *k = intern(st, e->key);
 		const char *at = strchr(e->key, '@'), *nm;
@@ -912,7 +972,7 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
 		return 1;
 	}
-	if (m->cache && symcache_get(m->cache, off, fr, max, &n))
+	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n))
 		return n;
 	if (m->lazy_path) {
 		char *p = m->lazy_path;

@@ -58,6 +58,8 @@ struct common {
 	bool header;		/* --header: every fact */
 	char cache_dir[4096];
 };
+/* The allocator's settings for an analysis (call first; common_init does). */
+void analysis_malloc_policy(void);
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
 /* Take option id (with its argument): 1 if it is a common one, 0 if not,
@@ -67,6 +69,14 @@ int common_option(struct common *c, int id, const char *arg);
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */
 struct ana_set *common_set(struct common *c);
+/* ana_set_add; out of memory is said (the progress line erased first) and
+ * s freed: 0, or -1 (the command exits 2). */
+int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path);
+/* ana_set_finish, then the progress line erased.  runs: how many runs the
+ * set must have (0: any), else it is -ANA_ENODATA, said as no_run (NULL:
+ * the analyzer's words).  On failure the notes and the reason go to
+ * stderr, s is freed and -1 returned. */
+int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char *no_run);
 /* After finish: add metrics, resolve --event.  Returns column or -1 (printed). */
 int common_columns(struct common *c, struct ana_set *s);
 /* Notes: in text mode as "# warning:" header lines to out and errors also
@@ -93,8 +103,16 @@ const char *base_name(const char *path);
 /* Width for text output: --width; else, on a terminal, $COLUMNS or its
  * width; else 0: lines are never cut. */
 int out_width(const struct common *c);
-/* A progress line on stderr when it is a terminal. */
+/* The progress line on stderr ("PROG: phase N%"), for the caller to pass
+ * only when stderr is a terminal: progress_start when the analysis starts
+ * (nothing is shown before it has run half a second), progress_cb as
+ * ana_opts.progress, progress_done to erase the line before output. */
+void progress_start(const char *prog);
 void progress_cb(void *arg, const char *phase, uint64_t done, uint64_t total);
 void progress_done(void);
+/* The symbol cache directory into buf: $PMCPROF_CACHE_DIR (empty: none),
+ * else $XDG_CACHE_HOME/pmcprof/symbols, else ~/.cache/pmcprof/symbols.
+ * NULL for none (or no_cache: --no-cache). */
+const char *symbol_cache_dir(bool no_cache, char *buf, size_t len);
 
 #endif

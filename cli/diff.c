@@ -404,26 +404,19 @@ static int run(struct opts *op, int argc, char **argv)
 			return EXIT_RUNTIME;
 		char *save;
 		for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save), rep++)
-			if (ana_set_add(s, run, rep, p) == -ENOMEM) {
-				progress_done();
-				fprintf(stderr, "%s: out of memory\n", c->prog);
+			if (common_add(c, s, run, rep, p)) {
+				free(list);
 				return EXIT_RUNTIME;
 			}
 		free(list);
 		const char *label = (size_t)run < op->n_labels ? op->labels[run] : argv[a];
 		ana_set_label(s, run, label);
 	}
-	int e = ana_set_finish(s);
-	progress_done();
-	if (!e && ana_set_n_runs(s) != (unsigned)(argc - first))
-		e = -ANA_ENODATA;	/* a run with no readable profile at all */
-	if (e) {
-		print_notes(c, s, NULL);
-		fprintf(stderr, "%s: %s\n", c->prog,
-			e == -ANA_ENODATA ? "a run has no samples: nothing to compare" : ana_strerror(e));
-		ana_set_free(s);
+	/* every run must have samples: a run with no readable profile at all
+	 * leaves nothing to compare */
+	if (common_finish(c, s, (unsigned)(argc - first), "a run has no samples: nothing to compare"))
 		return EXIT_RUNTIME;
-	}
+	int e;
 	int col = common_columns(c, s);
 	if (col < 0 || (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
 		if (col >= 0)

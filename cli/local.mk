@@ -29,7 +29,8 @@ pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la
 pmcprof_diff_SOURCES = cli/diff.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
 
-pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c $(cli_options)
+pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c cli/analyze.c cli/analyze.h \
+	$(cli_options)
 pmcprof_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
 

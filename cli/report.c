@@ -588,25 +588,15 @@ static int run(struct opts *op, int argc, char **argv)
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
-	for (size_t i = 0; i < op->n_paths; i++) {
-		int e = ana_set_add(s, 0, 0, op->paths[i]);
-		if (e == -ENOMEM) {
-			progress_done();
-			fprintf(stderr, "%s: out of memory\n", c->prog);
+	for (size_t i = 0; i < op->n_paths; i++)
+		if (common_add(c, s, 0, 0, op->paths[i]))
 			return EXIT_RUNTIME;
-		}
-	}
 	if (op->n_paths == 1)
 		ana_set_label(s, 0, op->paths[0]);
-	int e = ana_set_finish(s);
-	progress_done();
-	FILE *out = stdout;
-	if (e) {
-		print_notes(c, s, NULL);
-		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-		ana_set_free(s);
+	if (common_finish(c, s, 0, NULL))
 		return EXIT_RUNTIME;
-	}
+	int e;
+	FILE *out = stdout;
 	int col = common_columns(c, s);
 	if (col < 0) {
 		ana_set_free(s);

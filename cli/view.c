@@ -1,5 +1,6 @@
 /* pmcprof view: the interactive viewer.  Parses the command line, loads
- * the runs (progress on stderr), then hands the terminal to the UI. */
+ * the runs (with the symbol cache and the progress line report and diff
+ * use), then hands the terminal to the UI. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,10 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/analyze.h"
 #include "cli/options.h"
 #include "viewer-tui/view.h"
 
-enum { O_MIN = OPT_LONG, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT };
+enum { O_MIN = OPT_LONG, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT,
+       O_NOCACHE };
 
 static const struct opt view_opts[] = {
 	OPT('e', "event", required_argument, "NAME|N",
@@ -28,6 +31,9 @@ static const struct opt view_opts[] = {
 	  "extra debug-info and source roots, colon-separated"),
 	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
 	  "read modules and sources under OLD from NEW (repeatable)"),
+	OPT(O_NOCACHE, "no-cache", no_argument, NULL,
+	  "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
+	  "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)"),
 	OPT(O_NOMOUSE, "no-mouse", no_argument, NULL, "leave the mouse to the terminal"),
 	OPT(O_NOINL, "no-inline", no_argument, NULL,
 	  "charge inlined code to the function it was inlined\n"
@@ -93,12 +99,12 @@ static int snapshot(struct ui *ui, int w, int h)
 
 int main(int argc, char **argv)
 {
-	struct load_opts lo = { .progress = true };
+	struct load_opts lo = { 0 };
 	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
 	const char *event = NULL;
-	bool mouse = true;
+	bool mouse = true, no_cache = false;
 	int snap_w = 0, snap_h = 0, opt, rc, first;
-	char err[1024], *end;
+	char err[1024], cache[4096], *end;
 	const char *val;
 	struct opt_parser p;
 	struct ana_set *set;
@@ -107,6 +113,7 @@ int main(int argc, char **argv)
 	size_t n_remap = 0;
 
 	lo.remap = remap;
+	analysis_malloc_policy();
 
 	setlocale(LC_ALL, "");
 	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -156,6 +163,9 @@ int main(int argc, char **argv)
 		case O_NOMOUSE:
 			mouse = false;
 			break;
+		case O_NOCACHE:
+			no_cache = true;
+			break;
 		case O_NOINL:
 			lo.no_inline = true;
 			break;
@@ -183,7 +193,13 @@ int main(int argc, char **argv)
 			isatty(STDIN_FILENO) ? "standard output" : "standard input");
 		return 1;
 	}
+	lo.cache_dir = symbol_cache_dir(no_cache, cache, sizeof(cache));
+	if (isatty(STDERR_FILENO)) {
+		progress_start("pmcprof view");
+		lo.progress_fn = progress_cb;
+	}
 	rc = set_load(&set, argv + first, (size_t)(argc - first), &lo, err, sizeof(err));
+	progress_done();
 	if (rc != 0) {
 		fprintf(stderr, "pmcprof view: %s\n", err);
 		return 2;

@@ -1,44 +1,12 @@
-/* Loading runs into an analyzer set, with a progress line. */
+/* Loading runs into an analyzer set. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "viewer-tui/view.h"
-
-struct progress {
-	const char *last_phase;
-	unsigned last_pct;
-	struct timespec last;
-	bool shown;
-};
-
-/* A "\r"-rewritten line on stderr, at most ~20 times a second. */
-static void progress_stderr(void *arg, const char *phase, uint64_t done, uint64_t total)
-{
-	struct progress *p = arg;
-	struct timespec now;
-	unsigned pct = total ? (unsigned)(done * 100 / total) : 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000;
-	if (p->last_phase == phase && (pct == p->last_pct || ms < 50))
-		return;
-	p->last_phase = phase;
-	p->last_pct = pct;
-	p->last = now;
-	p->shown = true;
-	if (total)
-		fprintf(stderr, "\rpmcprof view: %s %u%% (%llu/%llu)\033[K", phase, pct,
-			(unsigned long long)done, (unsigned long long)total);
-	else
-		fprintf(stderr, "\rpmcprof view: %s %llu\033[K", phase, (unsigned long long)done);
-	fflush(stderr);
-}
 
 /* The reader's own words about the last bad file, if the analyzer noted one. */
 static const char *last_error_note(const struct ana_set *s)
@@ -54,12 +22,10 @@ static const char *last_error_note(const struct ana_set *s)
 int set_load(struct ana_set **out, char *const *runs, size_t n, const struct load_opts *o,
 	     char *err, size_t len)
 {
-	struct progress prog = { 0 };
-	bool tty_progress = o->progress && !o->progress_fn && isatty(STDERR_FILENO);
 	ANA_OPTS(opts, .weighted = o->weighted, .debug_dirs = o->debug_dirs, .remap = o->remap,
 		 .no_inline = o->no_inline, .short_names = o->short_names,
-		 .progress = tty_progress ? progress_stderr : o->progress_fn,
-		 .progress_arg = tty_progress ? (void *)&prog : o->progress_arg);
+		 .cache_dir = o->cache_dir, .progress = o->progress_fn,
+		 .progress_arg = o->progress_arg);
 	struct ana_set *s;
 	int rc = 0;
 
@@ -101,10 +67,6 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 			snprintf(err, len, "no samples in %s%s", runs[0], n > 1 ? " ..." : "");
 		else if (rc != 0)
 			snprintf(err, len, "cannot analyze: %s", ana_strerror(rc));
-	}
-	if (prog.shown) {
-		fprintf(stderr, "\r\033[K");
-		fflush(stderr);
 	}
 	if (rc != 0) {
 		ana_set_free(s);

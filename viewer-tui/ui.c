@@ -380,7 +380,6 @@ static void add_run(struct ui *ui, const char *path)
 	}
 	ui->runs = runs;
 	runs[ui->n_runs] = copy;
-	lo.progress = false;
 	lo.progress_fn = add_progress;
 	lo.progress_arg = ui;
 	add_progress(ui, "read", 0, 0);

@@ -233,8 +233,8 @@ struct load_opts {
 	bool weighted;
 	const char *debug_dirs;
 	const char *const *remap;	/* "OLD=NEW" path rewrites, NULL-terminated, or NULL */
-	bool progress;		/* a progress line on stderr */
-	ana_progress_fn progress_fn;	/* or this instead (the UI's message line) */
+	const char *cache_dir;	/* ana_opts.cache_dir: the symbol cache, or NULL */
+	ana_progress_fn progress_fn;	/* ana_opts.progress, or NULL */
 	void *progress_arg;
 	bool no_inline;		/* ana_opts.no_inline */
 	bool short_names;	/* ana_opts.short_names */

@@ -5,9 +5,10 @@
 # `pmcprof report` against `perf report --stdio --no-children -g none`.
 # cc1plus is 30 MB and stripped (.dynsym and a debug link only); libc has
 # its DWARF when libc6-dbg is installed.  pmcprof is timed cold (an empty
-# symbol cache: every module opened, its symbol table sorted once, DWARF
-# decompressed where there is some) and warm (the cache filled by the cold
-# run: no module opened).  Best of 3 of each: wall-clock time, CPU time
+# symbol cache: every module opened, on as many threads as CPUs, its symbol
+# table sorted once, DWARF decompressed where there is some, /proc/kallsyms
+# read) and warm (the cache filled by the cold run: no module opened, the
+# kernel's symbols mapped from the cache).  Best of 3 of each: wall-clock time, CPU time
 # (user + system: on a loaded host the wall clock mostly measures the
 # scheduler) and peak RSS.  Target: pmcprof report <= 0.2 x perf report's
 # time.

@@ -3,9 +3,13 @@
  * and the metric expression language.  Each case names its line. */
 #include "config.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/internal.h"
 #include "tests/harness.h"
@@ -189,11 +193,299 @@ static void test_names(void)
 	strpool_free(&sp);
 }
 
+/* ---- kernel symbols and their cache (kallsyms.c) ---- */
+
+static bool put_file(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(b, 1, n, f) == n;
+	return f ? !fclose(f) && ok : false;
+}
+
+static size_t get_file(const char *path, char *b, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(b, 1, max, f) : 0;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Two versions of one kallsyms, the same size: aliases (the last listed
+ * names the address), data and hidden (0) addresses skipped, a weak
+ * symbol out of order, a module's function. */
+static const char ksyms_v1[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 t alpha\n"
+	"ffffffff81000100 t alpha_alias\n"
+	"ffffffff81000300 d some_data\n"
+	"ffffffff81000200 W beta\n"
+	"ffffffff81000400 T gamma\t[mymod]\n"
+	"0000000000000000 T hidden\n";
+static const char ksyms_v2[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 t ALPHA\n"
+	"ffffffff81000100 t ALPHA_ALIAS\n"
+	"ffffffff81000300 d some_data\n"
+	"ffffffff81000200 W BETA\n"
+	"ffffffff81000400 T GAMMA\t[mymod]\n"
+	"0000000000000000 T hidden\n";
+
+static const struct {
+	int line;
+	uint64_t addr;
+	const char *v1, *v2;	/* its name in each version */
+} ksym_cases[] = {
+	{ __LINE__, 0xffffffff81000150, "[k] alpha_alias", "[k] ALPHA_ALIAS" },
+	{ __LINE__, 0xffffffff81000100, "[k] alpha_alias", "[k] ALPHA_ALIAS" },
+	{ __LINE__, 0xffffffff81000250, "[k] beta", "[k] BETA" },
+	{ __LINE__, 0xffffffff81000300, "[k] beta", "[k] BETA" },
+	{ __LINE__, 0xffffffff81000410, "[k] gamma [mymod]", "[k] GAMMA [mymod]" },
+	{ __LINE__, 0xffffffff81000000, "[k] _text", "[k] _text" },
+	{ __LINE__, 0xffffffff80000000, "[k] 0xffffffff80000000", "[k] 0xffffffff80000000" },
+	{ __LINE__, 0xffffffff91000000, "[k] 0xffffffff91000000", "[k] 0xffffffff91000000" },
+	{ __LINE__, 0xffff800000000000, "[kernel]", "[kernel]" },
+};
+
+/* Whether every case is named as in v1 (or v2). */
+static bool ksyms_named(const char *kpath, const char *notes, const char *cache, bool v2,
+			int *bad_line)
+{
+	static const uint8_t bid[20] = "AAAAAAAAAAAAAAAAAAAA";
+	struct strpool sp = { 0 };
+	char msg[512];
+	enum ana_severity sev;
+	struct kallsyms *ks = kallsyms_load(kpath, notes, bid, sizeof(bid), cache, msg,
+					    sizeof(msg), &sev);
+	bool ok = ks != NULL;
+	*bad_line = 0;
+	for (size_t i = 0; ok && i < sizeof(ksym_cases) / sizeof(*ksym_cases); i++) {
+		struct sym_frame fr;
+		const char *want = v2 ? ksym_cases[i].v2 : ksym_cases[i].v1;
+		ok = kallsyms_lookup(ks, &sp, ksym_cases[i].addr - 0xffff800000000000ULL, &fr, 1) == 1 &&
+		     !strcmp(fr.func, want) && fr.key == fr.func;
+		if (!ok)
+			*bad_line = ksym_cases[i].line;
+	}
+	kallsyms_free(ks);
+	strpool_free(&sp);
+	return ok;
+}
+
+static int n_ksym_files(const char *dir, char *name, size_t len)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (!strncmp(de->d_name, "kallsyms-", 9)) {
+			n++;
+			snprintf(name, len, "%s/%s", dir, de->d_name);
+		}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Damage to a valid cache file, one row of a table. */
+struct damage {
+	int line;
+	const char *what;
+	long at;		/* byte to set, from the end if negative */
+	int val;		/* -1: truncate there instead */
+};
+
+/* good[n] with d done to it into bad; returns bad's length, *same when
+ * the byte already had that value (the case would prove nothing). */
+static size_t damaged(const struct damage *d, const char *good, size_t n, char *bad, bool *same)
+{
+	long at = d->at < 0 ? (long)n + d->at : d->at;
+	memcpy(bad, good, n);
+	if (d->val >= 0)
+		bad[at] = (char)d->val;
+	*same = d->val >= 0 && !memcmp(bad, good, n);
+	return d->val < 0 ? (size_t)at : n;
+}
+
+/* Damage done to a valid kallsyms table (56-byte header: magic 16, endian
+ * 4, pad 4, key 16, n 8 at 40, names_len 8 at 48; then 5 addresses, 5 name
+ * offsets, the names). */
+static const struct damage ksym_damage[] = {
+	{ __LINE__, "empty file", 0, -1 },
+	{ __LINE__, "truncated by one byte", -1, -1 },
+	{ __LINE__, "truncated header", 30, -1 },
+	{ __LINE__, "bad magic", 0, 'X' },
+	{ __LINE__, "another byte order", 16, 9 },
+	{ __LINE__, "another key", 24, 0x55 },
+	{ __LINE__, "huge symbol count", 47, 0x7f },
+	{ __LINE__, "names length off", 48, 3 },
+	{ __LINE__, "addresses out of order", 56 + 8 + 1, 0xff },
+	{ __LINE__, "name offset past the names", 56 + 5 * 8 + 2, 0x40 },
+	{ __LINE__, "names not NUL-terminated", -1, 'x' },
+};
+
+static void test_kallsyms(void)
+{
+	char dir[] = "/tmp/pmcprof-test-ksyms.XXXXXX", kpath[64], notes[64], cache[80], file[400];
+	static const char note[] = "\004\000\000\000\024\000\000\000\003\000\000\000GNU\000"
+				   "AAAAAAAAAAAAAAAAAAAA";
+	struct stat sb;
+	int line;
+	if (!mkdtemp(dir)) {
+		T_OK(false, "kallsyms: mkdtemp");
+		return;
+	}
+	snprintf(kpath, sizeof(kpath), "%s/kallsyms", dir);
+	snprintf(notes, sizeof(notes), "%s/notes", dir);
+	snprintf(cache, sizeof(cache), "%s/cache/symbols", dir);
+	T_OK(put_file(kpath, ksyms_v1, sizeof(ksyms_v1) - 1) && put_file(notes, note, sizeof(note) - 1) &&
+	     !stat(kpath, &sb), "kallsyms: test files written");
+	T_OK(ksyms_named(kpath, notes, NULL, false, &line), "kallsyms without a cache: case line %d", line);
+	T_OK(n_ksym_files(cache, file, sizeof(file)) == 0, "kallsyms: no cache dir, no cache file");
+	T_OK(ksyms_named(kpath, notes, cache, false, &line), "kallsyms, cold cache: case line %d", line);
+	T_OK(n_ksym_files(cache, file, sizeof(file)) == 1, "kallsyms: cold load leaves one table");
+	/* the same file (inode, size, time) with other contents: only the
+	 * cache can still say the old names */
+	struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
+	int fd = open(kpath, O_WRONLY);
+	bool same = fd >= 0 && pwrite(fd, ksyms_v2, sizeof(ksyms_v2) - 1, 0) == sizeof(ksyms_v2) - 1;
+	if (fd >= 0)
+		close(fd);
+	T_OK(same && !utimensat(AT_FDCWD, kpath, ts, 0), "kallsyms: rewritten in place");
+	T_OK(ksyms_named(kpath, notes, cache, false, &line), "kallsyms, warm cache: served from it "
+	     "(case line %d)", line);
+	char good[65536];
+	size_t n = get_file(file, good, sizeof(good));
+	for (size_t i = 0; i < sizeof(ksym_damage) / sizeof(*ksym_damage); i++) {
+		char bad[65536];
+		bool nop;
+		size_t bn = damaged(&ksym_damage[i], good, n, bad, &nop);
+		T_OK(!nop && put_file(file, bad, bn) && ksyms_named(kpath, notes, cache, true, &line) &&
+		     n_ksym_files(cache, file, sizeof(file)) == 1 && get_file(file, bad, sizeof(bad)) == n,
+		     "kallsyms cache, %s (line %d): ignored, rebuilt from kallsyms (case line %d)",
+		     ksym_damage[i].what, ksym_damage[i].line, line);
+		put_file(file, good, n);
+	}
+	/* another kallsyms file (another key): its own table, the old one goes */
+	put_file(kpath, ksyms_v1, sizeof(ksyms_v1) - 1);
+	T_OK(ksyms_named(kpath, notes, cache, false, &line) &&
+	     n_ksym_files(cache, file, sizeof(file)) == 1,
+	     "kallsyms changed: a new table replaces the old (case line %d)", line);
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	T_OK(system(cmd) == 0, "kallsyms: cleaned up");
+}
+
+/* ---- the symbol cache (symcache.c) ---- */
+
+/* Damage done to a valid file of three answers (0x10: two frames, 0x20:
+ * none, 0x30: one): header 56 bytes (magic 16, endian 4, version 4, counts
+ * 8 each at 24 32 40 48), answers 16 bytes each at 56 (off 8, first 4,
+ * n 4), frames 24 bytes each at 104 (key func file decl_file line
+ * decl_line), string offsets at 176, then the strings. */
+static const struct damage sc_damage[] = {
+	{ __LINE__, "empty file", 0, -1 },
+	{ __LINE__, "truncated by one byte", -1, -1 },
+	{ __LINE__, "truncated header", 40, -1 },
+	{ __LINE__, "bad magic", 0, 'X' },
+	{ __LINE__, "another byte order", 16, 9 },
+	{ __LINE__, "another version", 20, 2 },
+	{ __LINE__, "huge answer count", 31, 0x7f },
+	{ __LINE__, "frame count off", 32, 4 },
+	{ __LINE__, "answers out of order", 56 + 16, 0x05 },
+	{ __LINE__, "first frame past the table", 56 + 8, 200 },
+	{ __LINE__, "frames past the table", 56 + 12, 9 },
+	{ __LINE__, "frame without a key", 104, 0 },
+	{ __LINE__, "function name past the strings", 108, 200 },
+	{ __LINE__, "file name past the strings", 112, 200 },
+	{ __LINE__, "string offset past the strings", 177, 0x7f },
+	{ __LINE__, "strings not NUL-terminated", -1, 'x' },
+};
+
+static bool frames_eq(const struct sym_frame *a, const struct sym_frame *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].key != b[i].key || a[i].func != b[i].func || a[i].file != b[i].file ||
+		    a[i].line != b[i].line || a[i].decl_file != b[i].decl_file ||
+		    a[i].decl_line != b[i].decl_line)
+			return false;
+	return true;
+}
+
+static void test_symcache(void)
+{
+	static const uint8_t bid[4] = { 0xde, 0xad, 0xbe, 0xef };
+	char dir[] = "/tmp/pmcprof-test-symcache.XXXXXX", file[128];
+	struct strpool sp = { 0 };
+	if (!mkdtemp(dir)) {
+		T_OK(false, "symcache: mkdtemp");
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/deadbeef.sym", dir);
+	const struct sym_frame two[2] = {
+		{ strpool_str(&sp, "_Z3hotv"), strpool_str(&sp, "hot()"), strpool_str(&sp, "a.c"), 7,
+		  strpool_str(&sp, "a.h"), 3 },
+		{ strpool_str(&sp, "main"), strpool_str(&sp, "main"), strpool_str(&sp, "a.c"), 20,
+		  strpool_str(&sp, "a.c"), 15 },
+	};
+	const struct sym_frame one = { strpool_str(&sp, "f"), strpool_str(&sp, "f"), NULL, 0, NULL, 0 };
+	struct symcache *c = symcache_new(bid, sizeof(bid), "sym");
+	T_OK(c && !symcache_put(c, 0x30, &one, 1) && !symcache_put(c, 0x10, two, 2) &&
+	     !symcache_put(c, 0x20, NULL, 0) && !symcache_save(c, &sp, dir),
+	     "symcache: three answers written");
+	symcache_free(c);
+	struct sym_frame fr[8];
+	size_t n = 99;
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(c && symcache_get(c, &sp, 0x10, fr, 8, &n) && n == 2 && frames_eq(fr, two, 2),
+	     "symcache: an inlined chain read back, innermost first");
+	T_OK(c && symcache_get(c, &sp, 0x30, fr, 8, &n) && n == 1 && frames_eq(fr, &one, 1),
+	     "symcache: a frame without source read back");
+	T_OK(c && symcache_get(c, &sp, 0x20, fr, 8, &n) && n == 0, "symcache: 'nothing here' kept");
+	T_OK(c && !symcache_get(c, &sp, 0x40, fr, 8, &n), "symcache: an address not cached");
+	T_OK(c && symcache_get(c, &sp, 0x10, fr, 1, &n) && n == 1 && frames_eq(fr, two, 1),
+	     "symcache: at most max frames");
+	/* a new answer joins the file's: the next open has all four */
+	T_OK(c && !symcache_put(c, 0x40, &one, 1) && !symcache_save(c, &sp, dir),
+	     "symcache: one more answer saved");
+	symcache_free(c);
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(c && symcache_get(c, &sp, 0x40, fr, 8, &n) && n == 1 && frames_eq(fr, &one, 1) &&
+	     symcache_get(c, &sp, 0x10, fr, 8, &n) && n == 2 && frames_eq(fr, two, 2),
+	     "symcache: old and new answers in the rewritten file");
+	symcache_free(c);
+	T_OK(!symcache_open(dir, bid, sizeof(bid), "elfsym"), "symcache: kinds are apart");
+	/* back to the three-answer file the damage table describes */
+	c = symcache_new(bid, sizeof(bid), "sym");
+	if (c && !symcache_put(c, 0x30, &one, 1) && !symcache_put(c, 0x10, two, 2) &&
+	    !symcache_put(c, 0x20, NULL, 0))
+		symcache_save(c, &sp, dir);
+	symcache_free(c);
+	char good[4096], bad[4096];
+	size_t len = get_file(file, good, sizeof(good));
+	c = symcache_open(dir, bid, sizeof(bid), "sym");
+	T_OK(len > 176 && c, "symcache: the undamaged file opens (%zu bytes)", len);
+	symcache_free(c);
+	for (size_t i = 0; i < sizeof(sc_damage) / sizeof(*sc_damage); i++) {
+		bool same;
+		put_file(file, bad, damaged(&sc_damage[i], good, len, bad, &same));
+		c = symcache_open(dir, bid, sizeof(bid), "sym");
+		T_OK(!same && !c, "symcache, %s (line %d): not used", sc_damage[i].what,
+		     sc_damage[i].line);
+		symcache_free(c);
+	}
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	T_OK(system(cmd) == 0, "symcache: cleaned up");
+	strpool_free(&sp);
+}
+
 int main(void)
 {
 	test_ratios();
 	test_metrics();
 	test_calibration();
 	test_names();
+	test_kallsyms();
+	test_symcache();
 	return T_DONE();
 }
