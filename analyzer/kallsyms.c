@@ -70,35 +70,6 @@ bool kallsyms_is_kernel(const char *path)
 	return path && strcmp(path, "[kernel.kallsyms]") == 0;
 }
 
-/* The running kernel's build-id from a notes file, as lowercase hex. */
-static size_t notes_build_id(const char *path, uint8_t *out, size_t max)
-{
-	unsigned char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	size_t off = 0;
-
-	if (fd >= 0)
-		close(fd);
-	while (len > 0 && off + 12 <= (size_t)len) {
-		uint32_t namesz, descsz, type;
-
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~3u);
-		size_t next = desc_at + ((descsz + 3) & ~(size_t)3);
-		if (next > (size_t)len || next <= off)
-			break;
-		if (type == 3 && namesz == 4 && !memcmp(buf + name_at, "GNU", 4) && descsz <= max) {
-			memcpy(out, buf + desc_at, descsz);
-			return descsz;
-		}
-		off = next;
-	}
-	return 0;
-}
-
 static void hexs(char *out, size_t len, const uint8_t *b, size_t n)
 {
 	size_t k = 0;
@@ -476,7 +447,7 @@ struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path
 							    : "/sys/kernel/notes";
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "?");
-	have_len = notes_build_id(notes_path, have, sizeof(have));
+	have_len = prof_notes_build_id(notes_path, have, sizeof(have));
 	if (bid_len && (have_len != bid_len || memcmp(have, bid, bid_len))) {
 		hexs(want_s, sizeof(want_s), bid, bid_len);
 		hexs(have_s, sizeof(have_s), have, have_len);

@@ -67,41 +67,11 @@ bool kern_want_chain(void)
 	return mode == KM_CHAIN;
 }
 
-/* NT_GNU_BUILD_ID from the kernel's notes (world-readable), or 0. */
-static uint32_t kernel_build_id(uint8_t *out, size_t max)
-{
-	unsigned char buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
-	size_t off = 0;
-
-	if (fd >= 0)
-		close(fd);
-	while (len > 0 && off + 12 <= (size_t)len) {
-		uint32_t namesz, descsz, type;
-
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~3u);
-		size_t next = desc_at + ((descsz + 3) & ~(size_t)3);
-		if (next > (size_t)len || next <= off)
-			break;
-		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
-		    memcmp(buf + name_at, "GNU", 4) == 0 && descsz <= max) {
-			memcpy(out, buf + desc_at, descsz);
-			return descsz;
-		}
-		off = next;
-	}
-	return 0;
-}
-
 void kern_loadmap(void)
 {
 	uint8_t bid[64];
 	bool on = mode == KM_CHAIN || mode == KM_LEAF;
-	uint32_t n = on ? kernel_build_id(bid, sizeof(bid)) : 0;
+	uint32_t n = on ? (uint32_t)prof_notes_build_id("/sys/kernel/notes", bid, sizeof(bid)) : 0;
 
 	loadmap_set_kernel(on, KERN_MODULE_PATH, KERN_START, KERN_END, bid, n);
 }

@@ -1,7 +1,9 @@
 /* The fixed header: shared by the writer (check), the reader and dump. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "profile/format.h"
 #include "profile/profile.h"
@@ -80,5 +82,34 @@ int prof_header_decode(const void *buf, size_t len, struct prof_header *h,
 	if (h->comp_size == 0 || h->comp_size > 2 * PROF_MAX_RAW)
 		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: compressed size %llu",
 			    (unsigned long long)h->comp_size);
+	return 0;
+}
+
+size_t prof_notes_build_id(const char *path, uint8_t *out, size_t max)
+{
+	unsigned char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+	size_t off = 0;
+
+	if (fd >= 0)
+		close(fd);
+	while (len > 0 && off + 12 <= (size_t)len) {
+		uint32_t namesz, descsz, type;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~3u);
+		size_t next = desc_at + ((descsz + 3) & ~(size_t)3);
+		if (next > (size_t)len || next <= off)
+			break;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 &&
+		    memcmp(buf + name_at, "GNU", 4) == 0 && descsz <= max) {
+			memcpy(out, buf + desc_at, descsz);
+			return descsz;
+		}
+		off = next;
+	}
 	return 0;
 }

@@ -116,6 +116,11 @@ void prof_file_free(struct prof_file *f);
 /* Value of a metadata key, or NULL. */
 const char *prof_meta_get(const struct prof *p, const char *key);
 
+/* The GNU build-id note (NT_GNU_BUILD_ID) in a notes file such as
+ * /sys/kernel/notes, copied to out: its length, or 0 if none fits in max.
+ * The profile records the kernel's, and the analyzer matches it. */
+size_t prof_notes_build_id(const char *path, uint8_t *out, size_t max);
+
 enum prof_err {
 	PROF_EMAGIC = 5000,	/* not a pmcprof profile */
 	PROF_EVERSION,		/* a future format version */

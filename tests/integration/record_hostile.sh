@@ -10,6 +10,8 @@ EV=cpu-clock@200000
 
 # overflows minus samples minus named losses over a directory's profiles
 # (every profile's collector counters; lost is the kernel's, not an overflow).
+# At most 0: a profile takes the backend's count first and ours after, so
+# an overflow taken in between is counted by us only (collector/flush.c).
 unaccounted() {
 	for f in "$1"/*.pmcp; do "$INSPECT" counters "$f"; done | awk -F= '
 	{ v[$1] += $2 }
@@ -44,7 +46,7 @@ compare() {
 	done
 	pass "$name: end_reason $reason"
 	u=$(unaccounted o)
-	check "$name: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -eq 0 ]
+	check "$name: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -le 0 ]
 }
 
 # ---- stacks: the handler never runs on the program's stack ----
@@ -157,7 +159,7 @@ timeout 120 "$PMCPROF" record -e cpu-clock@10000 -e task-clock@10000 -o o -- "$H
 rc=$?
 check "3000-deep stacks at two 10 us events: finishes (status $rc)" [ "$rc" -eq 0 ]
 u=$(unaccounted o)
-check "throttled: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -eq 0 ]
+check "throttled: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -le 0 ]
 echo "    throttle: dropped_throttled=$("$INSPECT" counter o/*.pmcp dropped_throttled)" \
 	"throttle_period_raised=$("$INSPECT" counter o/*.pmcp throttle_period_raised)"
 

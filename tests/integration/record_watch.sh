@@ -6,7 +6,8 @@
 INSPECT="$PROGS/rec_inspect"
 EV=cpu-clock@1000000
 
-# overflows - samples - named losses over a directory's profiles.
+# overflows - samples - named losses over a directory's profiles: at most
+# 0 (an overflow between the backend's count and ours is ours only).
 unaccounted() {
 	for f in "$1"/*.pmcp; do "$INSPECT" counters "$f"; done | awk -F= '
 	{ v[$1] += $2 }
@@ -57,7 +58,7 @@ for f in o/rec_exit-*.pmcp; do
 done
 check "no temporary file left" [ -z "$(ls -A o | grep -v '\.pmcp$')" ]
 u=$(unaccounted o)
-check "raw exit_group: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -eq 0 ]
+check "raw exit_group: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -le 0 ]
 # Watchers leave just after their process (a watcher whose process wrote
 # its own profiles is not waited for).  Other tests may run meanwhile:
 # only this run's count (a watcher's command line is its program's).
@@ -97,5 +98,4 @@ for f in o/*.pmcp; do
 done
 # A thread killed inside the handler took an overflow it could not count.
 u=$(unaccounted o)
-check "SIGKILL: overflows = samples + named losses, but one per thread at most ($u)" \
-	[ "$u" -ge 0 ] && [ "$u" -le 2 ]
+check "SIGKILL: every overflow counted, but one per thread at most ($u)" [ "$u" -le 2 ]
