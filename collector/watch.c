@@ -78,7 +78,7 @@ static struct {
 	pid_t watched;			/* the process */
 	int pidfd;			/* its pidfd, handed to the watcher */
 	bool started;			/* a watcher was cloned */
-	pid_t pid;			/* atomic: the watcher, 0 until it runs */
+	pid_t pid;			/* atomic: the watcher (set by the intermediate) */
 	char tcb[256] __attribute__((aligned(64)));	/* a thread pointer of its own */
 } w;
 
@@ -188,7 +188,6 @@ BESIDE static int watcher(void)
 	uintptr_t tcb;
 
 	raw(SYS_prctl, PR_SET_NAME, (long)"pmcprof-watch", 0, 0, 0);
-	__atomic_store_n(&w.pid, me, __ATOMIC_SEQ_CST);
 	for (;;) {
 		long n = raw(SYS_poll, (long)&pfd, 1, CHECK_MS, 0, 0);
 
@@ -204,7 +203,9 @@ BESIDE static int watcher(void)
 	/* Every thread is gone: borrow one's thread pointer (its TLS is
 	 * intact, nobody runs there any more) for the ordinary code. */
 	tcb = thr_any_tcb();
-	if (!tcb || raw(SYS_arch_prctl, ARCH_SET_FS, (long)tcb, 0, 0, 0) != 0)
+	if (!tcb)
+		return 0;		/* every thread wrote its own */
+	if (raw(SYS_arch_prctl, ARCH_SET_FS, (long)tcb, 0, 0, 0) != 0)
 		return 1;
 	salvage();
 	return 0;
@@ -224,6 +225,10 @@ BESIDE static int intermediate(void)
 	if (ret == -ENOSYS)
 		return 1;
 	ret = clone_run(flags, top, w.tcb, watcher);
+	/* Known before our parent's waitid returns: no wait for the watcher
+	 * to run (flush_marker names it). */
+	if (ret > 0)
+		__atomic_store_n(&w.pid, (pid_t)ret, __ATOMIC_SEQ_CST);
 	return ret < 0;
 }
 
@@ -281,13 +286,7 @@ void watch_start(void)
 
 pid_t watch_pid(void)
 {
-	/* The watcher may not have run yet: give it a moment. */
-	for (int i = 0; i < 2000 && w.started && !__atomic_load_n(&w.pid, __ATOMIC_SEQ_CST); i++) {
-		struct timespec nap = { 0, 50000 };
-
-		nanosleep(&nap, NULL);
-	}
-	return __atomic_load_n(&w.pid, __ATOMIC_SEQ_CST);
+	return w.started ? __atomic_load_n(&w.pid, __ATOMIC_SEQ_CST) : 0;
 }
 
 #else
