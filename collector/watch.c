@@ -45,6 +45,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@
 
 #include <asm/prctl.h>
 #include <linux/kcmp.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -78,6 +80,8 @@ static struct {
 	pid_t watched;			/* the process */
 	int pidfd;			/* its pidfd, handed to the watcher */
 	bool started;			/* a watcher was cloned */
+	int *leader_tid;		/* the leader's tid word, cleared by the kernel at its exit */
+	int early_status;		/* how the process ended, read as its leader died; -1 */
 	pid_t pid;			/* atomic: the watcher (set by the intermediate) */
 	char tcb[256] __attribute__((aligned(64)));	/* a thread pointer of its own */
 } w;
@@ -159,6 +163,46 @@ static int exit_code(pid_t pid)
 	return (int)v;
 }
 
+/* exit_code() without the C library (beside live threads: no errno). */
+BESIDE static int raw_exit_code(pid_t pid)
+{
+	char path[32] = "/proc/", digits[12], buf[1024];
+	int nd = 0, np = 6, field = 2, v = -1;
+	long fd, n;
+
+	do
+		digits[nd++] = (char)('0' + pid % 10);
+	while ((pid /= 10) > 0);
+	while (nd)
+		path[np++] = digits[--nd];
+	for (const char *t = "/stat"; *t; t++)
+		path[np++] = *t;
+	path[np] = '\0';
+	fd = raw(SYS_open, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	n = raw(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0);
+	raw(SYS_close, fd, 0, 0, 0, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* Field 52, counted after the name's closing parenthesis. */
+	long i = n;
+	while (i > 0 && buf[i - 1] != ')')
+		i--;
+	if (!i)
+		return -1;
+	for (; buf[i]; i++) {
+		if (buf[i] != ' ' || ++field != 52)
+			continue;
+		v = 0;
+		for (i++; buf[i] >= '0' && buf[i] <= '9'; i++)
+			v = v * 10 + (buf[i] - '0');
+		break;
+	}
+	return v;
+}
+
 /* Every thread is dead: write what they left.  How the process ended is
  * in /proc only until its parent reaps it: `pmcprof record` waits for us
  * first, a shell does not. */
@@ -167,6 +211,9 @@ static void salvage(void)
 	char reason[32] = "exit_group or SIGKILL";
 	int st = exit_code(w.watched);
 	bool partial = false;
+
+	if (st < 0)
+		st = w.early_status;	/* reaped already: as read when the leader died */
 
 	if (st >= 0 && (st & 0x7f)) {
 		int sig = st & 0x7f;
@@ -189,7 +236,22 @@ BESIDE static int watcher(void)
 
 	raw(SYS_prctl, PR_SET_NAME, (long)"pmcprof-watch", 0, 0, 0);
 	for (;;) {
-		long n = raw(SYS_poll, (long)&pfd, 1, CHECK_MS, 0, 0);
+		int *lt = w.leader_tid, tid = lt ? __atomic_load_n(lt, __ATOMIC_SEQ_CST) : 0;
+		struct timespec check = { CHECK_MS / 1000, 0 };
+		long n;
+
+		/* While the leader lives, sleep on its tid word: the kernel
+		 * clears it as the leader exits, before the process can be
+		 * reaped, so how it ended can still be read (a shell reaps its
+		 * children at once).  Then on the pidfd. */
+		if (tid) {
+			raw(SYS_futex, (long)lt, FUTEX_WAIT, tid, (long)&check, 0);
+			if (__atomic_load_n(lt, __ATOMIC_SEQ_CST) == 0) {
+				w.early_status = raw_exit_code(w.watched);
+				w.leader_tid = NULL;
+			}
+		}
+		n = raw(SYS_poll, (long)&pfd, 1, w.leader_tid ? 0 : CHECK_MS, 0, 0);
 
 		if (n > 0)
 			break;
@@ -260,6 +322,12 @@ void watch_start(void)
 	__atomic_store_n(&w.pid, 0, __ATOMIC_SEQ_CST);
 	w.started = false;
 	w.watched = getpid();
+	w.early_status = -1;
+	/* The leader's tid word (glibc's, set_tid_address), if we are the
+	 * leader: at start and in a fork child we are. */
+	w.leader_tid = NULL;
+	if (gettid() != w.watched || raw(SYS_prctl, PR_GET_TID_ADDRESS, (long)&w.leader_tid, 0, 0, 0) != 0)
+		w.leader_tid = NULL;
 	w.pidfd = (int)raw(SYS_pidfd_open, w.watched, 0, 0, 0, 0);
 	if (w.pidfd < 0)
 		return;
