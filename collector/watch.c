@@ -51,7 +51,19 @@
 
 #include "collector/collector.h"
 
-#if defined(__x86_64__) && defined(SYS_pidfd_open) && defined(SYS_kcmp)
+/* ThreadSanitizer keeps its per-thread state behind the thread pointer and
+ * checks every access against it: the writer cannot run on a dead
+ * thread's.  A TSan build of the collector (tests/stress only) has no
+ * watcher. */
+#if defined(__SANITIZE_THREAD__)
+#define WATCH_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WATCH_TSAN 1
+#endif
+#endif
+
+#if defined(__x86_64__) && defined(SYS_pidfd_open) && defined(SYS_kcmp) && !defined(WATCH_TSAN)
 
 #include <asm/prctl.h>
 #include <linux/kcmp.h>
