@@ -22,6 +22,7 @@ TARGETS='
 fuzz_profile: profile/header.c profile/reader.c
 fuzz_event: backend/event.c backend/alias.c backend/error.c backend/plugin.c backend/env.c -lpfm -ldl
 fuzz_report: profile/header.c profile/reader.c analyzer/*.c @analyzer/profile.pb-c.c -liberty -lm
+fuzz_cache: analyzer/idx.c profile/header.c
 '
 # pkg-config packages every target links against.
 PKGS="libzstd libdw libprotobuf-c zlib"

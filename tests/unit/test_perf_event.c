@@ -98,6 +98,14 @@ static bool in_band(double v, struct band b, double k, double tol)
 	return v >= b.lo * k * (1 - tol) && v <= b.hi * k * (1 + tol);
 }
 
+/* The same, with a looser lower bound where only the rate's order of
+ * magnitude is the point: cpu-clock's signals come late on a loaded host
+ * (22% and 55% short seen in an ASan build beside a fuzzer), never early. */
+static bool in_band_loaded(double v, struct band b, double k, double lo_tol, double hi_tol)
+{
+	return v >= b.lo * k * (1 - lo_tol) && v <= b.hi * k * (1 + hi_tol);
+}
+
 static void test_count_clocks(void)
 {
 	struct pmc_event evs[2] = { sw_event(PERF_COUNT_SW_TASK_CLOCK, 0),
@@ -380,7 +388,7 @@ static void test_stop_silences(void)
 	on = oncpu_since(t0);
 	h = S.hits[0];
 	spin_cpu(20 * MS);
-	T_OK(in_band(h - h0, on, 1.0 / MS, 0.2) && S.hits[0] == h && S.other == other,
+	T_OK(in_band_loaded(h - h0, on, 1.0 / MS, 0.7, 0.2) && S.hits[0] == h && S.other == other,
 	     "stop: start again samples (%d in 20 ms), stop again silences (%d after)", h - h0,
 	     S.hits[0] - h + S.other - other);
 	sample_close();
@@ -410,7 +418,7 @@ static void test_rearm_period(void)
 	ops->stop(S.ctx);
 	T_OK(in_band(h1, on1, 1.0 / MS, 0.15), "rearm period: %d signals in %.0f ms on CPU at 1 ms",
 	     h1, on1.lo / MS);
-	T_OK(in_band(h2, on2, 1.0 / (4 * MS), 0.15),
+	T_OK(in_band_loaded(h2, on2, 1.0 / (4 * MS), 0.4, 0.15),
 	     "rearm period: %d signals in %.0f ms on CPU after rearm(4 ms)", h2, on2.lo / MS);
 	T_OK(in_band(h3, on3, 1.0 / MS, 0.15),
 	     "rearm period: %d signals in %.0f ms on CPU after rearm(1 ms)", h3, on3.lo / MS);
