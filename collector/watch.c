@@ -87,7 +87,7 @@
 #define CHECK_MS 1000
 
 static struct {
-	void *map;			/* [guard][stack][guard][intermediate stack][tcb] */
+	void *map;			/* [guard][stack][guard][intermediate stack] */
 	size_t map_len;
 	pid_t watched;			/* the process */
 	int pidfd;			/* its pidfd, handed to the watcher */
