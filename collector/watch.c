@@ -141,42 +141,9 @@ BESIDE static long clone_run(unsigned long flags, void *stack_top, void *tls, in
 }
 
 /* The exit status of a dead process, as wait() would give it, from field
- * 52 of /proc/PID/stat (readable until its parent reaps it); -1 if gone. */
-static int exit_code(pid_t pid)
-{
-	char path[64], buf[1024];
-	ssize_t n;
-	int fd, field = 1;
-	char *p;
-	long v = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* The name (field 2) may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	field = 2;
-	for (; *p; p++) {
-		if (*p != ' ')
-			continue;
-		if (++field == 52) {
-			v = strtol(p + 1, NULL, 10);
-			break;
-		}
-	}
-	return (int)v;
-}
-
-/* exit_code() without the C library (beside live threads: no errno). */
-BESIDE static int raw_exit_code(pid_t pid)
+ * 52 of /proc/PID/stat (readable until its parent reaps it); -1 if gone.
+ * Without the C library: it also runs beside live threads (no errno). */
+BESIDE static int exit_code(pid_t pid)
 {
 	char path[32] = "/proc/", digits[12], buf[1024];
 	int nd = 0, np = 6, field = 2, v = -1;
@@ -259,7 +226,7 @@ BESIDE static int watcher(void)
 		if (tid) {
 			raw(SYS_futex, (long)lt, FUTEX_WAIT, tid, (long)&check, 0);
 			if (__atomic_load_n(lt, __ATOMIC_SEQ_CST) == 0) {
-				w.early_status = raw_exit_code(w.watched);
+				w.early_status = exit_code(w.watched);
 				w.leader_tid = NULL;
 			}
 		}

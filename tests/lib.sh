@@ -16,3 +16,36 @@ check() { _n=$1; shift; if "$@"; then pass "$_n"; else fail "$_n"; fi; }
 contains() { if grep -q -- "$2" "$3"; then pass "$1"; else fail "$1 (no '$2' in $3)"; sed 's/^/    | /' "$3" | head -20; fi; }
 # lacks "name" "needle" FILE: PASS if FILE has no line matching needle.
 lacks() { if grep -q -- "$2" "$3"; then fail "$1 ('$2' in $3)"; grep -- "$2" "$3" | sed 's/^/    | /' | head -5; else pass "$1"; fi; }
+# unaccounted DIR: overflows minus samples minus named losses over DIR's
+# profiles (every profile's collector counters; lost is the kernel's, not
+# an overflow), or "unknown" if none has counters.  At most 0 when nothing
+# is lost unseen: a profile takes the backend's count first and ours
+# after, so an overflow taken in between is counted by us only
+# (collector/flush.c).
+unaccounted() {
+	for f in "$1"/*.pmcp; do "$PROGS/rec_inspect" counters "$f"; done | awk -F= '
+	{ v[$1] += $2 }
+	END {
+		if (!("overflows" in v)) { print "unknown"; exit }
+		d = 0
+		for (k in v) if (k ~ /^dropped_/) d += v[k]
+		print v["overflows"] - v["samples"] - d + v["dropped_reentrant"]
+	}'
+}
+# need_nobody LABEL: exit with a SKIP unless this can run programs as
+# nobody at perf_event_paranoid 2 (root, setpriv); then nobody CMD... runs
+# one, from a directory nobody may write (the current one is left).
+need_nobody() {
+	_p=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
+	if ! command -v setpriv >/dev/null; then
+		skip "$1: setpriv (util-linux) is missing, cannot become nobody"; exit 0
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "$1: only root can run this as nobody"; exit 0
+	fi
+	if [ "$_p" != 2 ]; then
+		skip "$1: perf_event_paranoid is $_p, not 2"; exit 0
+	fi
+	chmod 0755 . && mkdir -m 0777 w && cd w || exit 1
+}
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -8,22 +8,6 @@ INSPECT="$PROGS/rec_inspect"
 H="$PROGS/rec_hostile"
 EV=cpu-clock@200000
 
-# overflows minus samples minus named losses over a directory's profiles
-# (every profile's collector counters; lost is the kernel's, not an overflow).
-# At most 0: a profile takes the backend's count first and ours after, so
-# an overflow taken in between is counted by us only (collector/flush.c).
-unaccounted() {
-	for f in "$1"/*.pmcp; do "$INSPECT" counters "$f"; done | awk -F= '
-	{ v[$1] += $2 }
-	END {
-		# No counters read at all: say so, do not pass as 0.
-		if (!("overflows" in v)) { print "unknown"; exit }
-		d = 0
-		for (k in v) if (k ~ /^dropped_/) d += v[k]
-		print v["overflows"] - v["samples"] - d + v["dropped_reentrant"]
-	}'
-}
-
 # compare NAME FILES REASON CG ARGS...: alone vs profiled.
 compare() {
 	name=$1 files=$2 reason=$3 cg=$4; shift 4

@@ -7,21 +7,7 @@
 . "$PMCPROF_SRC/tests/lib.sh"
 export PMCPROF_CACHE_DIR=
 
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
-if ! command -v setpriv >/dev/null; then
-	skip "unprivileged: setpriv (util-linux) is missing, cannot become nobody"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	skip "unprivileged: only root can run this as nobody"
-	exit 0
-fi
-if [ "$paranoid" != 2 ]; then
-	skip "unprivileged: perf_event_paranoid is $paranoid, not 2"
-	exit 0
-fi
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-chmod 0755 . && mkdir -m 0777 w && cd w || exit 1
+need_nobody "unprivileged"
 
 # samples FILE: the sample count of the report header's first event line
 samples() { sed -n 's/^# event: .*: \([0-9][0-9]*\) samples.*/\1/p' "$1" | head -n 1; }

@@ -13,21 +13,7 @@
 export PMCPROF_CACHE_DIR=
 INSPECT="$PROGS/rec_inspect"
 
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
-if ! command -v setpriv >/dev/null; then
-	skip "user time: setpriv (util-linux) is missing, cannot become nobody"
-	exit 0
-fi
-if [ "$(id -u)" -ne 0 ]; then
-	skip "user time: only root can run this as nobody"
-	exit 0
-fi
-if [ "$paranoid" != 2 ]; then
-	skip "user time: perf_event_paranoid is $paranoid, not 2"
-	exit 0
-fi
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-chmod 0755 . && mkdir -m 0777 w && cd w || exit 1
+need_nobody "user time"
 
 # 1.5 s of CPU time in the main thread, about half of it in read(2).
 nobody "$PMCPROF" record -o sys -- "$PROGS/rec_systime" 1.5 >rec.out 2>rec.err

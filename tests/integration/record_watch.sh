@@ -6,19 +6,6 @@
 INSPECT="$PROGS/rec_inspect"
 EV=cpu-clock@1000000
 
-# overflows - samples - named losses over a directory's profiles: at most
-# 0 (an overflow between the backend's count and ours is ours only).
-unaccounted() {
-	for f in "$1"/*.pmcp; do "$INSPECT" counters "$f"; done | awk -F= '
-	{ v[$1] += $2 }
-	END {
-		if (!("overflows" in v)) { print "unknown"; exit }
-		d = 0
-		for (k in v) if (k ~ /^dropped_/) d += v[k]
-		print v["overflows"] - v["samples"] - d + v["dropped_reentrant"]
-	}'
-}
-
 command -v setsid >/dev/null || { skip "setsid is missing (util-linux)"; exit 0; }
 # Its own session: the program signals its whole process group.
 setsid -w "$PROGS/rec_watch" 150 >alone.txt 2>&1
