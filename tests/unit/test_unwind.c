@@ -86,6 +86,7 @@ static __thread uintptr_t alt_lo, alt_hi;
 /* The cached walk against libunwind alone, on every sample. */
 static struct agree {
 	atomic_int active;
+	atomic_int fired;	/* the handler ran: the loop re-arms the timer */
 	int samples, mismatches, deep;
 	uintptr_t bad_pc;	/* the first mismatch */
 	int bad_n[2], bad_at;
@@ -112,6 +113,7 @@ static void compare_walks(const ucontext_t *uc)
 	}
 	agree.deep += na > 12;
 	agree.samples++;
+	atomic_store(&agree.fired, 1);
 }
 
 static void on_prof(int sig, siginfo_t *si, void *ucv)
@@ -141,6 +143,18 @@ static bool past(const struct timespec *deadline)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > deadline->tv_sec ||
 	       (now.tv_sec == deadline->tv_sec && now.tv_nsec > deadline->tv_nsec);
+}
+
+/* *t = now + ms on CLOCK_MONOTONIC. */
+static void deadline_in(struct timespec *t, long ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += ms % 1000 * 1000000;
+	if (t->tv_nsec >= 1000000000) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000;
+	}
 }
 
 static struct timespec deadline;
@@ -424,8 +438,7 @@ static void *run_case(void *arg)
 		T_OK(0, "%s: timer_create (line %d, errno %d)", c->name, c->line, errno);
 		return NULL;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += 2;
+	deadline_in(&deadline, 2000);
 	atomic_store(&probe.armed, 1);
 	timer_settime(timer, 0, &its, NULL);
 	ret = root(c->depth, c->leaf, c->bad);
@@ -488,13 +501,18 @@ NOINLINE static unsigned busy(int n, unsigned x)
 	return x ^ (unsigned)n;
 }
 
-/* Samples land anywhere: prologues, epilogues, libc, the vDSO. */
+/* Samples land anywhere: prologues, epilogues, libc, the vDSO.  The timer
+ * is one-shot and re-armed by the loop, never by the handler: where the two
+ * walks take longer than the period (slow interrupts, a loaded host), a
+ * periodic timer would leave the loop no time to run at all.  The loop
+ * runs for at least 300 ms and until 300 samples were compared, and never
+ * longer than 20 s. */
 static void *run_agree(void *arg)
 {
 	const char *who = arg;
 	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGPROF };
-	struct itimerspec its = { .it_value.tv_nsec = 50000, .it_interval.tv_nsec = 50000 };
-	struct timespec end;
+	struct itimerspec its = { .it_value.tv_nsec = 50000 };
+	struct timespec end, give_up;
 	timer_t timer;
 	unsigned x = 0;
 	int d;
@@ -506,17 +524,16 @@ static void *run_agree(void *arg)
 		T_OK(0, "agree %s: timer_create (errno %d)", who, errno);
 		return NULL;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_nsec += 300000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	deadline_in(&end, 300);
+	deadline_in(&give_up, 20000);
 	atomic_store(&agree.active, 1);
-	timer_settime(timer, 0, &its, NULL);
-	while (!past(&end))
-		for (d = 1; d < 40; d++)
+	atomic_store(&agree.fired, 1);
+	while ((!past(&end) || agree.samples < 300) && !past(&give_up))
+		for (d = 1; d < 40; d++) {
+			if (atomic_exchange(&agree.fired, 0))
+				timer_settime(timer, 0, &its, NULL);
 			x += busy(d, x);
+		}
 	atomic_store(&agree.active, 0);
 	timer_delete(timer);
 	sink = (int)x;
