@@ -299,15 +299,6 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	} else {
 		a->sample_period = ev->period;
 	}
-	/* A silent twin runs its own timer (or counter) beside the
-	 * signalling event's.  With the same period the two fire together,
-	 * and the twin's sample lands in the kernel's delivery of the other's
-	 * signal nearly every time (8% of all samples of a loop at 100 us
-	 * here, in irqentry_exit_to_user_mode).  A period 1/61 longer lets
-	 * the phases drift apart, so the twin meets that path only in
-	 * proportion to the time it takes; records carry their period. */
-	if (role == ROLE_SILENT && !ev->freq && ev->period >= 61)
-		a->sample_period = ev->period + ev->period / 61;
 	/* Records carry the sampled ip (its header's cpumode tells kernel
 	 * from user mode) and, when asked for and the kernel is counted,
 	 * the kernel part of the call chain (the user part is ours):
@@ -332,7 +323,12 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 		if (stack_copy_bytes(opts)) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a->sample_regs_user = PE_REGS_USER_MASK;
-			a->sample_stack_user = stack_copy_bytes(opts);
+			/* A signalling event's copy only serves its late
+			 * samples (rare): a quarter, which keeps the leaf and
+			 * its first callers, at a quarter of the copying on
+			 * every user-mode sample. */
+			a->sample_stack_user = role == ROLE_SILENT ? stack_copy_bytes(opts)
+								   : (stack_copy_bytes(opts) / 4 + 7) & ~7u;
 		}
 	}
 }
@@ -412,19 +408,35 @@ static int open_twin(struct pe_ctx *c, const struct pmc_event *ev,
 	struct pe_ev *k = &c->kev[i];
 	struct perf_event_attr a;
 
+	/* The twin leads a group whose member is its signalling event:
+	 * scheduled in together, leader first, the twin's timer (cpu-clock,
+	 * task-clock) starts just before the event's at every switch in, and
+	 * an hrtimer is forwarded by whole periods, so the twin fires every
+	 * period just before the event, never inside the kernel's delivery of
+	 * the event's signal.  Apart (or led by the event) the twin fired
+	 * just after it, and its sample landed in that delivery nearly every
+	 * time (4-10% of all samples of a loop at 100 us here, in
+	 * irqentry_exit_to_user_mode), on top of the event's own: more
+	 * samples than CPU time.  One timer alone never samples its own
+	 * signal's delivery (perf's never sees its own interrupt either). */
+	int group = -1;
+
 	attr_fill(&a, ev, opts, true, false, ROLE_SILENT);
 	a.read_format |= PERF_FORMAT_LOST;
-	k->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (k->fd < 0 && errno == EINVAL) {	/* before Linux 6.0 */
-		a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;
-		k->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1,
+	for (int tries = 0; tries < 4; tries++) {
+		k->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group,
 				     PERF_FLAG_FD_CLOEXEC);
-	}
-	if (k->fd < 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		a.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-		a.exclude_callchain_user = 0;
-		a.sample_max_stack = 0;
-		k->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (k->fd >= 0)
+			break;
+		if (errno == EINVAL && (a.read_format & PERF_FORMAT_LOST))
+			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;	/* before Linux 6.0 */
+		else if (a.sample_type & PERF_SAMPLE_CALLCHAIN) {
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 0;
+			a.sample_max_stack = 0;
+		} else {
+			break;
+		}
 	}
 	if (k->fd < 0)
 		return -errno;
@@ -468,8 +480,22 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 		e->silent = role == ROLE_SILENT;
 		attr_fill(&a, &evs[i], opts, e->sampled, c->grouped, role);
 		a.sig_data = (uintptr_t)e;	/* si_perf_data names the event */
+		if (role == ROLE_USER) {
+			/* The twin first: it leads the event's group (open_twin). */
+			if ((ret = open_twin(c, &evs[i], opts, i)) < 0) {
+				c->n = i;
+				close_all(c, true);
+				return ret;
+			}
+			group_fd = c->kev[i].fd;
+		}
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
 				     PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0 && role == ROLE_USER) {
+			group_fd = -1;	/* a PMU that cannot hold both: apart */
+			e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
+					     PERF_FLAG_FD_CLOEXEC);
+		}
 		if (e->fd < 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN)) {
 			/* A kernel without sample_max_stack, or one that refuses
 			 * chains: sample without them (kernel-mode samples then
@@ -502,10 +528,6 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 			map_page(e);
 		if (e->data)
 			e->batch = CREDITS;
-		if (role == ROLE_USER && (ret = open_twin(c, &evs[i], opts, i)) < 0) {
-			close_all(c, true);
-			return ret;
-		}
 	}
 	return 0;
 }
@@ -640,6 +662,8 @@ int pe_start(void *ctx)
 
 		if (e->data)
 			drain(c, e);
+		/* The event (a member of its twin's group) first: the
+		 * leader's enable schedules both in, the twin's timer first. */
 		ret = enable(c, e);
 		if (ret == 0 && c->kev[i].fd >= 0)
 			ret = enable(c, &c->kev[i]);
@@ -915,8 +939,14 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 
 	if (!fd_check(c, e))
 		return -EBADF;
+	struct pe_ev *k = e >= c->ev && e < c->ev + c->n ? &c->kev[e - c->ev] : NULL;
+
 	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
 		return -errno;
+	/* A twin's interval restarts with its event's, so the two keep
+	 * firing together (see open_twin). */
+	if (k && k->fd >= 0 && fd_check(c, k))
+		ioctl(k->fd, PERF_EVENT_IOC_PERIOD, &period);
 	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
 		ret = -errno;
 	else
