@@ -112,6 +112,18 @@ int pmc_group_kernel_chain(struct pmc_group *g, int idx, uint64_t *pcs, size_t m
 	return pl->ops.kernel_chain(g->ctx, idx, pcs, max, flags);
 }
 
+int pmc_group_record(struct pmc_group *g, int idx, enum pmc_record_ring ring, void *buf,
+		     size_t len, struct pmc_record *rec)
+{
+	const struct pmc_plugin *pl = g->be->plugin;
+
+	if (idx < 0 || (size_t)idx >= g->n)
+		return -EINVAL;
+	if (pl->size < offsetof(struct pmc_plugin, ops.record) + sizeof(void *) || !pl->ops.record)
+		return -PMC_ENOTSUP;
+	return pl->ops.record(g->ctx, idx, (int)ring, buf, len, rec);
+}
+
 int pmc_group_close(struct pmc_group *g)
 {
 	int ret;

@@ -206,6 +206,11 @@ bool pmc_backend_follows_children(const struct pmc_backend *be)
 	return !(be->plugin->flags & PMC_PLUGIN_NO_INHERIT);
 }
 
+bool pmc_backend_signals_only(const struct pmc_backend *be)
+{
+	return !(be->plugin->flags & PMC_PLUGIN_SILENT_KERNEL);
+}
+
 const char *pmc_backend_version(const struct pmc_backend *be)
 {
 	return be->plugin->version ? be->plugin->version : "";

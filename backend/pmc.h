@@ -200,6 +200,11 @@ PMC_API const char *pmc_backend_version(const struct pmc_backend *be);
 /* Whether pmc_group_opts.inherit works: the plugin's counters follow the
  * child processes of the counted one (false: the plugin says it cannot). */
 PMC_API bool pmc_backend_follows_children(const struct pmc_backend *be);
+/* Whether every sample the backend takes is a signal to the sampled
+ * thread, in kernel mode too (where the signal cuts a system call short
+ * or makes it fail with EINTR); false when kernel-mode samples can be
+ * taken without one (pmc_group_opts.kernel_silent). */
+PMC_API bool pmc_backend_signals_only(const struct pmc_backend *be);
 /* Probe (cached after the first call). */
 PMC_API const struct pmc_probe *pmc_backend_probe(struct pmc_backend *be);
 /* Whether the backend can take this event (by kind and plugin). */
@@ -227,6 +232,17 @@ struct pmc_group_opts {
 	 * Needs the right to sample the kernel (root, CAP_PERFMON or
 	 * perf_event_paranoid <= 1). */
 	bool kernel_chain;
+	/* Appended (sz says whether a caller has them). */
+	/* i-mode: no signal for a sample taken in kernel mode.  An event that
+	 * counts both modes is split into a user-mode event that signals and
+	 * a kernel-mode twin whose samples only go to its ring buffer; an
+	 * event that counts the kernel only never signals.  Take the records
+	 * with pmc_group_record.  Needs the right to sample the kernel. */
+	bool kernel_silent;
+	/* i-mode: bytes of the user stack (from the sampled sp up) the kernel
+	 * copies into every sample record, with the user registers (0: none;
+	 * rounded down to 8, at most 65000). */
+	uint32_t stack_copy;
 };
 /* Designated initializers: C99 and later, C++20 (in C++17 zero the struct
  * and set sz by hand). */
@@ -287,6 +303,40 @@ enum pmc_kchain_flags {
  * async-signal-safe. */
 PMC_API int pmc_group_kernel_chain(struct pmc_group *g, int idx, uint64_t *pcs, size_t max,
 				   unsigned *flags);
+/* One record the kernel wrote for a sample (pmc_group_record).  The
+ * pointers are into the caller's buffer. */
+enum pmc_record_kind {
+	PMC_REC_SAMPLE = 1,	/* a sample: the fields below */
+	PMC_REC_LOST,		/* the ring was full: `lost` samples were not written */
+};
+enum pmc_record_ring {
+	PMC_RING_SIGNALLED,	/* the records of the event that signals */
+	PMC_RING_SILENT,	/* the kernel-mode twin's: no signal was sent for these */
+};
+struct pmc_record {
+	enum pmc_record_kind kind;
+	bool kernel;			/* taken in kernel mode */
+	uint32_t pid, tid;		/* 0 when the event does not record them */
+	uint64_t ip;			/* the sampled instruction */
+	uint64_t period;		/* the interval behind the sample (0: unknown) */
+	uint64_t lost;			/* PMC_REC_LOST */
+	const uint64_t *kchain;		/* kernel pcs, leaf first, markers dropped */
+	size_t n_kchain;
+	const uint64_t *regs;		/* user registers, one per bit of regs_mask */
+	uint64_t regs_mask;		/* (the kernel's PERF_REG_* numbering); 0: none */
+	const void *stack;		/* the user stack from regs' sp up */
+	uint64_t stack_size;		/* bytes of it that are valid */
+};
+
+/* The oldest record of event idx's ring `ring` not taken before: 1 and
+ * *rec filled (the record is copied into buf[len] first and consumed), 0
+ * when none waits, -ENOSPC when buf is too small for it (it is skipped),
+ * -PMC_ENOTSUP without records, -EBUSY when another caller is taking
+ * them.  Only for groups opened with kernel_silent or stack_copy, whose
+ * records wait for this call.  No syscall, no allocation:
+ * async-signal-safe. */
+PMC_API int pmc_group_record(struct pmc_group *g, int idx, enum pmc_record_ring ring, void *buf,
+			     size_t len, struct pmc_record *rec);
 /* Stop, release everything. g may be NULL. */
 PMC_API int pmc_group_close(struct pmc_group *g);
 

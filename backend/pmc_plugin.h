@@ -33,6 +33,8 @@ enum pmc_plugin_flags {
 	PMC_PLUGIN_HARDWARE = 1 << 1,	/* only hardware events (perf_event-based vPMU) */
 	PMC_PLUGIN_NO_INHERIT = 1 << 2,	/* opts.inherit is ignored: counters cannot
 					 * follow the children of the counted process */
+	PMC_PLUGIN_SILENT_KERNEL = 1 << 3,	/* opts.kernel_silent works: kernel-mode
+					 * samples go to a ring, not to a signal */
 };
 
 struct pmc_plugin_ops {
@@ -66,6 +68,8 @@ struct pmc_plugin_ops {
 	 * number of pcs (0: none, e.g. a user-mode sample), -ENODATA when no
 	 * sample record is waiting, -EBUSY when the record area is in use. */
 	int (*kernel_chain)(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags);
+	/* Appended later in ABI 1: pmc_group_record.  Async-signal-safe. */
+	int (*record)(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_record *rec);
 };
 
 struct pmc_plugin {

@@ -322,6 +322,25 @@ static void calibrate(struct opts *o, struct pmc_plan *plan)
 			 "not needed (no hardware events)");
 }
 
+/* A backend whose every sample is a signal: say what the program may
+ * notice (the collector leaves the kernel out where the events allow it:
+ * collector/kernel.c). */
+static void signals_only_note(const struct pmc_plan *plan)
+{
+	bool excludable = true;
+
+	for (size_t i = 0; i < plan->n; i++)
+		excludable &= plan->ev[i].kind == PMC_KIND_PERF;
+	if (excludable)
+		fprintf(stderr, "pmcprof record: the %s backend samples only by signal: kernel mode is "
+			"not sampled (PMCPROF_KERNEL=leaf samples it, and then the program's system "
+			"calls may return short or fail with EINTR)\n", pmc_backend_name(plan->be));
+	else
+		fprintf(stderr, "pmcprof record: the %s backend samples only by signal, in the kernel "
+			"too: the program's system calls may return short or fail with EINTR "
+			"(docs/collector.md)\n", pmc_backend_name(plan->be));
+}
+
 static void make_plan(struct opts *o)
 {
 	struct pmc_plan plan;
@@ -342,6 +361,8 @@ static void make_plan(struct opts *o)
 	}
 	if (!o->quiet)
 		fprintf(stderr, "pmcprof record: %s\n", plan.why);
+	if (!o->quiet && pmc_backend_signals_only(plan.be))
+		signals_only_note(&plan);
 	calibrate(o, &plan);
 	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
 	for (size_t i = 0; i < plan.n; i++) {

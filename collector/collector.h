@@ -28,6 +28,8 @@
  * a PROT_NONE guard page below it. */
 #define COLL_ALTSTACK (64 << 10)
 #define COLL_GUARD 4096
+/* Room for one sample record with its stack copy (kernel.c). */
+#define COLL_REC_BUF (16 << 10)
 /* COLL_TIMING (tests/bench only): time each handler run, up to 100 us. */
 #define COLL_TIMING_BUCKETS 10000
 #define COLL_TIMING_NS 10
@@ -57,6 +59,11 @@ enum coll_counter {
 	CTR_KERNEL_SAMPLES,		/* samples taken in kernel mode */
 	CTR_KERNEL_LEAF_ONLY,		/* ... of which with a [kernel] leaf, no chain */
 	CTR_KERNEL_UNKNOWN,		/* no sample record: kernel or user mode unknown */
+	CTR_SIGNAL_LATE,		/* placed where the kernel took it, not where the signal came */
+	CTR_STACK_COPY_SHORT,		/* a record's stack copy ended before the outermost frame */
+	CTR_RING_LOST_PLACED,		/* samples the ring had no room for, placed with their neighbours */
+	CTR_DROPPED_RING_FULL,		/* ... with no neighbour to place them with */
+	CTR_DROPPED_OTHER_THREAD,	/* a record of another thread (never expected) */
 	CTR_N
 };
 
@@ -103,6 +110,13 @@ struct thr {
 	int64_t credit_ns;
 	uint64_t last_ns;
 	uint8_t slow[PMC_MAX_EVENTS];
+	/* kernel.c: the group keeps the kernel's sample records (perf_event):
+	 * kernel-mode samples come from a silent ring, each signal is checked
+	 * against its record.  rec_ahead: records taken before the signals
+	 * that stand for them arrived (a backlog of late signals). */
+	bool rec_mode;
+	uint32_t rec_ahead[PMC_MAX_EVENTS];
+	uint64_t rec_buf[COLL_REC_BUF / 8];
 #ifdef COLL_TIMING
 	/* Benchmark builds only: handler durations, 10 ns buckets. */
 	uint32_t timing[COLL_TIMING_BUCKETS];
@@ -214,6 +228,13 @@ pid_t watch_pid(void);
 /* ---- handler.c (async-signal-safe) ---- */
 /* The sampling signal handler. */
 void thr_on_signal(int signo, siginfo_t *si, void *uc);
+/* Insert the path pcs[0..n) (leaf first, every entry after the first a
+ * return address) into t's tree with count samples of event idx.  The
+ * node, or 0 when the tree is full (counted).  Async-signal-safe; t's
+ * single writer only. */
+uint32_t coll_insert(struct thr *t, int idx, uintptr_t *pcs, int n, uint32_t count);
+/* Add count samples of event idx at node (coll_insert's). */
+void coll_count(struct thr *t, int idx, uint32_t node, uint32_t count);
 /* The next sampling interval of event i for t (random bits, throttle). */
 uint64_t thr_next_period(struct thr *t, size_t i);
 /* Whether the caller's stack pointer lies in [base, base + len). */

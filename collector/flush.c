@@ -49,6 +49,11 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_KERNEL_SAMPLES] = "kernel_samples",
 	[CTR_KERNEL_LEAF_ONLY] = "kernel_leaf_only",
 	[CTR_KERNEL_UNKNOWN] = "kernel_mode_unknown",
+	[CTR_SIGNAL_LATE] = "signal_late",
+	[CTR_STACK_COPY_SHORT] = "stack_copy_short",
+	[CTR_RING_LOST_PLACED] = "ring_lost_placed",
+	[CTR_DROPPED_RING_FULL] = "dropped_ring_full",
+	[CTR_DROPPED_OTHER_THREAD] = "dropped_other_thread",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */

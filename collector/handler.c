@@ -113,36 +113,13 @@ uint64_t thr_next_period(struct thr *t, size_t i)
 	return (coll.ev[i].period + (x & coll.random_mask)) << t->slow[i];
 }
 
-/* Take one sample into t's tree; false if it was dropped (and counted). */
-static bool sample(struct thr *t, int idx, const ucontext_t *uc)
+uint32_t coll_insert(struct thr *t, int idx, uintptr_t *pcs, int n, uint32_t count)
 {
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], *pcs = t->pcs;
 	const struct lm_snap *snap;
 	uint32_t node, shared = 0, seq;
-	unsigned flags = 0;
 	bool unknown = false;
-	uint64_t tu = TIME_NOW(), tc;
-	int n;
+	uint64_t tc = TIME_NOW();
 
-	if (coll_inside || loadmap_in_collector(pc))
-		return t->ctr[CTR_DROPPED_IN_COLLECTOR]++, false;
-	/* libunwind calls dl_iterate_phdr, which must not run on top of an
-	 * interrupted dlopen: take the leaf alone there. */
-	if (coll_in_dl || loadmap_in_loader(pc)) {
-		pcs[0] = pc;
-		n = 1;
-		t->ctr[CTR_LEAF_ONLY_LOADER]++;
-	} else {
-		n = uw_capture(&t->uw, uc, pcs, COLL_MAX_DEPTH, &flags);
-		t->ctr[CTR_TRUNCATED] += !!(flags & UW_TRUNCATED);
-		t->ctr[CTR_UNWIND_FAILED] += !!(flags & UW_FAILED);
-		if (n <= 0)
-			return t->ctr[CTR_DROPPED_NO_STACK]++, false;
-	}
-	/* The kernel side of a kernel-mode sample as the leaf side. */
-	n = kern_stitch(t, idx, pcs, n, COLL_MAX_DEPTH);
-	tc = TIME_NOW();
-	TIME_ADD(t, timing_unwind, tc - tu);
 	/* A return address points after its call: step back into it (the
 	 * leaf's pc is the interrupted instruction itself). */
 	for (int i = 1; i < n; i++)
@@ -174,11 +151,49 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	TIME_ADD(t, timing_cct, TIME_NOW() - tc);
 	t->ctr[CTR_UNKNOWN_MODULE] += unknown;
-	if (!node)
-		return t->ctr[CTR_DROPPED_CCT_FULL]++, false;
-	cct_count(&t->cct, node, (uint32_t)idx);
-	t->ctr[CTR_SAMPLES]++;
-	return true;
+	if (!node) {
+		t->ctr[CTR_DROPPED_CCT_FULL] += count;
+		return 0;
+	}
+	coll_count(t, idx, node, count);
+	return node;
+}
+
+void coll_count(struct thr *t, int idx, uint32_t node, uint32_t count)
+{
+	t->cct.counts[(size_t)node * t->cct.n_events + (uint32_t)idx] += count;
+	t->ctr[CTR_SAMPLES] += count;
+}
+
+/* Take one sample into t's tree; false if it was dropped (and counted). */
+static bool sample(struct thr *t, int idx, const ucontext_t *uc)
+{
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], *pcs = t->pcs;
+	unsigned flags = 0;
+	uint64_t tu = TIME_NOW();
+	int n;
+
+	if (coll_inside || loadmap_in_collector(pc))
+		return t->ctr[CTR_DROPPED_IN_COLLECTOR]++, false;
+	/* libunwind calls dl_iterate_phdr, which must not run on top of an
+	 * interrupted dlopen: take the leaf alone there. */
+	if (coll_in_dl || loadmap_in_loader(pc)) {
+		pcs[0] = pc;
+		n = 1;
+		t->ctr[CTR_LEAF_ONLY_LOADER]++;
+	} else {
+		n = uw_capture(&t->uw, uc, pcs, COLL_MAX_DEPTH, &flags);
+		t->ctr[CTR_TRUNCATED] += !!(flags & UW_TRUNCATED);
+		t->ctr[CTR_UNWIND_FAILED] += !!(flags & UW_FAILED);
+		if (n <= 0)
+			return t->ctr[CTR_DROPPED_NO_STACK]++, false;
+	}
+	/* The kernel side of a kernel-mode sample as the leaf side (a
+	 * backend that signals kernel-mode samples). */
+	if (!t->rec_mode)
+		n = kern_stitch(t, idx, pcs, n, COLL_MAX_DEPTH);
+	TIME_ADD(t, timing_unwind, TIME_NOW() - tu);
+	return coll_insert(t, idx, pcs, n, 1) != 0;
 }
 
 /* ---- the throttle ---- */
@@ -251,8 +266,16 @@ static void handle(int signo, siginfo_t *si, void *uc)
 			periods += (uint64_t)si->si_overrun;
 			t->ctr[CTR_TIMER_OVERRUNS] += (uint64_t)si->si_overrun;
 		}
-		if (sample(t, idx, uc))
+		/* perf_event's records: the silent kernel-mode samples, and
+		 * the kernel's word on where this one was taken. */
+		if (t->rec_mode && !coll_inside) {
+			if (kern_on_signal(t, idx, uc) && sample(t, idx, uc))
+				t->weight[idx] += t->period[idx] * periods;
+		} else if (sample(t, idx, uc)) {
 			t->weight[idx] += t->period[idx] * periods;
+		}
+	} else if (status == THR_ACTIVE && t->rec_mode && !coll_inside) {
+		kern_skip_signal(t, idx);	/* throttled: its record goes too */
 	}
 	/* A new interval when periods are random or the throttle moved. */
 	if (status == THR_ACTIVE && coll.ev[idx].period &&

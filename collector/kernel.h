@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #include "backend/pmc.h"
 
@@ -47,5 +48,25 @@ const char *kern_frames_meta(void);
  * sample without a chain), dropping root-most user frames past max.
  * Returns the new n.  Counts into t->ctr.  Async-signal-safe. */
 int kern_stitch(struct thr *t, int idx, uintptr_t *pcs, int n, int max);
+
+/* The group options of a thread's counters: kernel chains, and on
+ * perf_event silent kernel-mode samples and stack copies in every record
+ * (PMCPROF_STACK_COPY bytes, default 4096; 0: the signal-only scheme). */
+void kern_group_opts(struct pmc_group_opts *o);
+/* Whether kernel-mode samples are silent (ring records, no signal). */
+bool kern_silent(void);
+/* After t's group opened (before it starts): whether it keeps records. */
+void kern_thread_armed(struct thr *t);
+
+/* In the handler, for a signal of event idx on an ACTIVE thread in
+ * rec_mode: place every waiting kernel-mode record and every late one;
+ * true when the caller should sample the signal's own context (its record
+ * says it was taken there, or there is none).  Async-signal-safe. */
+bool kern_on_signal(struct thr *t, int idx, const ucontext_t *uc);
+/* A throttled signal: its record is taken and dropped. */
+void kern_skip_signal(struct thr *t, int idx);
+/* Place every record still waiting (thread end, before its profile is
+ * written); the caller owns t.  Async-signal-safe. */
+void kern_drain(struct thr *t);
 
 #endif

@@ -67,6 +67,12 @@ EXTRA_DIST += tests/progs/go_cgo/main.go tests/progs/rec_libseccomp.c
 tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
 tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
 tests_progs_rec_hostile_LDFLAGS = -pthread
+# System calls a signal would cut short (tests/integration/record_intr.sh).
+check_PROGRAMS += tests/progs/rec_intr
+tests_progs_rec_intr_SOURCES = tests/progs/rec_intr.c tests/progs/rec_common.h
+tests_progs_rec_intr_CFLAGS = $(rec_cflags)
+tests_progs_rec_intr_LDFLAGS = -pthread
+tests_progs_rec_intr_LDADD = $(URING_LIBS)
 tests_progs_rec_systime_SOURCES = tests/progs/rec_systime.c tests/progs/rec_common.h
 tests_progs_rec_systime_CFLAGS = $(rec_cflags)
 tests_progs_rec_systime_LDFLAGS = -pthread

@@ -239,16 +239,24 @@ static void warn_once(const char *what, int err)
 /* Open and start t's counters on the calling thread. */
 static int thr_arm(struct thr *t)
 {
-	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt,
-		       .kernel_chain = kern_want_chain());
+	PMC_GROUP_OPTS(opts, .sample = true, .signo = coll.sigrt);
 	sigset_t ours;
 	int ret;
 
+	kern_group_opts(&opts);
 	ret = pmc_group_open(coll.be, coll.ev, coll.n_ev, &opts, &t->g);
+	if (ret < 0 && opts.kernel_silent) {
+		/* No silent kernel-mode twin here (a kernel that refuses the
+		 * stack copy): kernel-mode samples signal, as before. */
+		opts.kernel_silent = false;
+		opts.stack_copy = 0;
+		ret = pmc_group_open(coll.be, coll.ev, coll.n_ev, &opts, &t->g);
+	}
 	if (ret < 0) {
 		t->g = NULL;
 		return ret;
 	}
+	kern_thread_armed(t);
 	if (coll.random_mask) {
 		for (size_t i = 0; i < coll.n_ev; i++) {
 			if (!coll.ev[i].period)
@@ -319,6 +327,7 @@ void thr_end(struct thr *t)
 		return;
 	coll_inside++;
 	if (status_move(t, THR_ACTIVE, THR_BUSY)) {
+		kern_drain(t);
 		flush_thread(t, false, false, "thread_exit");
 		status_set(t, THR_WRITTEN);
 	} else {
@@ -350,6 +359,10 @@ void thr_flush_all(bool partial, bool hold, const char *reason)
 		 * ours (a crash inside it) never will. */
 		if (t != self)
 			torn = !wait_for(t, handler_idle);
+		/* The kernel's records still waiting, unless the tree may be
+		 * half updated (a crash inside the handler). */
+		if (!torn && !(t == self && t->in_handler))
+			kern_drain(t);
 		flush_thread(t, partial || torn || (t == self && t->in_handler), partial, reason);
 		status_set(t, hold ? THR_HELD : THR_WRITTEN);
 	}

@@ -9,7 +9,7 @@ BUILD="build-essential autoconf automake libtool pkg-config
 # the readers of the exports: go tool pprof, a browser, speedscope's schema
 # (npm fetches the schema itself; node and npm are not Debian's here);
 # the Debian programs the overhead benchmark profiles (lua5.4, zstd);
-# strace for record_syscalls; programs we did not write for record_hostile
+# strace for record_syscalls; liburing-dev for record_intr's io_uring case; programs we did not write for record_hostile
 # (Go with cgo, libseccomp, xz, sqlite3, Lua);
 # programs in other languages (Node for JIT maps, Rust, C++); `pmcprof vm`
 # and its test: QEMU, a stock kernel, a static busybox for the initramfs,
@@ -17,7 +17,7 @@ BUILD="build-essential autoconf automake libtool pkg-config
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
   openmpi-bin libopenmpi-dev golang-go chromium python3-jsonschema nodejs rustc g++
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-  lua5.4 zstd strace libseccomp-dev xz-utils sqlite3"
+  lua5.4 zstd strace libseccomp-dev xz-utils sqlite3 liburing-dev"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=

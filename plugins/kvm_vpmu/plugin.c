@@ -155,7 +155,7 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 	.description = "KVM guests: hardware counters of the virtual PMU through perf_event, "
 		       "limited to what CPUID says it virtualizes",
 	.version = "1.0",
-	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE,
+	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE | PMC_PLUGIN_SILENT_KERNEL,
 	.events = NULL,
 	.n_events = 0,
 	.ops = {
@@ -170,5 +170,6 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 		.stats = pe_stats,
 		.close = pe_close,
 		.kernel_chain = pe_kernel_chain,
+		.record = pe_record,
 	},
 };

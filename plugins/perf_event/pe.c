@@ -31,6 +31,15 @@
  * kept small on purpose.  Falls back to RB_DATA_PAGES when the mlock
  * budget refuses it. */
 #define RB_DATA_PAGES_KCHAIN 8
+/* Events whose records carry a stack copy (kernel_silent, stack_copy):
+ * the records wait in the ring until the collector takes them (a
+ * kernel-mode twin's until the thread's next user-mode sample or its end,
+ * a signalled event's until its handler, later when the program blocks
+ * the signal).  A record is the copy plus ~300 bytes: with the default
+ * 4 KiB copy the twin's 128 KiB hold 29, the signalling event's 32 KiB 7.
+ * Halved down to one page while the mlock budget refuses more. */
+#define RB_DATA_PAGES_SILENT 32
+#define RB_DATA_PAGES_COPY 8
 
 /* Credits (IOC_REFRESH, the kernel's event_limit) of a sampled event with
  * a ring buffer: the kernel stops the event after this many overflows and
@@ -82,6 +91,22 @@ struct pe_ev {
 	bool lost;
 	uint64_t sample_type;		/* what its sample records hold */
 	uint64_t kc_next;		/* ring offset past the last record pe_kernel_chain took */
+	/* Records are taken by pe_record, oldest first: drain counts them
+	 * (up to `counted`) but leaves them in the ring. */
+	bool keep;
+	bool silent;			/* kernel mode only, never signals (no O_ASYNC) */
+	uint64_t counted;
+	uint64_t regs_mask;		/* sample_regs_user */
+	unsigned data_pages;		/* ring data pages wanted */
+	/* A silent event's losses: the kernel writes its LOST record only
+	 * with the next sample that fits, which never comes for a thread
+	 * that stays in the kernel until its end; read_format
+	 * PERF_FORMAT_LOST (Linux 6.0) tells them at once. */
+	bool fmt_lost;
+	uint64_t lost_seen;		/* losses handed out (records and read) */
+	uint64_t lost_early;		/* ... of which read before their record came */
+	uint64_t rec_max;		/* bytes of the largest record */
+	bool full;			/* the ring was found too full for one more */
 };
 
 struct pe_ctx {
@@ -111,6 +136,9 @@ struct pe_ctx {
 	int draining;			/* one drainer at a time (atomic exchange) */
 	struct pmc_sample_stats st;
 	struct pe_ev ev[PMC_MAX_EVENTS];
+	/* kernel_silent: kev[i] is ev[i]'s kernel-mode twin (fd -1: none),
+	 * sampled into its ring only. */
+	struct pe_ev kev[PMC_MAX_EVENTS];
 };
 
 /* read(2) without libc: no PLT hop, no cancellation-point bookkeeping,
@@ -226,8 +254,23 @@ static bool is_swevent(uint32_t type, uint64_t config)
 	return type == PERF_TYPE_TRACEPOINT || type == PERF_TYPE_BREAKPOINT;
 }
 
+/* Which samples an event of a kernel_silent group keeps. */
+enum role {
+	ROLE_ALL,		/* as asked */
+	ROLE_USER,		/* user mode only: signals */
+	ROLE_SILENT,		/* kernel mode only: ring records, no signal */
+};
+
+static uint32_t stack_copy_bytes(const struct pmc_group_opts *opts)
+{
+	uint32_t n = opts->stack_copy & ~7u;
+
+	return n > 65000 ? 65000 & ~7u : n;
+}
+
 static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
-		      const struct pmc_group_opts *opts, bool sampled, bool grouped)
+		      const struct pmc_group_opts *opts, bool sampled, bool grouped,
+		      enum role role)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -235,8 +278,8 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	a->config = ev->config;
 	a->config1 = ev->config1;
 	a->config2 = ev->config2;
-	a->exclude_user = ev->exclude_user;
-	a->exclude_kernel = ev->exclude_kernel;
+	a->exclude_user = ev->exclude_user || role == ROLE_SILENT;
+	a->exclude_kernel = ev->exclude_kernel || role == ROLE_USER;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	if (grouped)
 		a->read_format |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
@@ -248,7 +291,7 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 		return;
 	/* sigtrap needs remove_on_exec: the counter must not signal a new
 	 * program image that has no handler for it. */
-	a->sigtrap = opts->signo == SIGTRAP;
+	a->sigtrap = opts->signo == SIGTRAP && role != ROLE_SILENT;
 	a->remove_on_exec = a->sigtrap;
 	if (ev->freq) {
 		a->freq = 1;
@@ -266,10 +309,27 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	 * fasync wakeup on every overflow of an O_ASYNC event), and at most
 	 * CREDITS sample records are written between two drains. */
 	a->sample_type = PERF_SAMPLE_IP;
-	if (opts->kernel_chain && !ev->exclude_kernel) {
+	if (opts->kernel_chain && !a->exclude_kernel) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->exclude_callchain_user = 1;
 		a->sample_max_stack = pe_kchain_max_stack();
+	}
+	/* The kernel's own word on each sample: where (ip, the user
+	 * registers and stack), which thread, and its period.  A silent
+	 * twin's records are its samples; a signalling event's let the
+	 * handler check its signal and place a late one. */
+	if (stack_copy_bytes(opts) || role == ROLE_SILENT) {
+		a->sample_type |= PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+		if (stack_copy_bytes(opts)) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = PE_REGS_USER_MASK;
+			/* A signalling event's copy only serves its late
+			 * samples (rare): a quarter, which keeps the leaf and
+			 * its first callers, at a quarter of the copying on
+			 * every user-mode sample. */
+			a->sample_stack_user = role == ROLE_SILENT ? stack_copy_bytes(opts)
+								   : (stack_copy_bytes(opts) / 4 + 7) & ~7u;
+		}
 	}
 }
 
@@ -281,8 +341,16 @@ static void map_page(struct pe_ev *e)
 	bool kchain = e->sample_type & PERF_SAMPLE_CALLCHAIN;
 	size_t len = (size_t)ps * (e->sampled ? 1 + (kchain ? RB_DATA_PAGES_KCHAIN : RB_DATA_PAGES) : 1);
 	int prot = e->sampled ? PROT_READ | PROT_WRITE : PROT_READ;
+	void *p = MAP_FAILED;
+
+	/* Records with stack copies: the most pages the budget allows. */
+	for (unsigned pages = e->data_pages; pages >= 1 && p == MAP_FAILED; pages /= 2) {
+		len = (size_t)ps * (1 + pages);
+		p = mmap(NULL, len, prot, MAP_SHARED | MAP_POPULATE, e->fd, 0);
+	}
 	/* MAP_POPULATE: the first read must not take a page fault. */
-	void *p = mmap(NULL, len, prot, MAP_SHARED | MAP_POPULATE, e->fd, 0);
+	if (p == MAP_FAILED && !e->data_pages)
+		p = mmap(NULL, len, prot, MAP_SHARED | MAP_POPULATE, e->fd, 0);
 
 	if (p == MAP_FAILED && kchain) {
 		len = (size_t)ps * (1 + RB_DATA_PAGES);
@@ -305,8 +373,21 @@ static void map_page(struct pe_ev *e)
 
 /* just_opened: every fd is ours, from this open; else each is checked
  * first (the program may have closed or replaced it since). */
+static void close_ev(struct pe_ctx *c, struct pe_ev *e, bool just_opened)
+{
+	if (e->pg)
+		munmap(e->pg, e->map_len);
+	if (e->fd >= 0 && (just_opened || fd_check(c, e)))
+		close(e->fd);
+	e->pg = NULL;
+	e->data = NULL;
+	e->fd = -1;
+}
+
 static void close_all(struct pe_ctx *c, bool just_opened)
 {
+	for (size_t i = 0; i < c->n; i++)
+		close_ev(c, &c->kev[i], just_opened);
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->ev[i].pg)
 			munmap(c->ev[i].pg, c->ev[i].map_len);
@@ -319,26 +400,102 @@ static void close_all(struct pe_ctx *c, bool just_opened)
 	c->n = 0;
 }
 
+/* The kernel-mode twin of sampled event i (kernel_silent): ring records
+ * only, never a signal.  0 or -errno. */
+static int open_twin(struct pe_ctx *c, const struct pmc_event *ev,
+		     const struct pmc_group_opts *opts, size_t i)
+{
+	struct pe_ev *k = &c->kev[i];
+	struct perf_event_attr a;
+
+	/* The twin leads a group whose member is its signalling event:
+	 * scheduled in together, leader first, the twin's timer (cpu-clock,
+	 * task-clock) starts just before the event's at every switch in, and
+	 * an hrtimer is forwarded by whole periods, so the twin fires every
+	 * period just before the event, never inside the kernel's delivery of
+	 * the event's signal.  Apart (or led by the event) the twin fired
+	 * just after it, and its sample landed in that delivery nearly every
+	 * time (4-10% of all samples of a loop at 100 us here, in
+	 * irqentry_exit_to_user_mode), on top of the event's own: more
+	 * samples than CPU time.  One timer alone never samples its own
+	 * signal's delivery (perf's never sees its own interrupt either). */
+	int group = -1;
+
+	attr_fill(&a, ev, opts, true, false, ROLE_SILENT);
+	a.read_format |= PERF_FORMAT_LOST;
+	for (int tries = 0; tries < 4; tries++) {
+		k->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group,
+				     PERF_FLAG_FD_CLOEXEC);
+		if (k->fd >= 0)
+			break;
+		if (errno == EINVAL && (a.read_format & PERF_FORMAT_LOST))
+			a.read_format &= ~(uint64_t)PERF_FORMAT_LOST;	/* before Linux 6.0 */
+		else if (a.sample_type & PERF_SAMPLE_CALLCHAIN) {
+			a.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 0;
+			a.sample_max_stack = 0;
+		} else {
+			break;
+		}
+	}
+	if (k->fd < 0)
+		return -errno;
+	k->fd = fd_move_high(k->fd);
+	k->sampled = true;
+	k->silent = true;
+	k->keep = true;
+	k->period = c->ev[i].period;
+	k->sample_type = a.sample_type;
+	k->regs_mask = a.sample_regs_user;
+	k->data_pages = RB_DATA_PAGES_SILENT;
+	k->fmt_lost = a.read_format & PERF_FORMAT_LOST;
+	k->rec_max = 512 + 8 * (PE_KCHAIN_MAX + 1) + a.sample_stack_user;
+	if (fd_remember(k) < 0)
+		return -errno;
+	map_page(k);
+	return 0;
+}
+
 /* Open every event of c (grouped or not); 0 or -errno with nothing left
  * open. */
 static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 		    const struct pmc_group_opts *opts)
 {
 	bool self = opts->pid == 0 && !opts->inherit;
+	int ret;
 
 	for (size_t i = 0; i < n; i++) {
 		struct pe_ev *e = &c->ev[i];
 		struct perf_event_attr a;
 		int group_fd = c->grouped && i > 0 ? c->ev[0].fd : -1;
 
+		enum role role = ROLE_ALL;
+
 		e->sampled = opts->sample && (evs[i].period || evs[i].freq);
 		e->period = evs[i].freq ? evs[i].freq : evs[i].period;
 		e->swevent = is_swevent(evs[i].type, evs[i].config);
 		e->batch = 1;
-		attr_fill(&a, &evs[i], opts, e->sampled, c->grouped);
+		if (e->sampled && opts->kernel_silent && !evs[i].exclude_kernel)
+			role = evs[i].exclude_user ? ROLE_SILENT : ROLE_USER;
+		e->silent = role == ROLE_SILENT;
+		attr_fill(&a, &evs[i], opts, e->sampled, c->grouped, role);
 		a.sig_data = (uintptr_t)e;	/* si_perf_data names the event */
+		if (role == ROLE_USER) {
+			/* The twin first: it leads the event's group (open_twin). */
+			if ((ret = open_twin(c, &evs[i], opts, i)) < 0) {
+				c->n = i;
+				close_all(c, true);
+				return ret;
+			}
+			group_fd = c->kev[i].fd;
+		}
 		e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
 				     PERF_FLAG_FD_CLOEXEC);
+		if (e->fd < 0 && role == ROLE_USER) {
+			group_fd = -1;	/* a PMU that cannot hold both: apart */
+			e->fd = (int)syscall(SYS_perf_event_open, &a, opts->pid, -1, group_fd,
+					     PERF_FLAG_FD_CLOEXEC);
+		}
 		if (e->fd < 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN)) {
 			/* A kernel without sample_max_stack, or one that refuses
 			 * chains: sample without them (kernel-mode samples then
@@ -350,6 +507,10 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 					     PERF_FLAG_FD_CLOEXEC);
 		}
 		e->sample_type = e->sampled ? a.sample_type : 0;
+		e->regs_mask = a.sample_regs_user;
+		e->keep = e->sampled && (e->silent || (a.sample_type & PERF_SAMPLE_STACK_USER));
+		e->data_pages = !e->keep ? 0 : e->silent ? RB_DATA_PAGES_SILENT : RB_DATA_PAGES_COPY;
+		e->rec_max = 512 + 8 * (PE_KCHAIN_MAX + 1) + a.sample_stack_user;
 		if (e->fd < 0 || (c->grouped && ioctl(e->fd, PERF_EVENT_IOC_ID, &c->id[i]) < 0)) {
 			int err = -errno;
 			c->n = e->fd < 0 ? i : i + 1;
@@ -401,6 +562,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	c->started = opts->enable_on_exec;
 	for (size_t i = 0; i < n; i++) {
 		c->ev[i].fd = -1;
+		c->kev[i].fd = -1;
 		sampling |= opts->sample && (evs[i].period || evs[i].freq);
 	}
 	/* Not with inherit (the kernel refuses group reads of inherited
@@ -458,7 +620,7 @@ static int refresh(struct pe_ctx *c, struct pe_ev *e, uint32_t n)
  * kernel's limit is never left at 0 (which would mean no limit at all). */
 static int enable(struct pe_ctx *c, struct pe_ev *e)
 {
-	if (!c->armed || !e->sampled || c->trap) {
+	if (!c->armed || !e->sampled || c->trap || e->silent) {
 		if (c->guarded && !fd_check(c, e))
 			return -EBADF;
 		return ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) < 0 ? -errno : 0;
@@ -500,7 +662,11 @@ int pe_start(void *ctx)
 
 		if (e->data)
 			drain(c, e);
+		/* The event (a member of its twin's group) first: the
+		 * leader's enable schedules both in, the twin's timer first. */
 		ret = enable(c, e);
+		if (ret == 0 && c->kev[i].fd >= 0)
+			ret = enable(c, &c->kev[i]);
 	}
 	if (c->armed)
 		mask_signo(c, SIG_SETMASK, &old);
@@ -516,6 +682,10 @@ int pe_stop(void *ctx)
 	if (c->grouped && ioctl(c->ev[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
 		ret = -errno;
 	for (size_t i = 0; i < c->n && !c->grouped; i++) {
+		struct pe_ev *k = &c->kev[i];
+
+		if (k->fd >= 0 && fd_check(c, k))
+			ioctl(k->fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (c->guarded && !fd_check(c, &c->ev[i]))
 			continue;	/* gone: nothing to stop, and not ours to touch */
 		if (ioctl(c->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0 && ret == 0)
@@ -618,7 +788,7 @@ int pe_arm(void *ctx, int signo)
 	for (size_t i = 0; i < c->n && !c->trap; i++) {
 		int fd = c->ev[i].fd, fl;
 
-		if (!c->ev[i].sampled)
+		if (!c->ev[i].sampled || c->ev[i].silent)
 			continue;
 		if (!fd_check(c, &c->ev[i]))
 			return -EBADF;
@@ -725,16 +895,21 @@ static void rb_drain(struct pe_ctx *c, struct pe_ev *e)
 
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
 	tail = pg->data_tail;
+	/* Records that wait for pe_record were counted up to e->counted. */
+	if (e->keep && e->counted > tail && e->counted <= head)
+		tail = e->counted;
 	if (head == tail)
 		return;
 	st_copy(&st, &c->st);
 	pe_rb_scan(e->data, e->data_size, tail, head, &st, &samples);
+	e->counted = head;
 	/* What the kernel could not write were overflows too. */
 	e->done += samples + (st.lost - c->st.lost);
 	__atomic_store_n(&c->st.throttled, st.throttled, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->st.unthrottled, st.unthrottled, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->st.lost, st.lost, __ATOMIC_RELAXED);
-	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+	if (!e->keep)
+		__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
 /* Drain event e (or every event with a buffer when e is NULL), unless
@@ -764,8 +939,14 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 
 	if (!fd_check(c, e))
 		return -EBADF;
+	struct pe_ev *k = e >= c->ev && e < c->ev + c->n ? &c->kev[e - c->ev] : NULL;
+
 	if (readd && ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
 		return -errno;
+	/* A twin's interval restarts with its event's, so the two keep
+	 * firing together (see open_twin). */
+	if (k && k->fd >= 0 && fd_check(c, k))
+		ioctl(k->fd, PERF_EVENT_IOC_PERIOD, &period);
 	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
 		ret = -errno;
 	else
@@ -817,7 +998,7 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 	if (e->done < e->granted) {
 		uint64_t left = e->granted - e->done;
 
-		if (!e->data || e->behind || e->batch < CREDITS || left > CREDITS / 2)
+		if (!e->data || (e->behind && !e->keep) || e->batch < CREDITS || left > CREDITS / 2)
 			return 0;
 		return refresh(c, e, (uint32_t)(CREDITS - left));
 	}
@@ -825,6 +1006,13 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 	 * shrinks to 1 after one in which the handler fell behind. */
 	if (e->data)
 		e->batch = e->behind ? 1 : (e->batch >= CREDITS / 2 ? CREDITS : e->batch * 2);
+	/* Records kept for the consumer (the collector), which throttles
+	 * itself: a signal that came late because the program blocked it is
+	 * no overload, and a shrunk batch would stop the event while the
+	 * signal is blocked (its samples never taken).  The queue stays
+	 * bounded by CREDITS. */
+	if (e->keep)
+		e->batch = CREDITS;
 	e->behind = false;
 	return refresh(c, e, e->batch);
 }
@@ -903,6 +1091,85 @@ int pe_kernel_chain(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *fla
 		return n;
 	*flags = (ks.kernel ? PMC_KCHAIN_KERNEL : 0) | (ks.truncated ? PMC_KCHAIN_TRUNCATED : 0);
 	return n;
+}
+
+/* A LOST record of the kernel's: false when the count was read before
+ * (lost_unannounced), else rec->lost is what is new in it. */
+static bool lost_record(struct pe_ev *e, struct pmc_record *rec)
+{
+	uint64_t early = e->lost_early < rec->lost ? e->lost_early : rec->lost;
+
+	e->lost_early -= early;
+	rec->lost -= early;
+	e->lost_seen += rec->lost;
+	return rec->lost > 0;
+}
+
+/* After a ring that was full is emptied: the losses the kernel has not
+ * written a record for yet, from PERF_FORMAT_LOST, as a LOST record. */
+static bool lost_unannounced(struct pe_ctx *c, struct pe_ev *e, struct pmc_record *rec)
+{
+	uint64_t v[4];
+
+	if (!e->fmt_lost || !fd_check(c, e) || sys_read(e->fd, v, sizeof(v)) != (long)sizeof(v) ||
+	    v[3] <= e->lost_seen)
+		return false;
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = PMC_REC_LOST;
+	rec->lost = v[3] - e->lost_seen;
+	e->lost_early += rec->lost;
+	e->lost_seen = v[3];
+	return true;
+}
+
+int pe_record(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_record *rec)
+{
+	struct pe_ctx *c = ctx;
+	struct pe_ev *e;
+	uint64_t head, tail, next;
+	int ret;
+
+	if (idx < 0 || (size_t)idx >= c->n)
+		return -EINVAL;
+	e = ring == PMC_RING_SILENT ? (c->ev[idx].silent ? &c->ev[idx] : &c->kev[idx])
+				    : &c->ev[idx];
+	if (ring == PMC_RING_SIGNALLED && e->silent)
+		return 0;	/* a kernel-only event: its records are the silent ring's */
+	if (e->fd < 0 || !e->keep)
+		return e->fd < 0 && ring == PMC_RING_SILENT ? 0 : -PMC_ENOTSUP;
+	if (!e->data)
+		return 0;
+	if (__atomic_exchange_n(&c->draining, 1, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	/* A signalling event's records count its overflows (credits): count
+	 * them before they leave the ring.  A silent one's are no overflow
+	 * of ours; the caller counts what it takes. */
+	if (!e->silent)
+		rb_drain(c, e);
+	head = __atomic_load_n(&e->pg->data_head, __ATOMIC_ACQUIRE);
+	tail = e->pg->data_tail;
+	/* Too full for another record: losses may wait unannounced. */
+	if (head - tail + e->rec_max > e->data_size)
+		e->full = true;
+	do {
+		ret = pe_rb_record(e->data, e->data_size, tail, head, e->sample_type, e->regs_mask,
+				   buf, len, rec, &next);
+		if (ret == -EIO)
+			next = head;	/* nothing after a corrupt record can be trusted */
+		tail = next;
+		if (ret == 1 && rec->kind == PMC_REC_LOST && !lost_record(e, rec))
+			ret = 0;	/* told before, by the count */
+	} while (ret == 0);
+	/* Copied out (or skipped): the kernel may reuse the space. */
+	__atomic_store_n(&e->pg->data_tail, tail, __ATOMIC_RELEASE);
+	if (ret == -ENODATA && e->full) {
+		e->full = false;
+		ret = lost_unannounced(c, e, rec) ? 1 : -ENODATA;
+	}
+	__atomic_store_n(&c->draining, 0, __ATOMIC_RELEASE);
+	if (ret == -ENODATA)
+		return 0;
+	return ret == -ENOSPC || ret == -EIO ? ret : 1;
 }
 
 int pe_fd(const void *ctx, size_t idx)

@@ -175,6 +175,10 @@ uint64_t pe_rb_scan(const unsigned char *data, uint64_t size, uint64_t tail, uin
 
 /* ---- the kernel side of a sample (ring.c; see pe_kernel_chain) ---- */
 
+/* sample_regs_user of records with a stack copy: every general register
+ * and ip (PERF_REG_X86_AX..IP, R8..R15), what uw_unwind_copy can use. */
+#define PE_REGS_USER_MASK 0xff01ffULL
+
 /* Most kernel pcs taken from one sample: perf's default max stack. */
 #define PE_KCHAIN_MAX 127
 
@@ -198,6 +202,21 @@ struct pe_ksample {
  * syscalls, no allocation: async-signal-safe. */
 int pe_rb_last_sample(const unsigned char *data, uint64_t size, uint64_t from, uint64_t head,
 		      uint64_t sample_type, struct pe_ksample *out, uint64_t *pcs, size_t max);
+
+/* The record at ring offset tail of [tail, head), parsed as sample_type
+ * (IP, TID, PERIOD, CALLCHAIN, REGS_USER with regs_mask, STACK_USER, in
+ * the kernel's order): a sample is copied whole into buf[len] (8-aligned)
+ * and rec points into it, the chain's context markers dropped; a LOST
+ * record gives its count.  Returns 1 (rec filled), 0 (another record
+ * type: skip it), -ENODATA (no whole record), -ENOSPC (a sample larger
+ * than len), -EIO (corrupt); *next is the offset past it (tail when there
+ * is none or on -EIO).  Pure: async-signal-safe. */
+int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
+		 uint64_t sample_type, uint64_t regs_mask, void *buf, size_t len,
+		 struct pmc_record *rec, uint64_t *next);
+
+/* The pmc_plugin_ops record op (pmc_group_record). */
+int pe_record(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_record *rec);
 
 /* sample_max_stack for kernel chains: PE_KCHAIN_MAX, or 0 (the sysctl's
  * own) when kernel.perf_event_max_stack is lower.  Read once per process;

@@ -78,7 +78,7 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 	.name = "perf_event",
 	.description = "Linux perf_event: hardware PMU and software events (rdpmc reads when allowed)",
 	.version = "1.0",
-	.flags = PMC_PLUGIN_PERF_ATTR,
+	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_SILENT_KERNEL,
 	.events = NULL,
 	.n_events = 0,
 	.ops = {
@@ -93,5 +93,6 @@ PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
 		.stats = pe_stats,
 		.close = pe_close,
 		.kernel_chain = pe_kernel_chain,
+		.record = pe_record,
 	},
 };

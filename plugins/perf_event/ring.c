@@ -10,17 +10,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "plugins/perf_event/pe.h"
 
-/* Copy len bytes at ring offset off (the data area wraps at size). */
+/* Copy len bytes (at most size) at ring offset off (the data area wraps
+ * at size): two pieces at most. */
 static void copy(void *dst, const unsigned char *data, uint64_t size, uint64_t off, size_t len)
 {
-	unsigned char *d = dst;
+	uint64_t at = off & (size - 1);
+	size_t first = len < size - at ? len : (size_t)(size - at);
 
-	for (size_t k = 0; k < len; k++)
-		d[k] = data[(off + k) & (size - 1)];
+	memcpy(dst, data + at, first);
+	if (first < len)
+		memcpy((unsigned char *)dst + first, data, len - first);
 }
 
 static uint64_t u64_at(const unsigned char *data, uint64_t size, uint64_t off)
@@ -125,4 +129,114 @@ uint16_t pe_kchain_max_stack(void)
 	}
 	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
 	return (uint16_t)v;
+}
+
+/* Drop the context markers from a chain, in place; stop at the user part. */
+static size_t chain_compact(uint64_t *pcs, uint64_t nr)
+{
+	size_t n = 0;
+
+	for (uint64_t k = 0; k < nr; k++) {
+		if (pcs[k] == (uint64_t)PERF_CONTEXT_USER)
+			break;
+		if (pcs[k] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		pcs[n++] = pcs[k];
+	}
+	return n;
+}
+
+int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
+		 uint64_t sample_type, uint64_t regs_mask, void *buf, size_t len,
+		 struct pmc_record *rec, uint64_t *next)
+{
+	struct perf_event_header h;
+	const unsigned char *b = buf, *end;
+	uint64_t v;
+
+	*next = tail;
+	memset(rec, 0, sizeof(*rec));
+	if (head < tail || head - tail > size || !size || (size & (size - 1)))
+		return -EIO;
+	if (tail + sizeof(h) > head)
+		return -ENODATA;
+	copy(&h, data, size, tail, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8)
+		return -EIO;
+	if (tail + h.size > head)
+		return -ENODATA;	/* not finished: the kernel publishes whole records */
+	*next = tail + h.size;
+	if (h.type == PERF_RECORD_LOST) {
+		if (h.size < sizeof(h) + 16)
+			return -EIO;
+		rec->kind = PMC_REC_LOST;
+		rec->lost = u64_at(data, size, tail + sizeof(h) + 8);
+		return 1;
+	}
+	if (h.type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (h.size > len)
+		return -ENOSPC;
+	copy(buf, data, size, tail, h.size);
+	b += sizeof(h);
+	end = (const unsigned char *)buf + h.size;
+#define TAKE(dst)                                      \
+	do {                                           \
+		if (end - b < 8)                       \
+			return -EIO;                   \
+		memcpy(&(dst), b, 8);                  \
+		b += 8;                                \
+	} while (0)
+	rec->kind = PMC_REC_SAMPLE;
+	rec->kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if (sample_type & PERF_SAMPLE_IP)
+		TAKE(rec->ip);
+	if (sample_type & PERF_SAMPLE_TID) {
+		uint32_t pt[2];
+
+		TAKE(v);
+		memcpy(pt, &v, 8);
+		rec->pid = pt[0];
+		rec->tid = pt[1];
+	}
+	if (sample_type & PERF_SAMPLE_PERIOD)
+		TAKE(rec->period);
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		TAKE(nr);
+		if (nr > (uint64_t)(end - b) / 8)
+			return -EIO;
+		/* buf is the caller's, 8-aligned: compact the chain there */
+		rec->kchain = (const uint64_t *)(const void *)b;
+		rec->n_kchain = chain_compact((uint64_t *)(void *)b, nr);
+		b += nr * 8;
+	}
+	if (sample_type & PERF_SAMPLE_REGS_USER) {
+		uint64_t abi, n = (uint64_t)__builtin_popcountll(regs_mask);
+
+		TAKE(abi);
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (n > (uint64_t)(end - b) / 8)
+				return -EIO;
+			rec->regs = (const uint64_t *)(const void *)b;
+			rec->regs_mask = regs_mask;
+			b += n * 8;
+		}
+	}
+	if (sample_type & PERF_SAMPLE_STACK_USER) {
+		uint64_t sz, dyn;
+
+		TAKE(sz);
+		if (sz) {
+			if (sz > (uint64_t)(end - b) || (uint64_t)(end - b) - sz < 8)
+				return -EIO;
+			rec->stack = b;
+			memcpy(&dyn, b + sz, 8);
+			rec->stack_size = dyn < sz ? dyn : sz;
+			b += sz + 8;
+		}
+	}
+#undef TAKE
+	return 1;
 }

@@ -9,7 +9,8 @@
  *                               a handler running in the thread does).
  *   record_work threads T MS    T threads, each spending MS ms of CPU in 64
  *                               distinct call paths, then waiting; main
- *                               prints rss_kb=<VmRSS> while all are alive. */
+ *                               prints rss_kb=<VmRSS> and vm_kb=<VmSize>
+ *                               while all are alive. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -100,14 +101,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static long rss_kb(void)
+/* A /proc/self/status field in kB (fmt: "VmRSS: %ld kB"), -1 if absent. */
+static long status_kb(const char *fmt)
 {
 	char line[256];
 	long kb = -1;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+		if (sscanf(line, fmt, &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
@@ -138,7 +140,8 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			pthread_create(&t[i], NULL, worker, (void *)(long)i);
 		pthread_barrier_wait(&done);
-		printf("rss_kb=%ld\n", rss_kb());
+		printf("rss_kb=%ld\nvm_kb=%ld\n", status_kb("VmRSS: %ld kB"),
+		       status_kb("VmSize: %ld kB"));
 		pthread_barrier_wait(&release);
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i], NULL);

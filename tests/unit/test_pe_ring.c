@@ -226,10 +226,130 @@ static void test_live(void)
 	     kernel, seen);
 }
 
+
+/* ---- pe_rb_record: whole records, oldest first (the record op) ---- */
+
+#define FULL (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | \
+	      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define RMASK 0x1c1ULL			/* ax, sp, ip, flags: 4 registers */
+
+/* A FULL sample: ip, pid/tid, period, a chain of 2, 4 registers, a
+ * stack of 16 bytes with dyn_size dyn. */
+static void full_sample(struct ring *r, uint64_t ip, uint64_t dyn)
+{
+	uint64_t w[] = { ip, (uint64_t)77 << 32 | 76, 1000000, 3, KMARK, K2[0], K2[1],
+			 PERF_SAMPLE_REGS_ABI_64, 1, 0x7ffd0000, ip, 0x246,
+			 16, 0x1111, 0x2222, dyn };
+
+	rec(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, w, sizeof(w) / 8);
+}
+
+static void test_record(void)
+{
+	struct ring r;
+	uint64_t buf[64], next;
+	struct pmc_record pr;
+	int ret;
+	static const uint64_t thr[] = { 1, 2, 3 };
+
+	for (uint64_t start = 0; start < SZ; start += 24) {
+		memset(&r, 0, sizeof(r));
+		r.head = start;
+		rec(&r, PERF_RECORD_THROTTLE, 0, thr, 3);
+		full_sample(&r, 0xffffffff81001234, 16);
+		rec(&r, PERF_RECORD_LOST, 0, LOST, 2);
+		uint64_t at = start;
+		ret = pe_rb_record(r.d, SZ, at, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+		bool ok = ret == 0 && next == start + 32;
+		at = next;
+		ret = pe_rb_record(r.d, SZ, at, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+		ok &= ret == 1 && pr.kind == PMC_REC_SAMPLE && pr.kernel && pr.ip == 0xffffffff81001234 &&
+		      pr.pid == 76 && pr.tid == 77 && pr.period == 1000000 && pr.n_kchain == 2 &&
+		      pr.kchain[0] == K2[0] && pr.kchain[1] == K2[1] && pr.regs_mask == RMASK &&
+		      pr.regs[1] == 0x7ffd0000 && pr.stack_size == 16 &&
+		      ((const uint64_t *)pr.stack)[1] == 0x2222;
+		at = next;
+		ret = pe_rb_record(r.d, SZ, at, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+		ok &= ret == 1 && pr.kind == PMC_REC_LOST && pr.lost == 3 && next == r.head;
+		ret = pe_rb_record(r.d, SZ, next, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+		ok &= ret == -ENODATA;
+		T_OK(ok, "record: THROTTLE skipped, the sample whole, LOST counted, then none "
+		     "(start %" PRIu64 ")", start);
+	}
+	memset(&r, 0, sizeof(r));
+	full_sample(&r, 1, 8);
+	ret = pe_rb_record(r.d, SZ, 0, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+	T_OK(ret == 1 && pr.stack_size == 8, "record: dyn_size bounds the valid stack (%d)", ret);
+	ret = pe_rb_record(r.d, SZ, 0, r.head, FULL, RMASK, buf, 64, &pr, &next);
+	T_OK(ret == -ENOSPC && next == r.head, "record: too big for the buffer: -ENOSPC, skipped");
+	ret = pe_rb_record(r.d, SZ, 0, r.head - 8, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+	T_OK(ret == -ENODATA, "record: a record past head is not taken (%d)", ret);
+	{
+		/* a chain longer than the record */
+		uint64_t w[] = { 1, 2, 3, 100, KMARK, 5 };
+
+		memset(&r, 0, sizeof(r));
+		rec(&r, PERF_RECORD_SAMPLE, 0, w, 6);
+		ret = pe_rb_record(r.d, SZ, 0, r.head, FULL, RMASK, buf, sizeof(buf), &pr, &next);
+		T_OK(ret == -EIO, "record: a chain longer than its record: -EIO (%d)", ret);
+	}
+}
+
+/* The record op on real rings: a kernel_silent group's kernel-mode twin
+ * holds the samples taken in read(), with chains, registers and stack. */
+static void test_live_silent(void)
+{
+	PMC_GROUP_OPTS(opts, .sample = true, .kernel_chain = true, .kernel_silent = true,
+		       .stack_copy = 2048);
+	struct pmc_event ev = { .kind = PMC_KIND_PERF, .type = PERF_TYPE_SOFTWARE,
+				.config = PERF_COUNT_SW_TASK_CLOCK, .period = 200000 };
+	void *ctx = NULL;
+	static char zbuf[65536];
+	static uint64_t rbuf[2048];
+	struct pmc_record pr;
+	int kernel = 0, chains = 0, copies = 0, user_in_silent = 0, kernel_in_sig = 0;
+
+	int ret = pe_open(&ev, 1, &opts, &ctx);
+	if (ret < 0) {
+		T_SKIP("live silent: perf_event_open refused (%s): kernel sampling not permitted here",
+		       strerror(-ret));
+		return;
+	}
+	ret = pe_start(ctx);
+	FILE *z = fopen("/dev/zero", "re");
+	for (int round = 0; z && round < 100 && kernel < 5; round++) {
+		for (int k = 0; k < 50; k++)
+			if (fread(zbuf, 1, sizeof(zbuf), z) == 0)
+				break;
+		while (pe_record(ctx, 0, PMC_RING_SILENT, rbuf, sizeof(rbuf), &pr) == 1) {
+			if (pr.kind != PMC_REC_SAMPLE)
+				continue;
+			kernel += pr.kernel;
+			user_in_silent += !pr.kernel;
+			chains += pr.n_kchain > 0 && pr.kchain[0] >= 0xffff800000000000ull;
+			copies += pr.regs && pr.stack_size > 0 && pr.tid == (uint32_t)gettid();
+		}
+		while (pe_record(ctx, 0, PMC_RING_SIGNALLED, rbuf, sizeof(rbuf), &pr) == 1)
+			kernel_in_sig += pr.kind == PMC_REC_SAMPLE && pr.kernel;
+	}
+	if (z)
+		fclose(z);
+	pe_stop(ctx);
+	pe_close(ctx);
+	T_OK(ret == 0 && kernel > 0 && chains == kernel && copies == kernel,
+	     "live silent: kernel-mode samples in the silent ring, each with a chain, registers "
+	     "and a stack copy (%d, %d, %d)", kernel, chains, copies);
+	T_OK(user_in_silent == 0 && kernel_in_sig == 0,
+	     "live silent: no user-mode sample in the silent ring (%d), no kernel-mode one in the "
+	     "signalling event's (%d)", user_in_silent, kernel_in_sig);
+}
+
 int main(void)
 {
 	test_cases();
 	test_misc();
 	test_live();
+	test_record();
+	test_live_silent();
 	return T_DONE();
 }
