@@ -606,19 +606,55 @@ static int put_env(const char *name, const char *value, void *arg)
 	return setenv(name, value, 1) < 0 ? -errno : 0;
 }
 
-/* LD_PRELOAD: whatever the user had, then the collector. */
-static void set_preload(const char *coll)
+static int put_line(const char *name, const char *value, void *arg)
+{
+	return fprintf(arg, "%s=%s\n", name, value) < 0 ? -EIO : 0;
+}
+
+/* The settings go to a file in our private run directory, named by one
+ * variable (SETTINGS_MARKER): the program's environment gets that and
+ * LD_PRELOAD, no more.  Without a run directory, PMCPROF_* variables. */
+static int export_settings(const struct rec_settings *set, const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int fd, ret;
+
+	if (!dir[0])
+		return settings_export(set, put_env, NULL);
+	/* libpmc's search path reaches the collector through the file too;
+	 * the launcher's own variable stays with the launcher. */
+	unsetenv("PMCPROF_PLUGIN_PATH");
+	unsetenv("PMCPROF_COLLECTOR");
+	snprintf(path, sizeof(path), "%s/%s", dir, SETTINGS_FILE);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	ret = settings_export(set, put_line, f);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0 && setenv(SETTINGS_MARKER, path, 1) < 0)
+		ret = -errno;
+	return ret;
+}
+
+/* LD_PRELOAD: the runtime that must come first (ASan's, "" if none),
+ * whatever the user had, then the collector. */
+static void set_preload(const char *first, const char *coll)
 {
 	const char *old = getenv("LD_PRELOAD");
-	size_t n = (old ? strlen(old) : 0) + strlen(coll) + 2;
+	size_t n = (old ? strlen(old) : 0) + strlen(coll) + strlen(first) + 3;
 	char *v = malloc(n);
 
 	if (!v)
 		die(EXIT_RUNTIME, "out of memory");
 	if (old && *old && !strstr(old, coll))
-		snprintf(v, n, "%s:%s", old, coll);
+		snprintf(v, n, "%s%s%s:%s", first, *first ? ":" : "", old, coll);
 	else
-		snprintf(v, n, "%s", old && *old ? old : coll);
+		snprintf(v, n, "%s%s%s", first, *first ? ":" : "", old && *old ? old : coll);
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
 }
@@ -909,9 +945,17 @@ int main(int argc, char **argv)
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
 	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
-	if (settings_export(&o.set, put_env, NULL) < 0)
-		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
-	set_preload(coll);
+	/* An ASan program refuses to start unless its runtime comes first in
+	 * the library list: preload it before us (the collector takes it out
+	 * of the environment its children inherit). */
+	exe_asan_runtime(path, o.set.preload_first, sizeof(o.set.preload_first));
+	if (getenv("PMCPROF_PLUGIN_PATH") &&
+	    settings_set(&o.set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
+			 sizeof(why)) < 0)
+		die(EXIT_RUNTIME, "%s", why);
+	if ((ret = export_settings(&o.set, rundir)) < 0)
+		die(EXIT_RUNTIME, "cannot pass the collector its settings: %s", strerror(-ret));
+	set_preload(o.set.preload_first, coll);
 	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
 
 	/* The collector's watchers (collector/watch.c) are orphaned at birth

@@ -75,7 +75,7 @@ struct thr {
 	uint32_t index;			/* creation order in this process */
 	struct pmc_group *g;
 	struct uw_thread uw;
-	struct cct cct;
+	struct cct cct;			/* its arena is a mapping of its own */
 	uint64_t ctr[CTR_N];
 	uint64_t weight[PMC_MAX_EVENTS];	/* sum of the periods behind the samples */
 	uint64_t period[PMC_MAX_EVENTS];	/* the interval now running */
@@ -84,9 +84,7 @@ struct thr {
 	struct timespec start;		/* CLOCK_REALTIME */
 	char written[256];		/* file name of the last write (for exec) */
 	size_t map_len;			/* the whole mapping: this struct, then */
-	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals, then */
-	void *arena;			/* the CCT */
-	size_t arena_len;
+	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals */
 	bool own_altstack;		/* we installed it (the thread had none) */
 	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
 	/* The previous sample's path, root first, with its nodes: a new
@@ -169,6 +167,9 @@ void coll_before_seccomp(unsigned long op, unsigned long arg2, const void *prog)
  * stdio (async-signal-safe): through `pmcprof record` (flush.c), never
  * into the program's descriptor 2 while the launcher can be reached. */
 void coll_warn(const char *first, ...) __attribute__((sentinel));
+/* The same, to `pmcprof record` only, never the program's descriptor 2
+ * (where a tool it runs under would show it): dropped without launcher. */
+void coll_note(const char *first, ...) __attribute__((sentinel));
 
 /* ---- interpose.c ---- */
 /* Resolve the wrapped functions and save our environment for exec. */

@@ -170,22 +170,37 @@ static int warn_launcher(const char *line, size_t n)
  * the program's descriptor 2 may be closed, or reused for its data.  Only
  * without the launcher (LD_PRELOAD by hand, or its socket unreachable)
  * do they go to descriptor 2. */
-void coll_warn(const char *first, ...)
+static void vwarn(bool or_stderr, const char *first, va_list ap)
 {
 	char line[1024];
 	struct buf b = { line, 0, sizeof(line) - 1 };
 	int saved_errno = errno;
-	va_list ap;
 
-	va_start(ap, first);
 	for (const char *s = first; s; s = va_arg(ap, const char *))
 		put_s(&b, s);
-	va_end(ap);
 	line[b.n++] = '\n';
-	if (warn_launcher(line, b.n) < 0)
+	if (warn_launcher(line, b.n) < 0 && or_stderr)
 		while (write(STDERR_FILENO, line, b.n) < 0 && errno == EINTR)
 			;
 	errno = saved_errno;
+}
+
+void coll_warn(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vwarn(true, first, ap);
+	va_end(ap);
+}
+
+void coll_note(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vwarn(false, first, ap);
+	va_end(ap);
 }
 
 /* Steal time of all CPUs from /proc/stat, in clock ticks (0 if unknown). */

@@ -53,7 +53,8 @@ static struct {
 	long (*syscall)(long, long, long, long, long, long, long);
 } real;
 
-/* PMCPROF_* and LD_PRELOAD as they were at startup, "NAME=VALUE". */
+/* The settings marker (PMCPROF), PMCPROF_* and LD_PRELOAD as they were
+ * at startup, "NAME=VALUE". */
 static char *saved_env[ENV_EXTRA - 2];
 static size_t n_saved;
 
@@ -95,7 +96,9 @@ void interpose_init(void)
 		snprintf(coll.collector_path, sizeof(coll.collector_path), "%s", info.dli_fname);
 	for (char **e = environ; e && *e && n_saved < sizeof(saved_env) / sizeof(saved_env[0]);
 	     e++) {
-		if (strncmp(*e, "PMCPROF_", 8) && strncmp(*e, "LD_PRELOAD=", 11))
+		if (strncmp(*e, "PMCPROF_", 8) && strncmp(*e, SETTINGS_MARKER "=",
+							 sizeof(SETTINGS_MARKER)) &&
+		    strncmp(*e, "LD_PRELOAD=", 11))
 			continue;
 		saved_env[n_saved] = strdup(*e);
 		if (saved_env[n_saved])
