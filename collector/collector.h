@@ -57,6 +57,8 @@ enum coll_counter {
 	CTR_KERNEL_SAMPLES,		/* samples taken in kernel mode */
 	CTR_KERNEL_LEAF_ONLY,		/* ... of which with a [kernel] leaf, no chain */
 	CTR_KERNEL_UNKNOWN,		/* no sample record: kernel or user mode unknown */
+	CTR_EARLY_SAMPLES,		/* taken before the collector started (early.c) */
+	CTR_EARLY_LOST,			/* ... lost: the early ring was full */
 	CTR_N
 };
 

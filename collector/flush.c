@@ -49,6 +49,8 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_KERNEL_SAMPLES] = "kernel_samples",
 	[CTR_KERNEL_LEAF_ONLY] = "kernel_leaf_only",
 	[CTR_KERNEL_UNKNOWN] = "kernel_mode_unknown",
+	[CTR_EARLY_SAMPLES] = "early_samples",
+	[CTR_EARLY_LOST] = "early_lost",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/early.h"
 #include "collector/kernel.h"
 
 struct coll coll;
@@ -536,7 +537,9 @@ static void init_once(void)
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
 		watch_start();
 		flush_marker(true);
-		thr_begin();
+		early_finish(thr_begin());
+	} else {
+		early_finish(NULL);
 	}
 	coll_inside--;
 }
