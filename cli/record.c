@@ -515,13 +515,13 @@ static int foreign_link(const char *path, char *link, size_t len)
  * sure a profile can be created in it before anything runs. */
 static void make_outdir(struct opts *o, const char *cmd)
 {
-	char name[PATH_MAX], real[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[64];
+	char name[PATH_MAX], real[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[PATH_MAX + 40];
 	char msg[512];
 	struct stat st;
 	mode_t mode = o->set.private_files ? 0700 : 0755;
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	bool created = true;
-	int dfd, fd;
+	int fd;
 	size_t n;
 
 	if (o->outdir) {
@@ -569,12 +569,10 @@ static void make_outdir(struct opts *o, const char *cmd)
 		die(EXIT_RUNTIME,
 		    "%s belongs to uid %u, not to you (uid %u): pmcprof writes profiles only "
 		    "into your own directories", real, (unsigned)st.st_uid, (unsigned)geteuid());
-	/* A profile is created just like this (O_EXCL, no data yet). */
-	snprintf(probe, sizeof(probe), ".pmcprof-probe.%d", (int)getpid());
-	dfd = open(o->set.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	fd = dfd < 0 ? -1
-		     : openat(dfd, probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC,
-			      0600);
+	/* A profile is created just like this (O_EXCL, no data yet); one
+	 * descriptor at a time, so that `ulimit -n 4` still runs. */
+	snprintf(probe, sizeof(probe), "%s/.pmcprof-probe.%d", o->set.outdir, (int)getpid());
+	fd = open(probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int err = errno;
 
@@ -584,8 +582,7 @@ static void make_outdir(struct opts *o, const char *cmd)
 		    strerror(err));
 	}
 	close(fd);
-	unlinkat(dfd, probe, 0);
-	close(dfd);
+	unlink(probe);
 }
 
 static const char *collector_path(char *buf)
@@ -841,7 +838,16 @@ static size_t report_lost(void)
 				unlinkat(dirfd(d), e->d_name, 0);
 			continue;
 		}
-		if (pid > 0 && !proc_running((pid_t)pid)) {
+		char target[700];
+		ssize_t tl = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+
+		target[tl > 0 ? tl : 0] = '\0';
+		if (pid > 0 && !proc_running((pid_t)pid) && strncmp(target, "lost:", 5) == 0) {
+			/* Its watcher says why (collector/watch.c, mark_lost). */
+			fprintf(stderr, "pmcprof record: process %ld (%.*s) lost its profiles: %s\n",
+				pid, (int)(dash - e->d_name), e->d_name, target + 5);
+			n++;
+		} else if (pid > 0 && !proc_running((pid_t)pid)) {
 			fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing "
 				"its profiles: it left where the collector could not see it (a raw "
 				"exit_group or SIGKILL), and its watcher could not write them either\n",

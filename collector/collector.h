@@ -242,6 +242,12 @@ int flush_outdir_open(const char **why);
 /* Create (on) or remove the process's "still running" marker in the
  * launcher's directory (PMCPROF_RUNDIR; see flush.c).  Async-signal-safe. */
 void flush_marker(bool on);
+/* Why this process's profiles could not be written (the first failure,
+ * with what the process changed: its user, its root, its descriptor
+ * limit), NULL if none was lost; and its marker's name in the run
+ * directory.  For the watcher (watch.c), which tells `pmcprof record`. */
+const char *flush_lost_why(void);
+const char *flush_marker_name(void);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
 

@@ -190,8 +190,11 @@ static RAW long rmove_high(long fd)
 
 	raw(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&lim, 0, 0);
 	want = (long)(lim.cur < 1024 ? lim.cur : 1024) - 65;
-	if (want <= fd)
-		return fd;
+	if (want <= fd) {
+		/* No room above the program's numbers: not armed. */
+		raw(SYS_close, fd, 0, 0, 0, 0, 0);
+		return -1;
+	}
 	nfd = raw(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want, 0, 0, 0);
 	raw(SYS_close, fd, 0, 0, 0, 0, 0);
 	return nfd;

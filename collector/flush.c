@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -80,6 +81,15 @@ static struct {
 } proc;
 
 static int n_failed;			/* atomic: profiles that could not be written */
+/* Why the first one could not, with what the process changed since it
+ * started ("... (the process changed its user to uid 65534)"), for its
+ * watcher to hand to `pmcprof record` (flush_lost_why). */
+static char lost_why[512];
+static struct {
+	uid_t euid;
+	dev_t root_dev;
+	ino_t root_ino;
+} start_ids;
 
 /* ---- async-signal-safe formatting ---- */
 
@@ -355,7 +365,16 @@ void flush_process_init(bool full)
 {
 	char host[64], cmd[48];
 
+	struct stat root;
+
 	snprintf(proc.pid, sizeof(proc.pid), "%d", (int)getpid());
+	start_ids.euid = geteuid();
+	if (stat("/", &root) == 0) {
+		start_ids.root_dev = root.st_dev;
+		start_ids.root_ino = root.st_ino;
+	}
+	lost_why[0] = '\0';
+	__atomic_store_n(&n_failed, 0, __ATOMIC_RELAXED);
 	snprintf(proc.ppid, sizeof(proc.ppid), "%d", (int)getppid());
 	coll.rank[0] = '\0';
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
@@ -526,16 +545,66 @@ static const char *requested_for(size_t i)
 	return proc.events_requested;
 }
 
-static void report(const char *name, const char *why)
+/* What the process changed since it started that explains err. */
+static const char *changed_since_start(int err, char *num, size_t len)
 {
+	struct stat root;
+	struct rlimit r;
+	struct buf b = { num, 0, len };
+
+	if (geteuid() != start_ids.euid) {
+		put_s(&b, "the process changed its user (setuid) to uid ");
+		put_u(&b, (uint64_t)geteuid());
+		return num;
+	}
+	if (stat("/", &root) == 0 &&
+	    (root.st_dev != start_ids.root_dev || root.st_ino != start_ids.root_ino))
+		return "the process changed its root directory (chroot)";
+	if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &r) == 0) {
+		put_s(&b, "the process reached its descriptor limit (RLIMIT_NOFILE ");
+		put_u(&b, (uint64_t)r.rlim_cur);
+		put_s(&b, ")");
+		return num;
+	}
+	return NULL;
+}
+
+static void report(const char *name, const char *why, int err)
+{
+	char num[96];
+	const char *cause = changed_since_start(err, num, sizeof(num));
+	struct buf lb = { lost_why, 0, sizeof(lost_why) - 1 };
+
 	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) != 0)
 		return;
+	put_s(&lb, "cannot write into ");
+	put_s(&lb, coll.set.outdir);
+	put_s(&lb, ": ");
+	put_s(&lb, why ? why : "unknown error");
+	if (cause) {
+		put_s(&lb, " (");
+		put_s(&lb, cause);
+		put_s(&lb, ")");
+	}
+	lost_why[lb.n] = '\0';
 	if (name)
 		coll_warn("pmcprof: cannot write profile ", coll.set.outdir, "/", name, ": ",
-			  why ? why : "unknown error", (char *)NULL);
+			  why ? why : "unknown error", cause ? " (" : "", cause ? cause : "",
+			  cause ? ")" : "", (char *)NULL);
 	else
 		coll_warn("pmcprof: cannot write profiles into ", coll.set.outdir, ": ",
-			  why ? why : "unknown error", (char *)NULL);
+			  why ? why : "unknown error", cause ? " (" : "", cause ? cause : "",
+			  cause ? ")" : "", (char *)NULL);
+}
+
+const char *flush_lost_why(void)
+{
+	return __atomic_load_n(&n_failed, __ATOMIC_RELAXED) ? lost_why : NULL;
+}
+
+const char *flush_marker_name(void)
+{
+	return proc.prefix;
 }
 
 int flush_outdir_open(const char **why)
@@ -606,7 +675,7 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 24];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 3 */
+	struct prof_counter ctrs[CTR_N + 32];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 4, process 3 */
 	struct prof_image vdso;
 	struct prof p;
 };
@@ -755,7 +824,7 @@ static int draft_write(struct draft *d, struct thr *t)
 
 	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0) {
-		report(NULL, why);
+		report(NULL, why, -dirfd);
 		return dirfd;
 	}
 	for (unsigned k = 0; k < 100 && ret == -EEXIST; k++) {
@@ -772,7 +841,7 @@ static int draft_write(struct draft *d, struct thr *t)
 		ret = write_guarded(&d->p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
 	}
 	if (ret < 0) {
-		report(t->written, strerrordesc_np(-ret));
+		report(t->written, strerrordesc_np(-ret), -ret);
 		t->written[0] = '\0';
 	}
 	close(dirfd);
@@ -794,7 +863,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	draft_counters(&d, t, in_signal);
 	cct_view(&t->cct, &d.p.cct);
 	if (draft_modules(&d, &mods_len) < 0) {
-		report(NULL, "out of memory");
+		report(NULL, "out of memory", ENOMEM);
 		return -ENOMEM;
 	}
 	ret = draft_write(&d, t);
