@@ -153,6 +153,12 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 		t->cpu_ns += (double)cpu;
 		t->n_cpu++;
 	}
+	if (counter(p, "unsampled_thread_cpu_ns", &h))
+		t->unsampled_ns += (double)h;
+	if (counter(p, "unsampled_clone_cpu_ns", &h))
+		t->unsampled_ns += (double)h;
+	if (counter(p, "clone_children", &h))
+		t->n_clones += h;
 	if (have_user) {
 		t->user_ns += (double)user;
 		t->n_user++;
@@ -262,6 +268,16 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 		note(s, nr, "%s: %.0f%% more sample time than the threads' own %s%s (%.3f s "
 			 "sampled for %.3f s): samples stand for time the threads did not run",
 		     who, 100 * (r->coverage - 1), own, why, r->sampled_time, r->expected_time);
+	}
+	/* Never silently missing: threads without a profile of their own. */
+	if (t->n_cpu && t->unsampled_ns > ANA_TRUST_UNSAMPLED_SHARE * (t->cpu_ns + t->unsampled_ns)) {
+		r->trust |= ANA_TRUST_SAMPLES_LOST;
+		note(s, nr, "%s: %.3f s of CPU time (%.0f%% of the process's) ran in threads the "
+			 "collector did not sample: made by a raw clone/clone3 system call or by "
+			 "clone() (%llu call%s), not pthread_create; it is not in the profile",
+		     who, t->unsampled_ns / 1e9 / reps,
+		     100 * t->unsampled_ns / (t->cpu_ns + t->unsampled_ns),
+		     (unsigned long long)t->n_clones, t->n_clones == 1 ? "" : "s");
 	}
 	if (r->emulator) {
 		r->trust |= ANA_TRUST_EMULATED;

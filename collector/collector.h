@@ -96,6 +96,7 @@ struct thr {
 	uint32_t path_len;
 	uint32_t path_seq;		/* loadmap_seq() when it was taken */
 	uint64_t cpu_start_ns;		/* its CPU time when sampling began (owntime.h) */
+	uint64_t cpu_last_ns;		/* its thread_cpu_ns at its last write */
 	uint64_t user_start_ns;		/* its user time then, or OWNTIME_UNKNOWN */
 	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
 	/* The handler's throttle (handler.c): time credit, last run, and per
@@ -198,6 +199,10 @@ int thr_salvage_all(bool partial, const char *reason);
 /* The thread pointer of a thread that was alive when the process ended,
  * or 0. */
 uintptr_t thr_any_tcb(void);
+/* The CPU time of every sampled thread still known (not ended), each
+ * since its sampling began: read now where the thread runs, else as at
+ * its last write.  For unseen.c. */
+uint64_t thr_cpu_sampled(void);
 /* Whether any thread's hazard pointer holds snap. */
 bool thr_hazard_in_use(const struct lm_snap *snap);
 /* Fork child: forget every other thread, restart this one's profile. */

@@ -26,6 +26,7 @@
 #include "collector/collector.h"
 #include "collector/owntime.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 #include "profile/profile.h"
 
 static const char *const counter_names[CTR_N] = {
@@ -785,7 +786,10 @@ static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
 #ifdef COLL_TIMING
 	nc += timing_counters(t, d->ctrs + nc);
 #endif
-	nc += owntime_counters(t, d->ctrs + nc);
+	for (size_t k = nc, e = nc + owntime_counters(t, d->ctrs + nc); k < e; k++, nc++)
+		if (!strcmp(d->ctrs[k].name, "thread_cpu_ns"))
+			t->cpu_last_ns = d->ctrs[k].value;
+	nc += unseen_counters(t, d->ctrs + nc);
 	d->p.n_counters = nc;
 	d->p.counters = d->ctrs;
 }

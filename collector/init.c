@@ -19,6 +19,7 @@
 #include "collector/collector.h"
 #include "collector/early.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 
 struct coll coll;
 struct coll_real coll_real;
@@ -373,6 +374,7 @@ static void fork_child(void)
 	watch_start();
 	flush_marker(true);
 	thr_fork_child();
+	unseen_init(coll_self ? coll_self->cpu_start_ns : 0);
 	coll_inside--;
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
 }
@@ -537,7 +539,10 @@ static void init_once(void)
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
 		watch_start();
 		flush_marker(true);
-		early_finish(thr_begin());
+		struct thr *main_thr = thr_begin();
+
+		early_finish(main_thr);
+		unseen_init(main_thr ? main_thr->cpu_start_ns : 0);
 	} else {
 		early_finish(NULL);
 	}

@@ -17,6 +17,7 @@
 #include "collector/collector.h"
 #include "collector/owntime.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 
 __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 
@@ -207,6 +208,7 @@ static void altstack_off(struct thr *t)
 /* Give the arena's memory back and make the state reusable. */
 static void thr_release(struct thr *t)
 {
+	unseen_thread_ended(t->cpu_last_ns);
 	madvise(t->altstack, COLL_ALTSTACK, MADV_DONTNEED);
 	madvise(t->cct.mem, t->cct.bytes, MADV_DONTNEED);
 	/* Writers scanning the registry read it concurrently. */
@@ -237,6 +239,7 @@ static int thr_reset(struct thr *t)
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
 	t->cpu_start_ns = owntime_thread_cpu_ns(0);
+	t->cpu_last_ns = 0;
 	if (owntime_thread_user_ns(0, &t->user_start_ns, &(uint64_t){ 0 }) < 0)
 		t->user_start_ns = OWNTIME_UNKNOWN;
 	t->handler_ticks = 0;
@@ -483,6 +486,25 @@ int thr_salvage_all(bool partial, const char *reason)
 		n++;
 	}
 	return n;
+}
+
+uint64_t thr_cpu_sampled(void)
+{
+	uint64_t sum = 0;
+
+	for (struct thr *t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int s = status_get(t);
+		uint64_t now;
+
+		if (s == THR_FREE || s == THR_SETUP || !t->cpu_start_ns)
+			continue;
+		now = owntime_thread_cpu_ns(t->tid);
+		if (now >= t->cpu_start_ns)
+			sum += now - t->cpu_start_ns;
+		else
+			sum += t->cpu_last_ns;	/* gone: as last written */
+	}
+	return sum;
 }
 
 uintptr_t thr_any_tcb(void)
