@@ -908,6 +908,20 @@ void flush_marker(bool on)
 				if (fd >= 0)
 					close(fd);
 			}
+		} else if (flush_lost_why()) {
+			/* Lost: the marker says why, for `pmcprof record`. */
+			char target[600];
+			struct buf tb = { target, 0, sizeof(target) - 1 };
+
+			put_s(&tb, "lost:");
+			put_s(&tb, lost_why);
+			target[tb.n] = '\0';
+			char tmp[sizeof(proc.prefix) + 1] = ".";
+
+			strcat(tmp, proc.prefix);
+			unlinkat(dirfd, tmp, 0);
+			if (symlinkat(target, dirfd, tmp) == 0 && renameat(dirfd, tmp, dirfd, proc.prefix))
+				unlinkat(dirfd, tmp, 0);
 		} else {
 			unlinkat(dirfd, proc.prefix, 0);
 		}

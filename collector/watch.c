@@ -229,8 +229,18 @@ BESIDE static void mark_lost(void)
 		    0, 0, 0);
 	if (dirfd < 0)
 		return;
-	raw(SYS_unlinkat, dirfd, (long)name, 0, 0, 0);
-	raw(SYS_symlinkat, (long)target, dirfd, (long)name, 0, 0);
+	/* Replaced at once (a link beside it, renamed over it): the
+	 * launcher reading the marker meanwhile sees one or the other. */
+	static char tmp[256];
+	n = 0;
+	tmp[n++] = '.';
+	for (const char *p = name; *p && n < sizeof(tmp) - 1; p++)
+		tmp[n++] = *p;
+	tmp[n] = '\0';
+	raw(SYS_unlinkat, dirfd, (long)tmp, 0, 0, 0);
+	if (raw(SYS_symlinkat, (long)target, dirfd, (long)tmp, 0, 0) == 0 &&
+	    raw(SYS_renameat, dirfd, (long)tmp, dirfd, (long)name, 0) != 0)
+		raw(SYS_unlinkat, dirfd, (long)tmp, 0, 0, 0);
 	raw(SYS_close, dirfd, 0, 0, 0, 0);
 }
 

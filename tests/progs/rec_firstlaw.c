@@ -4,8 +4,14 @@
  *               1 MiB blocks until malloc fails: prints threads made, MiB
  *   rawclone S  main and a thread made by clone() (no pthread_create, no
  *               TLS of its own) each compute S seconds of CPU time
+ *   rawthread S main and a thread of its group made by clone() without
+ *               pthread_create (no TLS of its own) each compute S seconds
+ *   lost MODE   setuid (to nobody), chroot DIR or nofile (RLIMIT_NOFILE 4),
+ *               then compute 0.2 s
  *   env         print the environment, one variable a line
- *   work S      compute S seconds of CPU time in main_work */
+ *   work S      compute S seconds of CPU time in main_work
+ *   ctor S      (built -DWITH_CTORLIB, linked with rec_ctorlib.c) main_work
+ *               S seconds after the library's 0.5 s constructor */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -13,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,8 +121,58 @@ static int rawclone(double s)
 	return 0;
 }
 
+static volatile pid_t thread_tid = 1;
+
+static int rawthread(double s)
+{
+	size_t len = 256 << 10;
+	char *stack = malloc(len);
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+		    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+
+	clone_secs = s;
+	if (clone(clone_fn, stack + len, flags, NULL, NULL, NULL, &thread_tid) < 0)
+		return 2;
+	main_work(s);
+	/* The kernel clears thread_tid and wakes us when it ends. */
+	while (thread_tid)
+		syscall(SYS_futex, &thread_tid, FUTEX_WAIT, thread_tid, NULL, NULL, 0);
+	printf("thread done\n");
+	return 0;
+}
+
+static int lost(int argc, char **argv)
+{
+	struct rlimit four = { 4, 4 };
+
+	if (!strcmp(argv[2], "setuid") && (setgid(65534) || setuid(65534)))
+		return 9;
+	if (!strcmp(argv[2], "chroot") && (argc < 4 || chroot(argv[3]) || chdir("/")))
+		return 9;
+	if (!strcmp(argv[2], "nofile") && setrlimit(RLIMIT_NOFILE, &four))
+		return 9;
+	main_work(0.2);
+	printf("%s done\n", argv[2]);
+	return 0;
+}
+
+#ifdef WITH_CTORLIB
+int ctorlib_value(void);
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef WITH_CTORLIB
+	if (argc > 2 && strcmp(argv[1], "ctor") == 0) {
+		main_work(atof(argv[2]));
+		printf("constructor ran: %d\n", ctorlib_value());
+		return 0;
+	}
+#endif
+	if (argc > 2 && strcmp(argv[1], "rawthread") == 0)
+		return rawthread(atof(argv[2]));
+	if (argc > 2 && strcmp(argv[1], "lost") == 0)
+		return lost(argc, argv);
 	if (argc > 2 && strcmp(argv[1], "aslimit") == 0)
 		return aslimit(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "rawclone") == 0)
@@ -127,6 +186,6 @@ int main(int argc, char **argv)
 			puts(*e);
 		return 0;
 	}
-	fprintf(stderr, "usage: rec_firstlaw aslimit N | rawclone S | work S | env\n");
+	fprintf(stderr, "usage: rec_firstlaw aslimit N | rawclone S | rawthread S | lost MODE | work S | env\n");
 	return 1;
 }
