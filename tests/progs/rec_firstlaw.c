@@ -2,6 +2,7 @@
  * collector, each printed so that alone and profiled runs compare.
  *   aslimit N   start N threads (4 MiB stacks) that wait, then allocate
  *               1 MiB blocks until malloc fails: prints threads made, MiB
+ *   vm N        N threads alive (each computed 20 ms): prints VmSize, VmRSS
  *   rawclone S  main and a thread made by clone() (no pthread_create, no
  *               TLS of its own) each compute S seconds of CPU time
  *   rawthread S main and a thread of its group made by clone() without
@@ -84,6 +85,43 @@ static int aslimit(int n)
 	}
 	pthread_barrier_wait(&go);
 	for (int i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/* N threads alive, each having run 20 ms (sampled), then VmSize and
+ * VmRSS from /proc/self/status. */
+static void *worker(void *arg)
+{
+	(void)arg;
+	main_work(0.02);
+	pthread_barrier_wait(&go);
+	pthread_barrier_wait(&go);
+	return NULL;
+}
+
+static int vm(int n)
+{
+	pthread_t th[256];
+	char line[256];
+	FILE *f;
+
+	if (n < 1 || n > 256)
+		return 2;
+	pthread_barrier_init(&go, NULL, (unsigned)n + 1);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, worker, NULL))
+			return 3;
+	pthread_barrier_wait(&go);
+	f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmSize:", 7) || !strncmp(line, "VmRSS:", 6))
+			fputs(line, stdout);
+	if (f)
+		fclose(f);
+	fflush(stdout);
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	return 0;
 }
@@ -173,6 +211,8 @@ int main(int argc, char **argv)
 		return rawthread(atof(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "lost") == 0)
 		return lost(argc, argv);
+	if (argc > 2 && strcmp(argv[1], "vm") == 0)
+		return vm(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "aslimit") == 0)
 		return aslimit(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "rawclone") == 0)
