@@ -200,6 +200,44 @@ static RAW long rmove_high(long fd)
 	return nfd;
 }
 
+/* The number after "key" in text, or -1. */
+static RAW long rfield(const char *text, const char *key)
+{
+	for (const char *p = text; *p; p++) {
+		if ((p == text || p[-1] == '\n') && rprefix(p, key)) {
+			p += rlen(key);
+			while (*p == ' ' || *p == '\t')
+				p++;
+			return *p >= '0' && *p <= '9' ? (long)rnum(p) : -1;
+		}
+	}
+	return -1;
+}
+
+/* Whether this process runs under seccomp filters the launcher did not
+ * (PMCPROF_SECCOMP "MODE FILTERS"), or any filter when that is unknown. */
+static RAW bool more_filters(const char *file, long n)
+{
+	static char status[4096];
+	char launch[32];
+	long filters, mode, had = 0;
+
+	if (rread("/proc/self/status", status, sizeof(status)) <= 0)
+		return true;
+	filters = rfield(status, "Seccomp_filters:");
+	mode = rfield(status, "Seccomp:");
+	if (rvalue(file, n, "PMCPROF_SECCOMP", '\n', launch, sizeof(launch))) {
+		const char *sp = launch;
+
+		while (*sp && *sp != ' ')
+			sp++;
+		had = *sp == ' ' && sp[1] >= '0' && sp[1] <= '9' ? (long)rnum(sp + 1) : 0;
+	}
+	if (filters >= 0)
+		return filters > had;
+	return mode != 0;
+}
+
 static RAW void arm(void)
 {
 	static char env[16384], file[SETTINGS_FILE_MAX];
@@ -223,6 +261,10 @@ static RAW void arm(void)
 	if (n <= 0 || !rvalue(file, n, "PMCPROF_BACKEND", '\n', backend, sizeof(backend)) ||
 	    !rprefix(backend, "perf_event") || backend[10] ||
 	    !rvalue(file, n, "PMCPROF_EVENTS", '\n', spec, sizeof(spec)))
+		return;
+	/* Under more seccomp filters than the launcher had, any system call
+	 * could be the one the filter kills for: nothing more (init.c). */
+	if (more_filters(file, n))
 		return;
 	config = rclock(spec, &user_only, &early.period);
 	if (config < 0)
