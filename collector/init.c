@@ -443,6 +443,10 @@ static bool setup(void)
 	static char file[SETTINGS_FILE_MAX];
 
 	if (marker && (ret = settings_file_read(marker, file, sizeof(file))) < 0) {
+		/* Gone with its launcher (a daemon exec'ing after `record`
+		 * ended): nobody to tell, and the program's stderr is not ours. */
+		if (ret == -ENOENT)
+			return false;
 		coll_warn("pmcprof: cannot read the settings file ", marker, " (", SETTINGS_MARKER,
 			  "): ", strerrordesc_np(-ret), "; the program runs unprofiled", (char *)NULL);
 		return false;
