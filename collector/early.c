@@ -244,18 +244,18 @@ static RAW void arm(void)
 	char path[512], spec[SET_SPEC_MAX], backend[32];
 	struct perf_event_attr a;
 	bool user_only;
-	long n, fd;
+	long n, env_n, fd;
 	int config;
 	void *ring;
 
 	/* Only under `pmcprof record`: its marker names the settings. */
-	n = rread("/proc/self/environ", env, sizeof(env));
-	if (n <= 0)
+	env_n = rread("/proc/self/environ", env, sizeof(env));
+	if (env_n <= 0)
 		return;
 	/* Inside valgrind the collector stands aside (init.c). */
-	if (rvalue(env, n, "LD_PRELOAD", '\0', path, sizeof(path)) && rfind(path, "vgpreload_"))
+	if (rvalue(env, env_n, "LD_PRELOAD", '\0', path, sizeof(path)) && rfind(path, "vgpreload_"))
 		return;
-	if (!rvalue(env, n, SETTINGS_MARKER, '\0', path, sizeof(path)))
+	if (!rvalue(env, env_n, SETTINGS_MARKER, '\0', path, sizeof(path)))
 		return;
 	n = rread(path, file, sizeof(file));
 	if (n <= 0 || !rvalue(file, n, "PMCPROF_BACKEND", '\n', backend, sizeof(backend)) ||
@@ -269,6 +269,10 @@ static RAW void arm(void)
 	config = rclock(spec, &user_only, &early.period);
 	if (config < 0)
 		return;
+	/* PMCPROF_KERNEL=off leaves the kernel out, as kernel.c does. */
+	if (rvalue(env, env_n, "PMCPROF_KERNEL", '\0', backend, sizeof(backend)) &&
+	    rprefix(backend, "off") && !backend[3])
+		user_only = true;
 	for (size_t i = 0; i < sizeof(a); i++)
 		((char *)&a)[i] = 0;
 	a.size = sizeof(a);
