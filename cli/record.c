@@ -951,6 +951,9 @@ int main(int argc, char **argv)
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
 	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
+	/* A run traced as a whole (strace -f pmcprof record) is profiled; a
+	 * process traced by a tool of the run (gdb's inferior) is not. */
+	o.set.tracer = settings_tracer_now();
 	/* An ASan program refuses to start unless its runtime comes first in
 	 * the library list: preload it before us (the collector takes it out
 	 * of the environment its children inherit). */

@@ -424,8 +424,12 @@ static const char *host_tool(void)
 	/* valgrind's core preloads its vgpreload_*.so into the program. */
 	if (pre && strstr(pre, "vgpreload_"))
 		return "valgrind";
-	/* Traced from its first instruction: gdb's `run`, strace. */
-	if (settings_tracer_now() > 0)
+	/* Traced from its first instruction by a tool of the run (gdb's
+	 * `run`, strace under record); not when the whole run is traced
+	 * (strace -f pmcprof record: the launcher has the same tracer). */
+	int tracer = settings_tracer_now();
+
+	if (tracer > 0 && tracer != coll.set.tracer)
 		return "a debugger or tracer (ptrace)";
 	return NULL;
 }

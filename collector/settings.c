@@ -134,6 +134,17 @@ static int p_plugin_path(struct rec_settings *s, const char *name, const char *v
 	return 0;
 }
 
+static int p_tracer(struct rec_settings *s, const char *name, const char *v, char *msg,
+		    size_t len)
+{
+	int t, end = 0;
+
+	if (sscanf(v, "%d%n", &t, &end) != 1 || v[end] || t < -1)
+		return fail(msg, len, name, "'%s' is not a process id", v);
+	s->tracer = t;
+	return 0;
+}
+
 /* A library name as LD_PRELOAD holds it: no ':' or space separators. */
 static int p_preload_first(struct rec_settings *s, const char *name, const char *v, char *msg,
 			   size_t len)
@@ -384,6 +395,11 @@ static int f_plugin_path(const struct rec_settings *s, char *b, size_t l)
 	return f_str(s->plugin_path, b, l);
 }
 
+static int f_tracer(const struct rec_settings *s, char *b, size_t l)
+{
+	return snprintf(b, l, "%d", s->tracer) < (int)l ? 0 : -ENOSPC;
+}
+
 static int f_preload_first(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_str(s->preload_first, b, l);
@@ -472,6 +488,7 @@ static const struct setting {
 	{ "PMCPROF_SECCOMP", false, p_seccomp, f_seccomp },
 	{ "PMCPROF_PLUGIN_PATH", false, p_plugin_path, f_plugin_path },
 	{ "PMCPROF_PRELOAD_FIRST", false, p_preload_first, f_preload_first },
+	{ "PMCPROF_TRACER", false, p_tracer, f_tracer },
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 
@@ -483,6 +500,7 @@ void settings_defaults(struct rec_settings *s)
 	s->cct_bytes = DEFAULT_CCT_BYTES;
 	s->seccomp_mode = -1;
 	s->seccomp_filters = -1;
+	s->tracer = -1;
 }
 
 int settings_set(struct rec_settings *s, const char *name, const char *label, const char *value,

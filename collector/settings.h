@@ -39,6 +39,10 @@ struct rec_settings {
 	/* The launcher's seccomp mode and filter count (/proc/self/status),
 	 * -1 if unknown: a process with more was filtered by the program. */
 	int seccomp_mode, seccomp_filters;
+	/* The process tracing the launcher (TracerPid), 0 if none, -1 if
+	 * unknown: a profiled process traced by another (gdb's inferior, a
+	 * program under strace) is not profiled. */
+	int tracer;
 };
 
 /* Defaults for everything optional. */
