@@ -103,7 +103,7 @@ static RAW bool rfind(const char *s, const char *p)
 /* Up to len - 1 bytes of path, NUL-terminated; the count or -1. */
 static RAW long rread(const char *path, char *buf, size_t len)
 {
-	long fd = raw(SYS_open, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0, 0), n, have = 0;
+	long fd = raw(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0), n, have = 0;
 
 	if (fd < 0)
 		return -1;

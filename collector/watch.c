@@ -225,8 +225,8 @@ BESIDE static void mark_lost(void)
 	for (; *why && n < sizeof(target) - 1; why++)
 		target[n++] = *why;
 	target[n] = '\0';
-	dirfd = raw(SYS_open, (long)coll.set.rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-		    0, 0, 0);
+	dirfd = raw(SYS_openat, AT_FDCWD, (long)coll.set.rundir,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0, 0);
 	if (dirfd < 0)
 		return;
 	/* Replaced at once (a link beside it, renamed over it): the
