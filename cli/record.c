@@ -614,6 +614,7 @@ static int put_line(const char *name, const char *value, void *arg)
 static int export_settings(const struct rec_settings *set, const char *dir)
 {
 	char path[PATH_MAX];
+	void (*old_xfsz)(int);
 	FILE *f;
 	int fd, ret;
 
@@ -624,16 +625,25 @@ static int export_settings(const struct rec_settings *set, const char *dir)
 	unsetenv("PMCPROF_PLUGIN_PATH");
 	unsetenv("PMCPROF_COLLECTOR");
 	snprintf(path, sizeof(path), "%s/%s", dir, SETTINGS_FILE);
+	/* Under `ulimit -f 0` the write fails (EFBIG, no SIGXFSZ): then the
+	 * environment carries the settings, as without a run directory. */
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
-		return -errno;
+		signal(SIGXFSZ, old_xfsz);
+		return settings_export(set, put_env, NULL);
 	}
 	ret = settings_export(set, put_line, f);
 	if (fclose(f) != 0 && ret == 0)
 		ret = -errno;
-	if (ret == 0 && setenv(SETTINGS_MARKER, path, 1) < 0)
+	signal(SIGXFSZ, old_xfsz);
+	if (ret < 0) {
+		unlink(path);
+		return settings_export(set, put_env, NULL);
+	}
+	if (setenv(SETTINGS_MARKER, path, 1) < 0)
 		ret = -errno;
 	return ret;
 }
@@ -929,7 +939,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct name_list before = { 0 };
 	int first, status, ret;
-	size_t n, lost;
+	size_t n;
 
 	first = parse_args(argc, argv, &o);
 	ret = exe_resolve(argv[first], path, sizeof(path));
@@ -995,13 +1005,13 @@ int main(int argc, char **argv)
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
 	warn_drain();
-	lost = report_lost();
+	report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
-	else if (!n && !lost)
+	else if (!n)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {
