@@ -167,6 +167,7 @@ enum ana_basis {
 /* Thresholds of the trust flags (docs/analyzer.md). */
 #define ANA_TRUST_MIN_EXPECTED 50	/* samples a thread must expect to be judged */
 #define ANA_TRUST_LOST_SHARE 0.20		/* coverage below 1 - this: samples lost */
+#define ANA_TRUST_UNSAMPLED_SHARE 0.05	/* CPU time in threads never sampled (raw clone) */
 #define ANA_TRUST_EXCESS_SHARE 0.20		/* coverage above 1 + this: samples in excess */
 #define ANA_TRUST_TICK_HZ 100			/* the coarsest kernel tick (CONFIG_HZ) */
 #define ANA_TRUST_MIN_SPLIT 100			/* what a user or system time must be worth,

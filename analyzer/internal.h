@@ -77,6 +77,13 @@ struct trust_acc {
 	double cpu_ns, user_ns, handler_ns;	/* over files that record them */
 	unsigned n_cpu, n_user, n_handler;
 	double judged_want_ns, judged_got_ns;	/* threads expecting enough samples */
+	/* The handler's time and the CPU time of the threads long enough
+	 * (ANA_TRUST_MIN_EXPECTED samples) for the collector-time flag. */
+	double judged_handler_ns, judged_cpu_ns;
+	/* CPU time of threads the collector never sampled (raw clone, clone()
+	 * with CLONE_VM), from the main threads' profiles, and the clones. */
+	double unsampled_ns;
+	uint64_t n_clones;
 	unsigned n_judged, n_short;
 	unsigned basis;			/* ANA_BASIS_* of the threads judged */
 	double worst;			/* lowest coverage of a judged thread */

@@ -141,14 +141,24 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 	bool have_cpu = counter(p, "thread_cpu_ns", &cpu);
 	bool have_user = counter(p, "thread_user_ns", &user);
 
-	if (counter(p, "handler_ns", &h)) {
-		t->handler_ns += (double)h;
+	/* The handler's time is wall time (two TSC reads): a run preempted
+	 * mid-way counts time the thread did not run.  It is only set beside
+	 * the CPU time of the same thread (a profile the watcher wrote has
+	 * none), and never above it. */
+	if (have_cpu && counter(p, "handler_ns", &h)) {
+		t->handler_ns += (double)(h < cpu ? h : cpu);
 		t->n_handler++;
 	}
 	if (have_cpu) {
 		t->cpu_ns += (double)cpu;
 		t->n_cpu++;
 	}
+	if (counter(p, "unsampled_thread_cpu_ns", &h))
+		t->unsampled_ns += (double)h;
+	if (counter(p, "unsampled_clone_cpu_ns", &h))
+		t->unsampled_ns += (double)h;
+	if (counter(p, "clone_children", &h))
+		t->n_clones += h;
 	if (have_user) {
 		t->user_ns += (double)user;
 		t->n_user++;
@@ -183,6 +193,10 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 		if (basis != ANA_BASIS_CPU && split_worth(cpu, want, expected) < ANA_TRUST_MIN_SPLIT)
 			return;
 		double cov = got / want;
+		if (counter(p, "handler_ns", &h)) {
+			t->judged_handler_ns += (double)(h < cpu ? h : cpu);
+			t->judged_cpu_ns += (double)cpu;
+		}
 		t->judged_want_ns += want;
 		t->judged_got_ns += got;
 		t->basis |= basis;
@@ -255,6 +269,16 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 			 "sampled for %.3f s): samples stand for time the threads did not run",
 		     who, 100 * (r->coverage - 1), own, why, r->sampled_time, r->expected_time);
 	}
+	/* Never silently missing: threads without a profile of their own. */
+	if (t->n_cpu && t->unsampled_ns > ANA_TRUST_UNSAMPLED_SHARE * (t->cpu_ns + t->unsampled_ns)) {
+		r->trust |= ANA_TRUST_SAMPLES_LOST;
+		note(s, nr, "%s: %.3f s of CPU time (%.0f%% of the process's) ran in threads the "
+			 "collector did not sample: made by a raw clone/clone3 system call or by "
+			 "clone() (%llu call%s), not pthread_create; it is not in the profile",
+		     who, t->unsampled_ns / 1e9 / reps,
+		     100 * t->unsampled_ns / (t->cpu_ns + t->unsampled_ns),
+		     (unsigned long long)t->n_clones, t->n_clones == 1 ? "" : "s");
+	}
 	if (r->emulator) {
 		r->trust |= ANA_TRUST_EMULATED;
 		note(s, nr, "%s: ran under an emulator (%s): not representative of hardware "
@@ -262,8 +286,13 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 			 "unreliable (an emulator takes interrupts at translation-block boundaries); "
 			 "compare functions, not lines", who, r->emulator);
 	}
+	/* Judged on threads that ran long enough to expect
+	 * ANA_TRUST_MIN_EXPECTED samples: in a process of a few milliseconds
+	 * (a shell pipeline's) one handler run preempted by the scheduler is
+	 * most of its "handler time", and its start-up is not the handler's. */
 	if (!isnan(r->handler_time) && !isnan(r->cpu_time) && r->cpu_time > 0 &&
-	    r->handler_time > ANA_TRUST_HANDLER_SHARE * r->cpu_time) {
+	    t->judged_cpu_ns > 0 &&
+	    t->judged_handler_ns > ANA_TRUST_HANDLER_SHARE * t->judged_cpu_ns) {
 		r->trust |= ANA_TRUST_COLLECTOR_TIME;
 		note(s, nr, "%s: the collector's signal handler took %.1f%% of the threads' CPU "
 			 "time (%.3f s of %.3f s): the program ran that much longer than unprofiled, "

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +134,66 @@ int exe_check(const char *path, char *why, size_t len)
 {
 	why[0] = '\0';
 	return check_one(path, why, len, 0);
+}
+
+/* The file offset of virtual address va, from the PT_LOAD holding it. */
+static off_t va_to_off(const Elf64_Phdr *ph, unsigned n, uint64_t va)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
+		    va < ph[i].p_vaddr + ph[i].p_filesz)
+			return (off_t)(va - ph[i].p_vaddr + ph[i].p_offset);
+	return -1;
+}
+
+static bool is_asan_name(const char *n)
+{
+	return strncmp(n, "libasan.so", 10) == 0 || strncmp(n, "libclang_rt.asan", 16) == 0;
+}
+
+int exe_asan_runtime(const char *path, char *soname, size_t len)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[64];
+	Elf64_Dyn dyn[512];
+	uint64_t strtab = 0;
+	ssize_t nd = 0;
+	off_t str;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	soname[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phnum > 64 ||
+	    pread(fd, ph, eh.e_phnum * sizeof(ph[0]), (off_t)eh.e_phoff) !=
+		    (ssize_t)(eh.e_phnum * sizeof(ph[0])))
+		goto out;	/* not an ELF program we read: nothing to add */
+	for (unsigned i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_DYNAMIC)
+			nd = pread(fd, dyn, ph[i].p_filesz < sizeof(dyn) ? ph[i].p_filesz : sizeof(dyn),
+				   (off_t)ph[i].p_offset) / (ssize_t)sizeof(dyn[0]);
+	for (ssize_t i = 0; i < nd && dyn[i].d_tag != DT_NULL; i++)
+		if (dyn[i].d_tag == DT_STRTAB)
+			strtab = dyn[i].d_un.d_ptr;
+	str = va_to_off(ph, eh.e_phnum, strtab);
+	for (ssize_t i = 0; str >= 0 && i < nd && dyn[i].d_tag != DT_NULL; i++) {
+		char name[128];
+		ssize_t n;
+
+		if (dyn[i].d_tag != DT_NEEDED)
+			continue;
+		n = pread(fd, name, sizeof(name) - 1, str + (off_t)dyn[i].d_un.d_val);
+		if (n <= 0)
+			continue;
+		name[n] = '\0';
+		if (is_asan_name(name) && strlen(name) < len) {
+			strcpy(soname, name);
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
 }

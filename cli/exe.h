@@ -16,4 +16,10 @@ int exe_resolve(const char *cmd, char *path, size_t len);
  * to one line ("/x is statically linked (no PT_INTERP): ..."). */
 int exe_check(const char *path, char *why, size_t len);
 
+/* The AddressSanitizer runtime path needs (DT_NEEDED libasan.so.N or
+ * libclang_rt.asan-*.so) into soname, "" if none: that runtime refuses to
+ * start unless it comes first in the library list, so the launcher
+ * preloads it before the collector.  0 or -errno. */
+int exe_asan_runtime(const char *path, char *soname, size_t len);
+
 #endif

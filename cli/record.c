@@ -536,13 +536,13 @@ static int foreign_link(const char *path, char *link, size_t len)
  * sure a profile can be created in it before anything runs. */
 static void make_outdir(struct opts *o, const char *cmd)
 {
-	char name[PATH_MAX], real[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[64];
+	char name[PATH_MAX], real[PATH_MAX], host[64], safe_host[64], safe_cmd[64], probe[PATH_MAX + 40];
 	char msg[512];
 	struct stat st;
 	mode_t mode = o->set.private_files ? 0700 : 0755;
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	bool created = true;
-	int dfd, fd;
+	int fd;
 	size_t n;
 
 	if (o->outdir) {
@@ -590,12 +590,10 @@ static void make_outdir(struct opts *o, const char *cmd)
 		die(EXIT_RUNTIME,
 		    "%s belongs to uid %u, not to you (uid %u): pmcprof writes profiles only "
 		    "into your own directories", real, (unsigned)st.st_uid, (unsigned)geteuid());
-	/* A profile is created just like this (O_EXCL, no data yet). */
-	snprintf(probe, sizeof(probe), ".pmcprof-probe.%d", (int)getpid());
-	dfd = open(o->set.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	fd = dfd < 0 ? -1
-		     : openat(dfd, probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC,
-			      0600);
+	/* A profile is created just like this (O_EXCL, no data yet); one
+	 * descriptor at a time, so that `ulimit -n 4` still runs. */
+	snprintf(probe, sizeof(probe), "%s/.pmcprof-probe.%d", o->set.outdir, (int)getpid());
+	fd = open(probe, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int err = errno;
 
@@ -605,8 +603,7 @@ static void make_outdir(struct opts *o, const char *cmd)
 		    strerror(err));
 	}
 	close(fd);
-	unlinkat(dfd, probe, 0);
-	close(dfd);
+	unlink(probe);
 }
 
 static const char *collector_path(char *buf)
@@ -627,19 +624,65 @@ static int put_env(const char *name, const char *value, void *arg)
 	return setenv(name, value, 1) < 0 ? -errno : 0;
 }
 
-/* LD_PRELOAD: whatever the user had, then the collector. */
-static void set_preload(const char *coll)
+static int put_line(const char *name, const char *value, void *arg)
+{
+	return fprintf(arg, "%s=%s\n", name, value) < 0 ? -EIO : 0;
+}
+
+/* The settings go to a file in our private run directory, named by one
+ * variable (SETTINGS_MARKER): the program's environment gets that and
+ * LD_PRELOAD, no more.  Without a run directory, PMCPROF_* variables. */
+static int export_settings(const struct rec_settings *set, const char *dir)
+{
+	char path[PATH_MAX];
+	void (*old_xfsz)(int);
+	FILE *f;
+	int fd, ret;
+
+	if (!dir[0])
+		return settings_export(set, put_env, NULL);
+	/* libpmc's search path reaches the collector through the file too;
+	 * the launcher's own variable stays with the launcher. */
+	unsetenv("PMCPROF_PLUGIN_PATH");
+	unsetenv("PMCPROF_COLLECTOR");
+	snprintf(path, sizeof(path), "%s/%s", dir, SETTINGS_FILE);
+	/* Under `ulimit -f 0` the write fails (EFBIG, no SIGXFSZ): then the
+	 * environment carries the settings, as without a run directory. */
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		signal(SIGXFSZ, old_xfsz);
+		return settings_export(set, put_env, NULL);
+	}
+	ret = settings_export(set, put_line, f);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	signal(SIGXFSZ, old_xfsz);
+	if (ret < 0) {
+		unlink(path);
+		return settings_export(set, put_env, NULL);
+	}
+	if (setenv(SETTINGS_MARKER, path, 1) < 0)
+		ret = -errno;
+	return ret;
+}
+
+/* LD_PRELOAD: the runtime that must come first (ASan's, "" if none),
+ * whatever the user had, then the collector. */
+static void set_preload(const char *first, const char *coll)
 {
 	const char *old = getenv("LD_PRELOAD");
-	size_t n = (old ? strlen(old) : 0) + strlen(coll) + 2;
+	size_t n = (old ? strlen(old) : 0) + strlen(coll) + strlen(first) + 3;
 	char *v = malloc(n);
 
 	if (!v)
 		die(EXIT_RUNTIME, "out of memory");
 	if (old && *old && !strstr(old, coll))
-		snprintf(v, n, "%s:%s", old, coll);
+		snprintf(v, n, "%s%s%s:%s", first, *first ? ":" : "", old, coll);
 	else
-		snprintf(v, n, "%s", old && *old ? old : coll);
+		snprintf(v, n, "%s%s%s", first, *first ? ":" : "", old && *old ? old : coll);
 	setenv("LD_PRELOAD", v, 1);
 	free(v);
 }
@@ -826,7 +869,16 @@ static size_t report_lost(void)
 				unlinkat(dirfd(d), e->d_name, 0);
 			continue;
 		}
-		if (pid > 0 && !proc_running((pid_t)pid)) {
+		char target[700];
+		ssize_t tl = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+
+		target[tl > 0 ? tl : 0] = '\0';
+		if (pid > 0 && !proc_running((pid_t)pid) && strncmp(target, "lost:", 5) == 0) {
+			/* Its watcher says why (collector/watch.c, mark_lost). */
+			fprintf(stderr, "pmcprof record: process %ld (%.*s) lost its profiles: %s\n",
+				pid, (int)(dash - e->d_name), e->d_name, target + 5);
+			n++;
+		} else if (pid > 0 && !proc_running((pid_t)pid)) {
 			fprintf(stderr, "pmcprof record: process %ld (%.*s) ended without writing "
 				"its profiles: it left where the collector could not see it (a raw "
 				"exit_group or SIGKILL), and its watcher could not write them either\n",
@@ -908,7 +960,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	struct name_list before = { 0 };
 	int first, status, ret;
-	size_t n, lost;
+	size_t n;
 
 	first = parse_args(argc, argv, &o);
 	ret = exe_resolve(argv[first], path, sizeof(path));
@@ -930,9 +982,20 @@ int main(int argc, char **argv)
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
 	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
-	if (settings_export(&o.set, put_env, NULL) < 0)
-		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
-	set_preload(coll);
+	/* A run traced as a whole (strace -f pmcprof record) is profiled; a
+	 * process traced by a tool of the run (gdb's inferior) is not. */
+	o.set.tracer = settings_tracer_now();
+	/* An ASan program refuses to start unless its runtime comes first in
+	 * the library list: preload it before us (the collector takes it out
+	 * of the environment its children inherit). */
+	exe_asan_runtime(path, o.set.preload_first, sizeof(o.set.preload_first));
+	if (getenv("PMCPROF_PLUGIN_PATH") &&
+	    settings_set(&o.set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
+			 sizeof(why)) < 0)
+		die(EXIT_RUNTIME, "%s", why);
+	if ((ret = export_settings(&o.set, rundir)) < 0)
+		die(EXIT_RUNTIME, "cannot pass the collector its settings: %s", strerror(-ret));
+	set_preload(o.set.preload_first, coll);
 	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
 
 	/* The collector's watchers (collector/watch.c) are orphaned at birth
@@ -963,13 +1026,13 @@ int main(int argc, char **argv)
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
 	warn_drain();
-	lost = report_lost();
+	report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
-	else if (!n && !lost)
+	else if (!n)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
 			o.set.outdir);
 	if (WIFSIGNALED(status)) {

@@ -1,9 +1,11 @@
 /* The calling-context tree (see cct.h).  Everything here runs in the
- * sampling signal handler: no allocation, no locks, no syscalls. */
+ * sampling signal handler: no allocation from the C library, no locks;
+ * the one system call is the arena's mremap when it grows. */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "collector/cct.h"
 
@@ -39,28 +41,38 @@ uint32_t cct_capacity(size_t bytes, uint32_t n_events)
 	return n_events ? max_slots_for(bytes, n_events) / 2 : 0;
 }
 
-int cct_init(struct cct *c, void *mem, size_t bytes, uint32_t n_events)
+/* Point the arrays into c->mem for max_slots slots. */
+static void lay_out(struct cct *c, uint32_t slots)
 {
-	uint32_t slots = n_events ? max_slots_for(bytes, n_events) : 0;
-	char *p = mem;
+	char *p = c->mem;
 
-	if (slots < 4 || ((uintptr_t)mem & 7))
-		return -EINVAL;
-	memset(c, 0, sizeof(*c));
-	c->n_events = n_events;
 	c->max_slots = slots;
 	c->max_nodes = slots / 2;
-	c->mask = (slots < FIRST_SLOTS ? slots : FIRST_SLOTS) - 1;
 	/* 8-byte arrays first, so every array stays aligned. */
 	c->offset = (uint64_t *)p;
 	p += (size_t)c->max_nodes * 8;
 	c->counts = (uint64_t *)p;
-	p += (size_t)c->max_nodes * 8 * n_events;
+	p += (size_t)c->max_nodes * 8 * c->n_events;
 	c->parent = (uint32_t *)p;
 	p += (size_t)c->max_nodes * 4;
 	c->module = (uint32_t *)p;
 	p += (size_t)c->max_nodes * 4;
 	c->slot = (uint32_t *)p;
+}
+
+int cct_init(struct cct *c, void *mem, size_t bytes, uint32_t n_events)
+{
+	uint32_t slots = n_events ? max_slots_for(bytes, n_events) : 0;
+
+	if (slots < 4 || ((uintptr_t)mem & 7))
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->n_events = n_events;
+	c->mem = mem;
+	c->bytes = bytes;
+	c->limit = bytes;
+	lay_out(c, slots);
+	c->mask = (slots < FIRST_SLOTS ? slots : FIRST_SLOTS) - 1;
 	/* The root: its own parent, no module. */
 	c->parent[0] = 0;
 	c->module[0] = PROF_NO_MODULE;
@@ -100,6 +112,44 @@ static void grow(struct cct *c)
 		place(c, n);
 }
 
+void cct_allow_growth(struct cct *c, size_t limit)
+{
+	if (limit > c->bytes)
+		c->limit = limit;
+}
+
+/* Double the arena (mremap may move it) and move the arrays to their new
+ * places: every array starts further on than before, so moving them from
+ * the last to the first never overwrites one not yet moved.  The hash is
+ * rebuilt; counts of nodes not yet created are zeroed at their creation,
+ * so the untouched rest of the arena stays untouched (not resident). */
+static bool enlarge(struct cct *c)
+{
+	struct cct old = *c;
+	size_t bytes = c->bytes * 2 > c->limit ? c->limit : c->bytes * 2;
+	uint32_t slots = max_slots_for(bytes, c->n_events);
+	void *m;
+
+	if (bytes <= c->bytes || slots <= c->max_slots)
+		return false;
+	m = mremap(c->mem, c->bytes, bytes, MREMAP_MAYMOVE);
+	if (m == MAP_FAILED)
+		return false;
+	c->mem = m;
+	c->bytes = bytes;
+	lay_out(c, slots);
+#define REBASE(a) ((typeof(old.a))((char *)m + ((char *)old.a - (char *)old.mem)))
+	memmove(c->module, REBASE(module), (size_t)old.n_nodes * 4);
+	memmove(c->parent, REBASE(parent), (size_t)old.n_nodes * 4);
+	memmove(c->counts, REBASE(counts), (size_t)old.n_nodes * 8 * c->n_events);
+#undef REBASE
+	/* offset stays at the start. */
+	memset(c->slot, 0, ((size_t)c->mask + 1) * 4);
+	for (uint32_t n = 1; n < c->n_nodes; n++)
+		place(c, n);
+	return true;
+}
+
 uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t module, uint64_t offset)
 {
 	uint32_t i, n;
@@ -110,9 +160,16 @@ uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t module, uint64_t off
 			return n;
 		i = (i + 1) & c->mask;
 	}
-	if (c->n_nodes >= c->max_nodes)
-		return 0;
+	if (c->n_nodes >= c->max_nodes) {
+		if (!enlarge(c))
+			return 0;
+		/* The slots moved: probe again in the new table. */
+		i = hash(parent, module, offset) & c->mask;
+		while (c->slot[i])
+			i = (i + 1) & c->mask;
+	}
 	n = c->n_nodes++;
+	memset(&c->counts[(size_t)n * c->n_events], 0, 8 * (size_t)c->n_events);
 	c->parent[n] = parent;
 	c->module[n] = module;
 	c->offset[n] = offset;

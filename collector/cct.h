@@ -1,4 +1,4 @@
-/* A per-thread calling-context tree in one preallocated arena.
+/* A per-thread calling-context tree in one arena that grows on demand.
  *
  * Nodes are keyed by (parent, module, offset) in an open-addressed hash of
  * node indices; node arrays are laid out as the profile writer wants them
@@ -19,6 +19,9 @@ struct cct {
 	uint32_t max_slots;
 	uint32_t *parent, *module, *slot;
 	uint64_t *offset, *counts;
+	void *mem;			/* the arena */
+	size_t bytes;			/* its length now */
+	size_t limit;			/* it may grow up to this (mremap) */
 };
 
 /* How many nodes an arena of bytes holds with n_events counts each. */
@@ -28,8 +31,15 @@ uint32_t cct_capacity(size_t bytes, uint32_t n_events);
  * create the root.  0, or -EINVAL if not even the smallest tree fits. */
 int cct_init(struct cct *c, void *mem, size_t bytes, uint32_t n_events);
 
+/* Let a tree whose arena is an anonymous mapping of its own (mem of
+ * cct_init) grow, by doubling with mremap, up to limit bytes: only the
+ * address space a thread's tree needs is taken. */
+void cct_allow_growth(struct cct *c, size_t limit);
+
 /* The child of parent keyed (module, offset), created if new.  Returns its
- * index, or 0 when the arena is full.  Async-signal-safe; one writer. */
+ * index, or 0 when the arena is full and cannot grow (its limit, or the
+ * kernel refused: RLIMIT_AS).  Async-signal-safe (growing is one mremap
+ * system call, log2(limit / start) times at most); one writer. */
 uint32_t cct_child(struct cct *c, uint32_t parent, uint32_t module, uint64_t offset);
 
 /* Add one to event ev's count at node. */

@@ -64,6 +64,8 @@ enum coll_counter {
 	CTR_RING_LOST_PLACED,		/* samples the ring had no room for, placed with their neighbours */
 	CTR_DROPPED_RING_FULL,		/* ... with no neighbour to place them with */
 	CTR_DROPPED_OTHER_THREAD,	/* a record of another thread (never expected) */
+	CTR_EARLY_SAMPLES,		/* taken before the collector started (early.c) */
+	CTR_EARLY_LOST,			/* ... lost: the early ring was full */
 	CTR_N
 };
 
@@ -82,7 +84,7 @@ struct thr {
 	uint32_t index;			/* creation order in this process */
 	struct pmc_group *g;
 	struct uw_thread uw;
-	struct cct cct;
+	struct cct cct;			/* its arena is a mapping of its own */
 	uint64_t ctr[CTR_N];
 	uint64_t weight[PMC_MAX_EVENTS];	/* sum of the periods behind the samples */
 	uint64_t period[PMC_MAX_EVENTS];	/* the interval now running */
@@ -91,9 +93,7 @@ struct thr {
 	struct timespec start;		/* CLOCK_REALTIME */
 	char written[256];		/* file name of the last write (for exec) */
 	size_t map_len;			/* the whole mapping: this struct, then */
-	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals, then */
-	void *arena;			/* the CCT */
-	size_t arena_len;
+	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals */
 	bool own_altstack;		/* we installed it (the thread had none) */
 	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
 	/* The previous sample's path, root first, with its nodes: a new
@@ -103,6 +103,7 @@ struct thr {
 	uint32_t path_len;
 	uint32_t path_seq;		/* loadmap_seq() when it was taken */
 	uint64_t cpu_start_ns;		/* its CPU time when sampling began (owntime.h) */
+	uint64_t cpu_last_ns;		/* its thread_cpu_ns at its last write */
 	uint64_t user_start_ns;		/* its user time then, or OWNTIME_UNKNOWN */
 	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
 	/* The handler's throttle (handler.c): time credit, last run, and per
@@ -183,6 +184,9 @@ void coll_before_seccomp(unsigned long op, unsigned long arg2, const void *prog)
  * stdio (async-signal-safe): through `pmcprof record` (flush.c), never
  * into the program's descriptor 2 while the launcher can be reached. */
 void coll_warn(const char *first, ...) __attribute__((sentinel));
+/* The same, to `pmcprof record` only, never the program's descriptor 2
+ * (where a tool it runs under would show it): dropped without launcher. */
+void coll_note(const char *first, ...) __attribute__((sentinel));
 
 /* ---- interpose.c ---- */
 /* Resolve the wrapped functions and save our environment for exec. */
@@ -209,6 +213,10 @@ int thr_salvage_all(bool partial, const char *reason);
 /* The thread pointer of a thread that was alive when the process ended,
  * or 0. */
 uintptr_t thr_any_tcb(void);
+/* The CPU time of every sampled thread still known (not ended), each
+ * since its sampling began: read now where the thread runs, else as at
+ * its last write.  For unseen.c. */
+uint64_t thr_cpu_sampled(void);
 /* Whether any thread's hazard pointer holds snap. */
 bool thr_hazard_in_use(const struct lm_snap *snap);
 /* Fork child: forget every other thread, restart this one's profile. */
@@ -260,6 +268,12 @@ int flush_outdir_open(const char **why);
 /* Create (on) or remove the process's "still running" marker in the
  * launcher's directory (PMCPROF_RUNDIR; see flush.c).  Async-signal-safe. */
 void flush_marker(bool on);
+/* Why this process's profiles could not be written (the first failure,
+ * with what the process changed: its user, its root, its descriptor
+ * limit), NULL if none was lost; and its marker's name in the run
+ * directory.  For the watcher (watch.c), which tells `pmcprof record`. */
+const char *flush_lost_why(void);
+const char *flush_marker_name(void);
 /* Remove the file flush_thread last wrote for t. */
 void flush_unlink(struct thr *t);
 

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -25,6 +26,7 @@
 #include "collector/collector.h"
 #include "collector/owntime.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 #include "profile/profile.h"
 
 static const char *const counter_names[CTR_N] = {
@@ -54,6 +56,8 @@ static const char *const counter_names[CTR_N] = {
 	[CTR_RING_LOST_PLACED] = "ring_lost_placed",
 	[CTR_DROPPED_RING_FULL] = "dropped_ring_full",
 	[CTR_DROPPED_OTHER_THREAD] = "dropped_other_thread",
+	[CTR_EARLY_SAMPLES] = "early_samples",
+	[CTR_EARLY_LOST] = "early_lost",
 };
 
 /* Where an MPI launcher says which rank this is, in order of preference. */
@@ -83,6 +87,15 @@ static struct {
 } proc;
 
 static int n_failed;			/* atomic: profiles that could not be written */
+/* Why the first one could not, with what the process changed since it
+ * started ("... (the process changed its user to uid 65534)"), for its
+ * watcher to hand to `pmcprof record` (flush_lost_why). */
+static char lost_why[512];
+static struct {
+	uid_t euid;
+	dev_t root_dev;
+	ino_t root_ino;
+} start_ids;
 
 /* ---- async-signal-safe formatting ---- */
 
@@ -175,22 +188,37 @@ static int warn_launcher(const char *line, size_t n)
  * the program's descriptor 2 may be closed, or reused for its data.  Only
  * without the launcher (LD_PRELOAD by hand, or its socket unreachable)
  * do they go to descriptor 2. */
-void coll_warn(const char *first, ...)
+static void vwarn(bool or_stderr, const char *first, va_list ap)
 {
 	char line[1024];
 	struct buf b = { line, 0, sizeof(line) - 1 };
 	int saved_errno = errno;
-	va_list ap;
 
-	va_start(ap, first);
 	for (const char *s = first; s; s = va_arg(ap, const char *))
 		put_s(&b, s);
-	va_end(ap);
 	line[b.n++] = '\n';
-	if (warn_launcher(line, b.n) < 0)
+	if (warn_launcher(line, b.n) < 0 && or_stderr)
 		while (write(STDERR_FILENO, line, b.n) < 0 && errno == EINTR)
 			;
 	errno = saved_errno;
+}
+
+void coll_warn(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vwarn(true, first, ap);
+	va_end(ap);
+}
+
+void coll_note(const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vwarn(false, first, ap);
+	va_end(ap);
 }
 
 /* Steal time of all CPUs from /proc/stat, in clock ticks (0 if unknown). */
@@ -343,7 +371,16 @@ void flush_process_init(bool full)
 {
 	char host[64], cmd[48];
 
+	struct stat root;
+
 	snprintf(proc.pid, sizeof(proc.pid), "%d", (int)getpid());
+	start_ids.euid = geteuid();
+	if (stat("/", &root) == 0) {
+		start_ids.root_dev = root.st_dev;
+		start_ids.root_ino = root.st_ino;
+	}
+	lost_why[0] = '\0';
+	__atomic_store_n(&n_failed, 0, __ATOMIC_RELAXED);
 	snprintf(proc.ppid, sizeof(proc.ppid), "%d", (int)getppid());
 	coll.rank[0] = '\0';
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
@@ -514,16 +551,66 @@ static const char *requested_for(size_t i)
 	return proc.events_requested;
 }
 
-static void report(const char *name, const char *why)
+/* What the process changed since it started that explains err. */
+static const char *changed_since_start(int err, char *num, size_t len)
 {
+	struct stat root;
+	struct rlimit r;
+	struct buf b = { num, 0, len };
+
+	if (geteuid() != start_ids.euid) {
+		put_s(&b, "the process changed its user (setuid) to uid ");
+		put_u(&b, (uint64_t)geteuid());
+		return num;
+	}
+	if (stat("/", &root) == 0 &&
+	    (root.st_dev != start_ids.root_dev || root.st_ino != start_ids.root_ino))
+		return "the process changed its root directory (chroot)";
+	if ((err == EMFILE || err == ENFILE) && getrlimit(RLIMIT_NOFILE, &r) == 0) {
+		put_s(&b, "the process reached its descriptor limit (RLIMIT_NOFILE ");
+		put_u(&b, (uint64_t)r.rlim_cur);
+		put_s(&b, ")");
+		return num;
+	}
+	return NULL;
+}
+
+static void report(const char *name, const char *why, int err)
+{
+	char num[96];
+	const char *cause = changed_since_start(err, num, sizeof(num));
+	struct buf lb = { lost_why, 0, sizeof(lost_why) - 1 };
+
 	if (__atomic_fetch_add(&n_failed, 1, __ATOMIC_RELAXED) != 0)
 		return;
+	put_s(&lb, "cannot write into ");
+	put_s(&lb, coll.set.outdir);
+	put_s(&lb, ": ");
+	put_s(&lb, why ? why : "unknown error");
+	if (cause) {
+		put_s(&lb, " (");
+		put_s(&lb, cause);
+		put_s(&lb, ")");
+	}
+	lost_why[lb.n] = '\0';
 	if (name)
 		coll_warn("pmcprof: cannot write profile ", coll.set.outdir, "/", name, ": ",
-			  why ? why : "unknown error", (char *)NULL);
+			  why ? why : "unknown error", cause ? " (" : "", cause ? cause : "",
+			  cause ? ")" : "", (char *)NULL);
 	else
 		coll_warn("pmcprof: cannot write profiles into ", coll.set.outdir, ": ",
-			  why ? why : "unknown error", (char *)NULL);
+			  why ? why : "unknown error", cause ? " (" : "", cause ? cause : "",
+			  cause ? ")" : "", (char *)NULL);
+}
+
+const char *flush_lost_why(void)
+{
+	return __atomic_load_n(&n_failed, __ATOMIC_RELAXED) ? lost_why : NULL;
+}
+
+const char *flush_marker_name(void)
+{
+	return proc.prefix;
 }
 
 int flush_outdir_open(const char **why)
@@ -594,7 +681,7 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 24];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 3 */
+	struct prof_counter ctrs[CTR_N + 32];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 4, process 3 */
 	struct prof_image vdso;
 	struct prof p;
 };
@@ -704,7 +791,10 @@ static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
 #ifdef COLL_TIMING
 	nc += timing_counters(t, d->ctrs + nc);
 #endif
-	nc += owntime_counters(t, d->ctrs + nc);
+	for (size_t k = nc, e = nc + owntime_counters(t, d->ctrs + nc); k < e; k++, nc++)
+		if (!strcmp(d->ctrs[k].name, "thread_cpu_ns"))
+			t->cpu_last_ns = d->ctrs[k].value;
+	nc += unseen_counters(t, d->ctrs + nc);
 	d->p.n_counters = nc;
 	d->p.counters = d->ctrs;
 }
@@ -743,7 +833,7 @@ static int draft_write(struct draft *d, struct thr *t)
 
 	dirfd = flush_outdir_open(&why);
 	if (dirfd < 0) {
-		report(NULL, why);
+		report(NULL, why, -dirfd);
 		return dirfd;
 	}
 	for (unsigned k = 0; k < 100 && ret == -EEXIST; k++) {
@@ -760,7 +850,7 @@ static int draft_write(struct draft *d, struct thr *t)
 		ret = write_guarded(&d->p, dirfd, t->written, coll.set.private_files ? 0600 : 0644);
 	}
 	if (ret < 0) {
-		report(t->written, strerrordesc_np(-ret));
+		report(t->written, strerrordesc_np(-ret), -ret);
 		t->written[0] = '\0';
 	}
 	close(dirfd);
@@ -782,7 +872,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	draft_counters(&d, t, in_signal);
 	cct_view(&t->cct, &d.p.cct);
 	if (draft_modules(&d, &mods_len) < 0) {
-		report(NULL, "out of memory");
+		report(NULL, "out of memory", ENOMEM);
 		return -ENOMEM;
 	}
 	ret = draft_write(&d, t);
@@ -823,6 +913,20 @@ void flush_marker(bool on)
 				if (fd >= 0)
 					close(fd);
 			}
+		} else if (flush_lost_why()) {
+			/* Lost: the marker says why, for `pmcprof record`. */
+			char target[600];
+			struct buf tb = { target, 0, sizeof(target) - 1 };
+
+			put_s(&tb, "lost:");
+			put_s(&tb, lost_why);
+			target[tb.n] = '\0';
+			char tmp[sizeof(proc.prefix) + 1] = ".";
+
+			strcat(tmp, proc.prefix);
+			unlinkat(dirfd, tmp, 0);
+			if (symlinkat(target, dirfd, tmp) == 0 && renameat(dirfd, tmp, dirfd, proc.prefix))
+				unlinkat(dirfd, tmp, 0);
 		} else {
 			unlinkat(dirfd, proc.prefix, 0);
 		}

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "collector/collector.h"
+#include "collector/early.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 
 struct coll coll;
 struct coll_real coll_real;
@@ -372,6 +374,7 @@ static void fork_child(void)
 	watch_start();
 	flush_marker(true);
 	thr_fork_child();
+	unseen_init(coll_self ? coll_self->cpu_start_ns : 0);
 	coll_inside--;
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
 }
@@ -398,6 +401,39 @@ static bool filtered_since_launch(void)
 	return mode > coll.set.seccomp_mode;
 }
 
+/* The runtime the launcher preloaded first for this program (ASan's) is
+ * not for the programs it runs: take it out of LD_PRELOAD before anything
+ * copies the environment (before main, one thread). */
+static void drop_preload_first(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	size_t l = strlen(coll.set.preload_first);
+
+	if (l && pre && strncmp(pre, coll.set.preload_first, l) == 0 && pre[l] == ':')
+		setenv("LD_PRELOAD", pre + l + 1, 1);
+}
+
+/* A tool the process runs under, inside which the collector stands aside
+ * (it would be seen: valgrind runs the program on its own CPU, which
+ * refuses our system calls and reports our memory; a debugger stops the
+ * program at every sampling signal).  NULL if none. */
+static const char *host_tool(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+
+	/* valgrind's core preloads its vgpreload_*.so into the program. */
+	if (pre && strstr(pre, "vgpreload_"))
+		return "valgrind";
+	/* Traced from its first instruction by a tool of the run (gdb's
+	 * `run`, strace under record); not when the whole run is traced
+	 * (strace -f pmcprof record: the launcher has the same tracer). */
+	int tracer = settings_tracer_now();
+
+	if (tracer > 0 && tracer != coll.set.tracer)
+		return "a debugger or tracer (ptrace)";
+	return NULL;
+}
+
 /* Everything up to arming the first thread; false leaves us inactive. */
 static bool setup(void)
 {
@@ -405,13 +441,38 @@ static bool setup(void)
 	const char *why;
 	int ret;
 
-	if (settings_load(&coll.set, env_get, NULL, msg, sizeof(msg)) < 0) {
+	/* From the launcher's settings file, which the one marker variable
+	 * names; else (the collector preloaded by hand) from PMCPROF_*. */
+	const char *marker = getenv(SETTINGS_MARKER);
+	static char file[SETTINGS_FILE_MAX];
+
+	if (marker && (ret = settings_file_read(marker, file, sizeof(file))) < 0) {
+		/* Gone with its launcher (a daemon exec'ing after `record`
+		 * ended): nobody to tell, and the program's stderr is not ours. */
+		if (ret == -ENOENT)
+			return false;
+		coll_warn("pmcprof: cannot read the settings file ", marker, " (", SETTINGS_MARKER,
+			  "): ", strerrordesc_np(-ret), "; the program runs unprofiled", (char *)NULL);
+		return false;
+	}
+	if (settings_load(&coll.set, marker ? settings_file_get : env_get, marker ? file : NULL,
+			  msg, sizeof(msg)) < 0) {
 		coll_warn("pmcprof: ", msg, "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
 	/* Not a word either: even that takes system calls. */
 	if (filtered_since_launch())
 		return false;
+	drop_preload_first();
+	if ((why = host_tool()) != NULL) {
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		coll_note("pmcprof: process ", pid, " (", program_invocation_short_name,
+			  ") runs under ", why, ": not profiled (pmcprof stands aside)",
+			  (char *)NULL);
+		return false;
+	}
 	/* A directory that is there but not ours (or a symbolic link) will
 	 * never be written: say so now.  One that is missing or unwritable
 	 * is reported at the first write, as it may still change. */
@@ -425,7 +486,13 @@ static bool setup(void)
 	}
 	/* The backend first: its own events (CPUTIME, ...) are then known to
 	 * the parser, which reads no other plugin into the program. */
+	/* libpmc reads its search path from the environment: put the
+	 * launcher's there for this one call (before main, one thread). */
+	bool path_set = coll.set.plugin_path[0] && !getenv("PMCPROF_PLUGIN_PATH") &&
+			setenv("PMCPROF_PLUGIN_PATH", coll.set.plugin_path, 0) == 0;
 	ret = pmc_backend_load(coll.set.backend, &coll.be, msg, sizeof(msg));
+	if (path_set)
+		unsetenv("PMCPROF_PLUGIN_PATH");
 	if (ret < 0) {
 		coll_warn("pmcprof: cannot load backend ", coll.set.backend, ": ",
 			  msg[0] ? msg : pmc_strerror(ret), "; the program runs unprofiled",
@@ -480,7 +547,12 @@ static void init_once(void)
 		__atomic_store_n(&coll.active, true, __ATOMIC_SEQ_CST);
 		watch_start();
 		flush_marker(true);
-		thr_begin();
+		struct thr *main_thr = thr_begin();
+
+		early_finish(main_thr);
+		unseen_init(main_thr ? main_thr->cpu_start_ns : 0);
+	} else {
+		early_finish(NULL);
 	}
 	coll_inside--;
 }

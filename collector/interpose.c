@@ -53,7 +53,8 @@ static struct {
 	long (*syscall)(long, long, long, long, long, long, long);
 } real;
 
-/* PMCPROF_* and LD_PRELOAD as they were at startup, "NAME=VALUE". */
+/* LD_PRELOAD and the settings marker (PMCPROF), or without the marker
+ * the PMCPROF_* settings, as they were at startup, "NAME=VALUE". */
 static char *saved_env[ENV_EXTRA - 2];
 static size_t n_saved;
 
@@ -95,7 +96,15 @@ void interpose_init(void)
 		snprintf(coll.collector_path, sizeof(coll.collector_path), "%s", info.dli_fname);
 	for (char **e = environ; e && *e && n_saved < sizeof(saved_env) / sizeof(saved_env[0]);
 	     e++) {
-		if (strncmp(*e, "PMCPROF_", 8) && strncmp(*e, "LD_PRELOAD=", 11))
+		/* With the launcher's marker the settings are in its file: of
+		 * the PMCPROF_* variables, only the one the collector reads
+		 * from the environment (kernel.c) is ours to keep. */
+		bool ours = strncmp(*e, "LD_PRELOAD=", 11) == 0 ||
+			    strncmp(*e, SETTINGS_MARKER "=", sizeof(SETTINGS_MARKER)) == 0 ||
+			    strncmp(*e, "PMCPROF_KERNEL=", 15) == 0 ||
+			    (!getenv(SETTINGS_MARKER) && strncmp(*e, "PMCPROF_", 8) == 0);
+
+		if (!ours)
 			continue;
 		saved_env[n_saved] = strdup(*e);
 		if (saved_env[n_saved])

@@ -3,7 +3,7 @@
 # explains both.
 
 coll_core_sources = collector/collector.h \
-	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \
+	collector/cct.c collector/cct.h collector/early.c collector/early.h collector/unseen.c collector/unseen.h collector/loadmap.c collector/loadmap.h \
 	collector/settings.c collector/settings.h collector/kernel.c collector/kernel.h \
 	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c \
 	collector/vdso.c collector/watch.c \

@@ -136,10 +136,13 @@ int owntime_thread_user_ns(pid_t tid, uint64_t *ns, uint64_t *res)
 size_t owntime_counters(const struct thr *t, struct prof_counter *out)
 {
 	size_t n = 0;
-	uint64_t now = owntime_thread_cpu_ns(t->tid), user, res;
+	uint64_t now = owntime_thread_cpu_ns(t->tid), user, res, cpu = UINT64_MAX;
+	uint64_t handler = ticks_to_ns(t->handler_ticks);
 
-	if (t->cpu_start_ns && now >= t->cpu_start_ns)
-		out[n++] = (struct prof_counter){ "thread_cpu_ns", now - t->cpu_start_ns };
+	if (t->cpu_start_ns && now >= t->cpu_start_ns) {
+		cpu = now - t->cpu_start_ns;
+		out[n++] = (struct prof_counter){ "thread_cpu_ns", cpu };
+	}
 	/* Both readings floored to the coarser resolution, so that a start in
 	 * µs and an end in ticks do not make a difference below zero. */
 	if (t->user_start_ns != OWNTIME_UNKNOWN &&
@@ -149,6 +152,14 @@ size_t owntime_counters(const struct thr *t, struct prof_counter *out)
 		if (user >= start)
 			out[n++] = (struct prof_counter){ "thread_user_ns", user - start };
 	}
-	out[n++] = (struct prof_counter){ "handler_ns", ticks_to_ns(t->handler_ticks) };
+	/* The TSC counts wall time: a handler run preempted mid-way (many
+	 * short processes on few CPUs) counts time the thread did not run.
+	 * Its share of the thread's CPU time can never pass the whole: the
+	 * wall reading is kept apart when it does. */
+	if (handler > cpu) {
+		out[n++] = (struct prof_counter){ "handler_wall_ns", handler };
+		handler = cpu;
+	}
+	out[n++] = (struct prof_counter){ "handler_ns", handler };
 	return n;
 }

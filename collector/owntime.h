@@ -49,8 +49,10 @@ int owntime_thread_user_ns(pid_t tid, uint64_t *ns, uint64_t *res);
 
 /* Append "thread_cpu_ns" (the thread's CPU time from t->cpu_start_ns to
  * now), "thread_user_ns" (its user-mode part, from t->user_start_ns to now)
- * and "handler_ns" (time spent in the sampling handler) to out, each
- * one that could be read; returns how many (at most 3). */
+ * and "handler_ns" (time spent in the sampling handler, never more than
+ * thread_cpu_ns; "handler_wall_ns" beside it when the wall reading was
+ * more) to out, each one that could be read; returns how many (at most
+ * 4). */
 size_t owntime_counters(const struct thr *t, struct prof_counter *out);
 
 #endif

@@ -123,6 +123,39 @@ static int p_rundir(struct rec_settings *s, const char *name, const char *v, cha
 	return 0;
 }
 
+/* Directories separated by ':' (libpmc's search path), "" for none. */
+static int p_plugin_path(struct rec_settings *s, const char *name, const char *v, char *msg,
+			 size_t len)
+{
+	if (has_cntrl(v))
+		return fail(msg, len, name, "'%s' has a control character", v);
+	if (copy_str(s->plugin_path, sizeof(s->plugin_path), v))
+		return fail(msg, len, name, "path too long ('%s')", v);
+	return 0;
+}
+
+static int p_tracer(struct rec_settings *s, const char *name, const char *v, char *msg,
+		    size_t len)
+{
+	int t, end = 0;
+
+	if (sscanf(v, "%d%n", &t, &end) != 1 || v[end] || t < -1)
+		return fail(msg, len, name, "'%s' is not a process id", v);
+	s->tracer = t;
+	return 0;
+}
+
+/* A library name as LD_PRELOAD holds it: no ':' or space separators. */
+static int p_preload_first(struct rec_settings *s, const char *name, const char *v, char *msg,
+			   size_t len)
+{
+	if (has_cntrl(v) || strpbrk(v, ": "))
+		return fail(msg, len, name, "'%s' is not one library name", v);
+	if (copy_str(s->preload_first, sizeof(s->preload_first), v))
+		return fail(msg, len, name, "'%s' is too long", v);
+	return 0;
+}
+
 /* "MODE FILTERS", each a number or -1. */
 static int p_seccomp(struct rec_settings *s, const char *name, const char *v, char *msg,
 		     size_t len)
@@ -357,6 +390,21 @@ static int f_rundir(const struct rec_settings *s, char *b, size_t l)
 	return f_str(s->rundir, b, l);
 }
 
+static int f_plugin_path(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->plugin_path, b, l);
+}
+
+static int f_tracer(const struct rec_settings *s, char *b, size_t l)
+{
+	return snprintf(b, l, "%d", s->tracer) < (int)l ? 0 : -ENOSPC;
+}
+
+static int f_preload_first(const struct rec_settings *s, char *b, size_t l)
+{
+	return f_str(s->preload_first, b, l);
+}
+
 static int f_seccomp(const struct rec_settings *s, char *b, size_t l)
 {
 	return snprintf(b, l, "%d %d", s->seccomp_mode, s->seccomp_filters) < (int)l ? 0 : -ENOSPC;
@@ -438,6 +486,9 @@ static const struct setting {
 	{ "PMCPROF_CCT_BYTES", false, p_cct_bytes, f_cct_bytes },
 	{ "PMCPROF_RUNDIR", false, p_rundir, f_rundir },
 	{ "PMCPROF_SECCOMP", false, p_seccomp, f_seccomp },
+	{ "PMCPROF_PLUGIN_PATH", false, p_plugin_path, f_plugin_path },
+	{ "PMCPROF_PRELOAD_FIRST", false, p_preload_first, f_preload_first },
+	{ "PMCPROF_TRACER", false, p_tracer, f_tracer },
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 
@@ -449,6 +500,7 @@ void settings_defaults(struct rec_settings *s)
 	s->cct_bytes = DEFAULT_CCT_BYTES;
 	s->seccomp_mode = -1;
 	s->seccomp_filters = -1;
+	s->tracer = -1;
 }
 
 int settings_set(struct rec_settings *s, const char *name, const char *label, const char *value,
@@ -507,6 +559,48 @@ const char *settings_call_graph_name(enum uw_mode m)
 	return "?";
 }
 
+int settings_file_read(const char *path, char *buf, size_t len)
+{
+	size_t have = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	while (have < len - 1 && (n = read(fd, buf + have, len - 1 - have)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+		have += (size_t)n;
+	}
+	close(fd);
+	buf[have] = '\0';
+	/* A file that does not end its last line was cut short. */
+	if (have == len - 1 || (have && buf[have - 1] != '\n'))
+		return -EFBIG;
+	/* Lines become strings: getters return pointers into buf. */
+	for (char *p = buf; (p = strchr(p, '\n')) != NULL; p++)
+		*p = '\0';
+	return 0;
+}
+
+const char *settings_file_get(const char *name, void *arg)
+{
+	const char *p = arg;
+	size_t l = strlen(name);
+
+	/* Strings one after the other, ended by an empty one. */
+	for (; *p; p += strlen(p) + 1)
+		if (strncmp(p, name, l) == 0 && p[l] == '=')
+			return p + l + 1;
+	return NULL;
+}
+
 /* The number after "key:" in a /proc status text, or -1. */
 static int status_field(const char *text, const char *key)
 {
@@ -520,17 +614,31 @@ static int status_field(const char *text, const char *key)
 	return *p >= '0' && *p <= '9' ? atoi(p) : -1;
 }
 
-void settings_seccomp_now(int *mode, int *filters)
+static void read_status(char *text, size_t len)
 {
-	char text[4096];
 	ssize_t n = -1;
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
 	if (fd >= 0) {
-		n = read(fd, text, sizeof(text) - 1);
+		n = read(fd, text, len - 1);
 		close(fd);
 	}
 	text[n > 0 ? n : 0] = '\0';
+}
+
+int settings_tracer_now(void)
+{
+	char text[4096];
+
+	read_status(text, sizeof(text));
+	return status_field(text, "TracerPid:");
+}
+
+void settings_seccomp_now(int *mode, int *filters)
+{
+	char text[4096];
+
+	read_status(text, sizeof(text));
 	*mode = status_field(text, "Seccomp:");
 	*filters = status_field(text, "Seccomp_filters:");
 }

@@ -32,9 +32,17 @@ struct rec_settings {
 	bool private_files;		/* 0700 directory, 0600 files */
 	uint64_t cct_bytes;		/* per-thread calling-context-tree arena */
 	char rundir[PATH_MAX];		/* the launcher's markers directory, "" if none */
+	char plugin_path[PATH_MAX];	/* libpmc's PMCPROF_PLUGIN_PATH, "" if none */
+	/* A runtime the launcher preloaded before the collector for this
+	 * program alone (the ASan runtime must come first), "" if none. */
+	char preload_first[128];
 	/* The launcher's seccomp mode and filter count (/proc/self/status),
 	 * -1 if unknown: a process with more was filtered by the program. */
 	int seccomp_mode, seccomp_filters;
+	/* The process tracing the launcher (TracerPid), 0 if none, -1 if
+	 * unknown: a profiled process traced by another (gdb's inferior, a
+	 * program under strace) is not profiled. */
+	int tracer;
 };
 
 /* Defaults for everything optional. */
@@ -57,9 +65,26 @@ int settings_load(struct rec_settings *s, const char *(*get)(const char *name, v
 int settings_export(const struct rec_settings *s,
 		    int (*put)(const char *name, const char *value, void *arg), void *arg);
 
+/* The one variable a profiled program gets beside LD_PRELOAD: the path of
+ * the settings file (NAME=VALUE lines, the PMCPROF_* names), which
+ * `pmcprof record` writes into its private run directory. */
+#define SETTINGS_MARKER "PMCPROF"
+#define SETTINGS_FILE ".settings"
+
+/* Read the settings file at path (at most SETTINGS_FILE_MAX bytes) into
+ * buf: afterwards settings_file_get(name, buf) is a getter for
+ * settings_load.  Raw open/read/close only.  0 or -errno. */
+#define SETTINGS_FILE_MAX 32768
+int settings_file_read(const char *path, char *buf, size_t len);
+const char *settings_file_get(const char *name, void *buf);
+
 /* The calling process's seccomp mode and number of filters (Linux 5.9),
  * each -1 if unknown, from /proc/self/status: one open, read and close. */
 void settings_seccomp_now(int *mode, int *filters);
+
+/* The pid of the process tracing the caller (TracerPid of
+ * /proc/self/status: gdb, strace), 0 if none, -1 if unknown. */
+int settings_tracer_now(void);
 
 /* "unwind", "fp", "none" (static). */
 const char *settings_call_graph_name(enum uw_mode m);

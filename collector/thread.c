@@ -17,6 +17,7 @@
 #include "collector/collector.h"
 #include "collector/owntime.h"
 #include "collector/kernel.h"
+#include "collector/unseen.h"
 
 __thread struct thr *coll_self __attribute__((tls_model("initial-exec")));
 
@@ -88,33 +89,51 @@ static void key_make(void)
 	pthread_key_create(&key, key_destructor);
 }
 
+/* The CCT arena a thread starts with: it doubles on demand (cct.c) up to
+ * PMCPROF_CCT_BYTES, so a thread takes the address space its tree needs,
+ * not the limit (which RLIMIT_AS would charge to the program). */
+#define ARENA_START (64u << 10)
+
+/* LeakSanitizer's, when the program is built with it: it does not scan
+ * our mappings, so what a state points to (the backend's counters, from
+ * malloc) would be reported as leaked at the program's exit. */
+extern void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+
 /* A state to use: a free one from the registry, else a new mapping. */
 static struct thr *thr_alloc(void)
 {
 	size_t head = ((sizeof(struct thr) + 4095) & ~(size_t)4095);
+	size_t start = coll.set.cct_bytes < ARENA_START ? coll.set.cct_bytes : ARENA_START;
 	struct thr *t, *old;
-	void *m;
+	void *m, *arena;
 
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (status_move(t, THR_FREE, THR_SETUP))
 			return t;
-	/* NORESERVE: only the pages the tree really uses become resident.
-	 * [state][guard][signal stack][CCT arena] */
-	m = mmap(NULL, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes,
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* NORESERVE: only the pages really used become resident.
+	 * [state][guard][signal stack], and the CCT arena apart (it moves
+	 * when it grows). */
+	m = mmap(NULL, head + COLL_GUARD + COLL_ALTSTACK, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	arena = mmap(NULL, start, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		     -1, 0);
 	/* An overflowing signal stack faults instead of writing our state. */
-	if (mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
-		munmap(m, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes);
+	if (arena == MAP_FAILED || mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
+		if (arena != MAP_FAILED)
+			munmap(arena, start);
+		munmap(m, head + COLL_GUARD + COLL_ALTSTACK);
 		return NULL;
 	}
+	if (__lsan_register_root_region)
+		__lsan_register_root_region(m, head);
 	t = m;
 	t->status = THR_SETUP;
-	t->map_len = head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes;
+	t->map_len = head + COLL_GUARD + COLL_ALTSTACK;
 	t->altstack = (char *)m + head + COLL_GUARD;
-	t->arena = (char *)t->altstack + COLL_ALTSTACK;
-	t->arena_len = coll.set.cct_bytes;
+	t->cct.mem = arena;
+	t->cct.bytes = start;
 	old = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 	do
 		t->next = old;
@@ -189,7 +208,9 @@ static void altstack_off(struct thr *t)
 /* Give the arena's memory back and make the state reusable. */
 static void thr_release(struct thr *t)
 {
-	madvise(t->altstack, COLL_ALTSTACK + t->arena_len, MADV_DONTNEED);
+	unseen_thread_ended(t->cpu_last_ns);
+	madvise(t->altstack, COLL_ALTSTACK, MADV_DONTNEED);
+	madvise(t->cct.mem, t->cct.bytes, MADV_DONTNEED);
 	/* Writers scanning the registry read it concurrently. */
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->g = NULL;
@@ -199,6 +220,8 @@ static void thr_release(struct thr *t)
 /* Reset the profile part of t for a thread starting now. */
 static int thr_reset(struct thr *t)
 {
+	int ret;
+
 	memset(t->ctr, 0, sizeof(t->ctr));
 	t->path_len = 0;
 #ifdef COLL_TIMING
@@ -216,6 +239,7 @@ static int thr_reset(struct thr *t)
 	t->written[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &t->start);
 	t->cpu_start_ns = owntime_thread_cpu_ns(0);
+	t->cpu_last_ns = 0;
 	if (owntime_thread_user_ns(0, &t->user_start_ns, &(uint64_t){ 0 }) < 0)
 		t->user_start_ns = OWNTIME_UNKNOWN;
 	t->handler_ticks = 0;
@@ -226,7 +250,11 @@ static int thr_reset(struct thr *t)
 	memset(t->slow, 0, sizeof(t->slow));
 	for (size_t i = 0; i < coll.n_ev; i++)
 		t->period[i] = coll.ev[i].period;
-	return cct_init(&t->cct, t->arena, t->arena_len, (uint32_t)coll.n_ev);
+	/* The arena as it is now (it keeps what it grew to), zero-filled. */
+	ret = cct_init(&t->cct, t->cct.mem, t->cct.bytes, (uint32_t)coll.n_ev);
+	if (ret == 0)
+		cct_allow_growth(&t->cct, coll.set.cct_bytes);
+	return ret;
 }
 
 static void warn_once(const char *what, int err)
@@ -473,6 +501,25 @@ int thr_salvage_all(bool partial, const char *reason)
 	return n;
 }
 
+uint64_t thr_cpu_sampled(void)
+{
+	uint64_t sum = 0;
+
+	for (struct thr *t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next) {
+		int s = status_get(t);
+		uint64_t now;
+
+		if (s == THR_FREE || s == THR_SETUP || !t->cpu_start_ns)
+			continue;
+		now = owntime_thread_cpu_ns(t->tid);
+		if (now >= t->cpu_start_ns)
+			sum += now - t->cpu_start_ns;
+		else
+			sum += t->cpu_last_ns;	/* gone: as last written */
+	}
+	return sum;
+}
+
 uintptr_t thr_any_tcb(void)
 {
 	for (struct thr *t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next) {
@@ -522,7 +569,7 @@ void thr_fork_child(void)
 		coll_self = NULL;
 		return;
 	}
-	madvise(self->arena, self->arena_len, MADV_DONTNEED);
+	madvise(self->cct.mem, self->cct.bytes, MADV_DONTNEED);
 	self->index = 0;
 	if (thr_reset(self) < 0 || thr_arm(self) < 0) {
 		status_set(self, THR_SETUP);

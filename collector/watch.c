@@ -207,6 +207,43 @@ static void salvage(void)
 		flush_marker(false);
 }
 
+/* The process could not write its profiles (it changed its user or its
+ * root, or ran out of descriptors) and so could not remove its marker
+ * either: we still have the launcher's user and root, so we point the
+ * marker at "lost:WHY", which `pmcprof record` prints. */
+BESIDE static void mark_lost(void)
+{
+	static char target[600];
+	const char *why = flush_lost_why(), *name = flush_marker_name();
+	size_t n = 0;
+	long dirfd;
+
+	if (!why || !coll.set.rundir[0] || !name[0])
+		return;
+	for (const char *p = "lost:"; *p; p++)
+		target[n++] = *p;
+	for (; *why && n < sizeof(target) - 1; why++)
+		target[n++] = *why;
+	target[n] = '\0';
+	dirfd = raw(SYS_openat, AT_FDCWD, (long)coll.set.rundir,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0, 0);
+	if (dirfd < 0)
+		return;
+	/* Replaced at once (a link beside it, renamed over it): the
+	 * launcher reading the marker meanwhile sees one or the other. */
+	static char tmp[256];
+	n = 0;
+	tmp[n++] = '.';
+	for (const char *p = name; *p && n < sizeof(tmp) - 1; p++)
+		tmp[n++] = *p;
+	tmp[n] = '\0';
+	raw(SYS_unlinkat, dirfd, (long)tmp, 0, 0, 0);
+	if (raw(SYS_symlinkat, (long)target, dirfd, (long)tmp, 0, 0) == 0 &&
+	    raw(SYS_renameat, dirfd, (long)tmp, dirfd, (long)name, 0) != 0)
+		raw(SYS_unlinkat, dirfd, (long)tmp, 0, 0, 0);
+	raw(SYS_close, dirfd, 0, 0, 0, 0);
+}
+
 BESIDE static int watcher(void)
 {
 	struct pollfd pfd = { .fd = w.pidfd, .events = POLLIN };
@@ -244,11 +281,14 @@ BESIDE static int watcher(void)
 	/* Every thread is gone: borrow one's thread pointer (its TLS is
 	 * intact, nobody runs there any more) for the ordinary code. */
 	tcb = thr_any_tcb();
-	if (!tcb)
-		return 0;		/* every thread wrote its own */
+	if (!tcb) {
+		mark_lost();
+		return 0;		/* every thread wrote its own (or tried) */
+	}
 	if (raw(SYS_arch_prctl, ARCH_SET_FS, (long)tcb, 0, 0, 0) != 0)
 		return 1;
 	salvage();
+	mark_lost();
 	return 0;
 }
 

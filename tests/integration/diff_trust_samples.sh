@@ -49,6 +49,14 @@ case_ short none "" "of the expected samples" -c thread_cpu_ns=40000000
 case_ handler collector-time "the collector's signal handler took 10.0% of the threads' CPU time (0.095 s of 0.950 s)" "" \
 	-c thread_cpu_ns=950000000 -c handler_ns=95000000
 case_ handler2 none "" "signal handler took" -c thread_cpu_ns=950000000 -c handler_ns=19000000
+# a handler's wall time above its thread's CPU time counts as that CPU time, never more
+case_ handler_over collector-time "the collector's signal handler took 100.0% of the threads' CPU time (0.950 s of 0.950 s)" "" \
+	-c thread_cpu_ns=950000000 -c handler_ns=2000000000
+# a thread too short to judge (a pipeline's process) gives no collector-time flag
+case_ handler_short none "" "signal handler took" -c thread_cpu_ns=30000000 -c handler_ns=20000000
+# CPU time of threads never sampled (raw clone) is named and flagged
+case_ unsampled samples-lost "0.950 s of CPU time (50% of the process's) ran in threads the collector did not sample" "" \
+	-c thread_cpu_ns=950000000 -c unsampled_thread_cpu_ns=950000000 -c clone_children=1
 # ':u' sees user time only: held against thread_user_ns, 0.95 s of 2 s here
 U="-e perf::CPU-CLOCK:u@1000000=cpu-clock:u -U ns"
 case_ user_ok none "" "of the expected samples" $U -c thread_cpu_ns=2000000000 -c thread_user_ns=950000000

@@ -137,6 +137,38 @@ static void test_full(void)
 	T_OK(c.counts[(size_t)(c.max_nodes - 1) * 3 + 2] == 1, "the last node's counts are its own");
 }
 
+/* An arena that grows by mremap from 64 KiB: every node and its counts
+ * survive each move, new nodes start at zero, and it stops at its limit. */
+static void test_arena_grows(void)
+{
+	const size_t start = 64 << 10, limit = 1 << 20;
+	void *mem = mmap(NULL, start, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct cct c;
+	uint32_t bad = 0, made = 0, first_max;
+
+	T_OK(mem != MAP_FAILED && cct_init(&c, mem, start, 2) == 0, "init a 64 KiB mapping");
+	first_max = c.max_nodes;
+	cct_allow_growth(&c, limit);
+	for (uint32_t i = 0; i < 200000; i++) {
+		uint32_t node = cct_child(&c, i % 5 ? made : 0, i % 3, (uint64_t)i * 16);
+
+		if (!node)
+			break;
+		made = node;
+		c.counts[(size_t)node * 2 + 1] += node;
+	}
+	T_OK(c.bytes == limit && c.max_nodes > 8 * first_max,
+	     "grew from %u to %u nodes (%zu bytes)", first_max, c.max_nodes, c.bytes);
+	T_OK(made == c.max_nodes - 1, "filled up to its limit (%u nodes)", made);
+	for (uint32_t n = 1; n <= made; n++)
+		if (c.counts[(size_t)n * 2] != 0 || c.counts[(size_t)n * 2 + 1] != n ||
+		    cct_child(&c, c.parent[n], c.module[n], c.offset[n]) != n)
+			bad++;
+	T_OK(bad == 0, "every node keeps its key and counts across the moves");
+	T_OK(cct_child(&c, 0, 9, 1) == 0, "at the limit, a new key is refused");
+	munmap(c.mem, c.bytes);
+}
+
 static void test_misuse(void)
 {
 	static uint64_t small[8];
@@ -156,6 +188,7 @@ int main(void)
 	test_paths();
 	test_growth();
 	test_full();
+	test_arena_grows();
 	test_misuse();
 	return T_DONE();
 }

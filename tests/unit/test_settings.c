@@ -130,8 +130,8 @@ static void test_huge_value(void)
 
 /* settings_export then settings_load through a little environment. */
 struct env {
-	char names[16][32];
-	char values[16][8192];
+	char names[32][32];
+	char values[32][8192];
 	int n;
 };
 
