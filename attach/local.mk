@@ -1,0 +1,12 @@
+# attach/: profiling and counting what already runs (record/stat -p, -t, -a),
+# from the kernel's records and /proc/PID: no code in the target.  A static
+# convenience library, linked into pmcprof-record and pmcprof-stat; it
+# shares the collector's calling-context tree (collector/cct.c, pure code)
+# and writes with profile/ (programs link profile/ and backend/ themselves).
+# docs/attach.md explains it.
+noinst_LTLIBRARIES += attach/libattach.la
+attach_libattach_la_SOURCES = attach/attach.h attach/internal.h \
+	attach/session.c attach/records.c attach/procmap.c attach/facts.c attach/write.c \
+	attach/count.c collector/cct.c collector/cct.h
+
+attach_libattach_la_CFLAGS = $(AM_CFLAGS)
