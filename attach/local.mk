@@ -10,3 +10,13 @@ attach_libattach_la_SOURCES = attach/attach.h attach/internal.h \
 	attach/count.c collector/cct.c collector/cct.h
 
 attach_libattach_la_CFLAGS = $(AM_CFLAGS)
+
+# ---- tests ----
+# What tests/integration/attach_*.sh attach to: dynamic and static.
+check_PROGRAMS += tests/progs/att_target tests/progs/att_target_static
+tests_progs_att_target_SOURCES = tests/progs/att_target.c
+tests_progs_att_target_CFLAGS = -g -O2 -fno-omit-frame-pointer -pthread
+tests_progs_att_target_LDFLAGS = -pthread
+tests_progs_att_target_static_SOURCES = tests/progs/att_target.c
+tests_progs_att_target_static_CFLAGS = -g -O2 -fno-omit-frame-pointer -pthread
+tests_progs_att_target_static_LDFLAGS = -all-static -pthread

@@ -108,13 +108,26 @@ static void targets_of(const char *prog, const struct attach_req *r, struct targ
 	}
 }
 
-const char *attach_name(const char *prog, const struct attach_req *r, char *buf, size_t len)
+static void refuse_backend(const char *prog, const char *backend);
+
+const char *attach_prepare(const char *prog, const struct attach_req *r, const char *backend,
+			   char *buf, size_t len)
 {
 	struct targets t;
 	char path[64];
 	FILE *f;
 
 	targets_of(prog, r, &t);
+	if (backend)
+		refuse_backend(prog, backend);
+	for (size_t i = 0; i < t.n_pids + t.n_tids; i++) {
+		pid_t id = i < t.n_pids ? t.pids[i] : t.tids[i - t.n_pids];
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+		if (access(path, F_OK) < 0)
+			die(prog, EXIT_RUNTIME, "%s %d: no such %s", i < t.n_pids ? "process" : "thread",
+			    (int)id, i < t.n_pids ? "process" : "thread");
+	}
 	snprintf(buf, len, "%s", r->all_cpus ? "all" : "attach");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)(t.n_pids ? t.pids[0] : t.tids[0]));
 	if (!r->all_cpus && (f = fopen(path, "re"))) {
@@ -297,7 +310,8 @@ static int run_loop(const char *prog, struct att_session *s, const struct target
 	}
 }
 
-int attach_record(const struct attach_req *r, const struct rec_settings *set, bool quiet)
+int attach_record(const struct attach_req *r, const struct rec_settings *set, bool quiet,
+		  void (*make_outdir)(void *arg), void *arg)
 {
 	const char *prog = "pmcprof record";
 	struct pmc_event ev[PMC_MAX_EVENTS];
@@ -337,6 +351,7 @@ int attach_record(const struct attach_req *r, const struct rec_settings *set, bo
 	}
 	if (ret < 0)
 		advise(prog, &e, r->all_cpus);
+	make_outdir(arg);
 	catch_stops();
 	cmd = start_cmd(prog, r->cmd);
 	if (!quiet)

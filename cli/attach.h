@@ -23,15 +23,20 @@ static inline bool attach_wanted(const struct attach_req *r)
 	return r->pids || r->tids || r->all_cpus;
 }
 
-/* A name for the default output directory: the first process's command,
- * or "all" for -a.  Exits with a usage error on a bad list. */
-const char *attach_name(const char *prog, const struct attach_req *r, char *buf, size_t len);
+/* Before anything is made: the lists, that every target exists, and that
+ * backend (-b, or NULL) can attach at all; exits with the message if not.
+ * Returns a name for the default output directory in buf: the first
+ * process's command, or "all" for -a. */
+const char *attach_prepare(const char *prog, const struct attach_req *r, const char *backend,
+			   char *buf, size_t len);
 
-/* record: attach with the launcher's settings (events already planned,
- * output directory made), sample until the targets end, --duration, the
- * command, or SIGINT/SIGTERM/SIGHUP; write the profiles.  Returns the exit
- * status (0, or 2 with the reason printed). */
-int attach_record(const struct attach_req *r, const struct rec_settings *set, bool quiet);
+/* record: attach with the launcher's settings (events already planned),
+ * call make_outdir(arg) once the counters are open (so that a refusal
+ * leaves nothing behind; it fills set->outdir), sample until the targets
+ * end, --duration, the command, or SIGINT/SIGTERM/SIGHUP; write the
+ * profiles.  Returns the exit status (0, or 2 with the reason printed). */
+int attach_record(const struct attach_req *r, const struct rec_settings *set, bool quiet,
+		  void (*make_outdir)(void *arg), void *arg);
 
 /* stat: count plan's events on the targets until the same ends; vals and
  * *elapsed for stat's printer.  Returns 0 or the exit status (printed). */

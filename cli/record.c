@@ -606,6 +606,14 @@ static void make_outdir(struct opts *o, const char *cmd)
 	close(dfd);
 }
 
+/* -p/-t/-a: the output directory, made once the counters are open. */
+static char attach_dir[64];
+
+static void attach_outdir(void *o)
+{
+	make_outdir(o, attach_dir);
+}
+
 static const char *collector_path(char *buf)
 {
 	const char *p = getenv("PMCPROF_COLLECTOR");
@@ -909,12 +917,9 @@ int main(int argc, char **argv)
 
 	first = parse_args(argc, argv, &o);
 	if (attach_wanted(&o.att)) {
-		char name[64];
-
-		attach_name("pmcprof record", &o.att, name, sizeof(name));
+		attach_prepare("pmcprof record", &o.att, o.backend, attach_dir, sizeof(attach_dir));
 		make_plan(&o);
-		make_outdir(&o, name);
-		return attach_record(&o.att, &o.set, o.quiet);
+		return attach_record(&o.att, &o.set, o.quiet, attach_outdir, &o);
 	}
 	ret = exe_resolve(argv[first], path, sizeof(path));
 	if (ret < 0)

@@ -439,6 +439,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(&a, argc, argv);
+	if (attach_wanted(&a.att)) {
+		char name[64];
+
+		attach_prepare("pmcprof stat", &a.att, a.backend, name, sizeof(name));
+	}
 	if (a.n == 0)
 		default_events(&a);
 	if ((rc = make_plan(&a, &plan)))
