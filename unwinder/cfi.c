@@ -30,8 +30,13 @@ struct regs {
 	int64_t off[3];
 };
 
+/* A reader over one region of the target: p and end are target
+ * addresses, the bytes live at p + delta here (0 for this process's own
+ * objects; a file's mapping for another process's, through its image). */
 struct rd {
 	uintptr_t p, end;
+	uintptr_t delta;
+	const struct uw_image *img;
 	bool bad;
 };
 
@@ -40,15 +45,34 @@ static int slot(uint64_t reg)
 	return reg == R_RBP ? 0 : reg == R_RSP ? 1 : reg == R_RA ? 2 : -1;
 }
 
-/* The segment around addr bounds every read that starts there. */
-static bool rd_at(struct rd *r, uintptr_t addr)
+/* The segment around addr bounds every read that starts there: one of
+ * this process's loaded objects (img NULL), or the region the image maps
+ * there. */
+static bool rd_at(struct rd *r, const struct uw_image *img, uintptr_t addr)
 {
+	r->p = addr;
+	r->img = img;
+	r->delta = 0;
+	if (img) {
+		size_t len = 0;
+		const void *q = img->ops->map(img->arg, addr, &len);
+
+		r->bad = !q || !len || addr + len < addr;
+		r->end = r->bad ? addr : addr + len;
+		r->delta = r->bad ? 0 : (uintptr_t)q - addr;
+		return !r->bad;
+	}
 	const struct uw_seg *g = uw_seg_find(addr);
 
-	r->p = addr;
 	r->end = g ? g->hi : addr;
 	r->bad = !g;
 	return g != NULL;
+}
+
+/* Where the bytes at target address a (inside r's region) are here. */
+static const void *rd_here(const struct rd *r, uintptr_t a)
+{
+	return (const void *)(a + r->delta);
 }
 
 static bool rd_ok(struct rd *r, size_t n)
@@ -65,7 +89,7 @@ static bool rd_ok(struct rd *r, size_t n)
 	{                                             \
 		type v = 0;                           \
 		if (rd_ok(r, sizeof(v))) {            \
-			memcpy(&v, (const void *)r->p, sizeof(v)); \
+			memcpy(&v, rd_here(r, r->p), sizeof(v)); \
 			r->p += sizeof(v);            \
 		}                                     \
 		return v;                             \
@@ -151,7 +175,7 @@ struct cie {
 	uintptr_t insn, insn_end;
 };
 
-static bool cie_parse(uintptr_t at, struct cie *c)
+static bool cie_parse(const struct uw_image *img, uintptr_t at, struct cie *c)
 {
 	struct rd r;
 	uint64_t len;
@@ -162,7 +186,7 @@ static bool cie_parse(uintptr_t at, struct cie *c)
 
 	memset(c, 0, sizeof(*c));
 	c->fde_enc = 0;
-	if (!rd_at(&r, at))
+	if (!rd_at(&r, img, at))
 		return false;
 	len = rd_u32(&r);
 	if (len == 0xffffffff)
@@ -233,13 +257,13 @@ static void set_rule(struct regs *s, uint64_t reg, enum rule rule, int64_t off)
 /* Run instructions [insn, end) while the location is <= pc (loc starts at
  * the FDE's start; for the CIE's, pc = ~0 and loc never moves).  false on
  * a malformed or unsupported program. */
-static bool cfa_run(struct run *st, const struct cie *c, uintptr_t insn, uintptr_t end,
-		    uintptr_t loc, uintptr_t pc)
+static bool cfa_run(struct run *st, const struct cie *c, const struct uw_image *img,
+		    uintptr_t insn, uintptr_t end, uintptr_t loc, uintptr_t pc)
 {
 	struct regs *s = &st->cur;
 	struct rd r;
 
-	if (!rd_at(&r, insn))
+	if (!rd_at(&r, img, insn))
 		return false;
 	if (end > r.end)
 		return false;
@@ -362,13 +386,14 @@ advance:
  * rip & 15).  Values are a * rsp + b with a in {0, 1}; rip is key, the
  * interrupted pc (PLT stubs never call, so they are only ever the leaf).
  * Anything else (a deref: realigned frames) is not a recipe. */
-static bool expr_eval(uintptr_t at, uintptr_t len, uintptr_t key, int64_t *off)
+static bool expr_eval(const struct uw_image *img, uintptr_t at, uintptr_t len, uintptr_t key,
+		      int64_t *off)
 {
 	struct { int64_t a, b; } st[8];
 	int sp = 0;
 	struct rd r;
 
-	if (!len || !rd_at(&r, at) || at + len < at || at + len > r.end)
+	if (!len || !rd_at(&r, img, at) || at + len < at || at + len > r.end)
 		return false;
 	r.end = at + len;
 	while (r.p < r.end && !r.bad) {
@@ -447,13 +472,13 @@ static bool expr_eval(uintptr_t at, uintptr_t len, uintptr_t key, int64_t *off)
 }
 
 /* The FDE for key from the object's .eh_frame_hdr table, or 0. */
-static uintptr_t fde_find(uintptr_t hdr, uintptr_t key)
+static uintptr_t fde_find(const struct uw_image *img, uintptr_t hdr, uintptr_t key)
 {
 	struct rd r;
 	uint8_t version, ptr_enc, count_enc, table_enc;
 	uintptr_t table, lo, hi, count;
 
-	if (!rd_at(&r, hdr))
+	if (!rd_at(&r, img, hdr))
 		return 0;
 	version = rd_u8(&r);
 	ptr_enc = rd_u8(&r);
@@ -472,7 +497,7 @@ static uintptr_t fde_find(uintptr_t hdr, uintptr_t key)
 		uintptr_t mid = lo + (hi - lo) / 2;
 		int32_t start;
 
-		memcpy(&start, (const void *)(table + mid * 8), 4);
+		memcpy(&start, rd_here(&r, table + mid * 8), 4);
 		if (hdr + (intptr_t)start <= key)
 			lo = mid + 1;
 		else
@@ -483,10 +508,13 @@ static uintptr_t fde_find(uintptr_t hdr, uintptr_t key)
 	{
 		int32_t fde;
 
-		memcpy(&fde, (const void *)(table + (lo - 1) * 8 + 4), 4);
+		memcpy(&fde, rd_here(&r, table + (lo - 1) * 8 + 4), 4);
 		return hdr + (intptr_t)fde;
 	}
 }
+
+static int cfi_recipe_at(const struct uw_image *img, uintptr_t hdr, uintptr_t key,
+			 struct uw_recipe *out);
 
 int uw_cfi_recipe(uintptr_t key, struct uw_recipe *out)
 {
@@ -500,7 +528,26 @@ int uw_cfi_recipe(uintptr_t key, struct uw_recipe *out)
 	return uw_cfi_recipe_in(g->eh_hdr, key, out);
 }
 
+int uw_cfi_recipe_image(const struct uw_image *img, uintptr_t key, struct uw_recipe *out)
+{
+	uint64_t hdr = 0, lo = 0, hi = 0;
+
+	if (!img)
+		return uw_cfi_recipe(key, out);
+	memset(out, 0, sizeof(*out));
+	out->kind = UW_RECIPE_SLOW;
+	if (img->ops->find(img->arg, key, &hdr, &lo, &hi) < 0 || !hdr)
+		return -1;
+	return cfi_recipe_at(img, (uintptr_t)hdr, key, out);
+}
+
 int uw_cfi_recipe_in(uintptr_t hdr, uintptr_t key, struct uw_recipe *out)
+{
+	return cfi_recipe_at(NULL, hdr, key, out);
+}
+
+static int cfi_recipe_at(const struct uw_image *img, uintptr_t hdr, uintptr_t key,
+			 struct uw_recipe *out)
 {
 	uintptr_t fde, body_end, start, range, cie_at, field;
 	struct run st;
@@ -511,8 +558,8 @@ int uw_cfi_recipe_in(uintptr_t hdr, uintptr_t key, struct uw_recipe *out)
 
 	memset(out, 0, sizeof(*out));
 	out->kind = UW_RECIPE_SLOW;
-	fde = fde_find(hdr, key);
-	if (!fde || !rd_at(&r, fde))
+	fde = fde_find(img, hdr, key);
+	if (!fde || !rd_at(&r, img, fde))
 		return -1;
 	len = rd_u32(&r);
 	if (len == 0xffffffff)
@@ -525,7 +572,7 @@ int uw_cfi_recipe_in(uintptr_t hdr, uintptr_t key, struct uw_recipe *out)
 	if (r.bad || !id)
 		return -1;
 	cie_at = field - id;
-	if (!cie_parse(cie_at, &c))
+	if (!cie_parse(img, cie_at, &c))
 		return -1;
 	start = rd_ptr(&r, c.fde_enc, 0);
 	range = rd_ptr(&r, c.fde_enc & 0x0f, 0);
@@ -541,15 +588,15 @@ int uw_cfi_recipe_in(uintptr_t hdr, uintptr_t key, struct uw_recipe *out)
 	memset(&st, 0, sizeof(st));
 	for (int i = 0; i < 3; i++)
 		st.cur.rule[i] = SAME;
-	if (c.insn < c.insn_end && !cfa_run(&st, &c, c.insn, c.insn_end, 0, ~(uintptr_t)0))
+	if (c.insn < c.insn_end && !cfa_run(&st, &c, img, c.insn, c.insn_end, 0, ~(uintptr_t)0))
 		return 0;
 	st.init = st.cur;
 	st.depth = 0;
-	if (r.p < body_end && !cfa_run(&st, &c, r.p, body_end, start, key))
+	if (r.p < body_end && !cfa_run(&st, &c, img, r.p, body_end, start, key))
 		return 0;
 
 	struct regs *s = &st.cur;
-	if (s->cfa_expr && expr_eval(s->expr, s->expr_len, key, &s->cfa_off)) {
+	if (s->cfa_expr && expr_eval(img, s->expr, s->expr_len, key, &s->cfa_off)) {
 		s->cfa_expr = false;
 		s->cfa_reg = R_RSP;
 	}

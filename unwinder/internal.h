@@ -58,6 +58,8 @@ int uw_walk_libunwind(const struct uw_thread *t, const ucontext_t *uc, uintptr_t
  * can step.  -1 (and SLOW) when the object has no unwind info there.
  * Async-signal-safe; call inside uw_guard_enter. */
 int uw_cfi_recipe(uintptr_t key, struct uw_recipe *r);
+/* The same from an image's tables (NULL: uw_cfi_recipe). */
+int uw_cfi_recipe_image(const struct uw_image *img, uintptr_t key, struct uw_recipe *r);
 /* The same with the .eh_frame_hdr given (for tests: crafted tables, which
  * must lie in a loaded object's readable segment). */
 int uw_cfi_recipe_in(uintptr_t eh_hdr, uintptr_t key, struct uw_recipe *r);

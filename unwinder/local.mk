@@ -25,3 +25,10 @@ check_PROGRAMS += tests/bench/unwind-cost
 tests_bench_unwind_cost_SOURCES = tests/bench/unwind_cost.c
 tests_bench_unwind_cost_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
 tests_bench_unwind_cost_LDADD = unwinder/libunwinder.la $(UNWIND_LIBS) -ldl
+
+# uw_unwind_copy: a register set and a stack copy, as the kernel's records.
+check_PROGRAMS += tests/unit/test-unwind-copy
+UNIT_TESTS += tests/unit/test-unwind-copy
+tests_unit_test_unwind_copy_SOURCES = tests/unit/test_unwind_copy.c tests/harness.h
+tests_unit_test_unwind_copy_CFLAGS = $(AM_CFLAGS) -fno-omit-frame-pointer -fno-optimize-sibling-calls
+tests_unit_test_unwind_copy_LDADD = unwinder/libunwinder.la -lpthread

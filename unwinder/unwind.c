@@ -43,6 +43,11 @@ struct walk {
 	uintptr_t alt_lo, alt_hi;	/* the sigaltstack the sample came from */
 	uintptr_t page[4];		/* pages found readable in this walk */
 	unsigned n_page, next_page;
+	/* uw_unwind_copy: the stack is this copy and nothing else; code
+	 * and tables come from img (NULL: this process's objects). */
+	const struct uw_stack_copy *copy;
+	const struct uw_image *img;
+	bool past_copy;			/* a read went past the copy's end */
 };
 
 static unw_addr_space_t as;
@@ -87,12 +92,42 @@ static bool mem_ok(struct walk *w, uintptr_t a)
  * locals: a sanitizer's redzones there are not our business. */
 #define NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
 
+/* A read of a copy walk: the copy, else the image's (or our objects')
+ * mapped bytes, never the live stack. */
+static bool copy_mem(struct walk *w, uintptr_t addr, unw_word_t *val)
+{
+	const struct uw_stack_copy *c = w->copy;
+
+	if (addr >= c->start && addr + 8 > addr && addr + 8 <= c->start + c->size) {
+		memcpy(val, (const char *)c->data + (addr - c->start), 8);
+		return true;
+	}
+	if (addr >= c->start + c->size && addr - (c->start + c->size) < (1u << 20))
+		w->past_copy = true;	/* the stack goes on past the copy */
+	if (w->img) {
+		size_t len = 0;
+		const void *p = w->img->ops->map(w->img->arg, addr, &len);
+
+		if (!p || len < 8)
+			return false;
+		memcpy(val, p, 8);
+		return true;
+	}
+	if (!uw_readable(addr, 8))
+		return false;
+	memcpy(val, (const void *)addr, 8);
+	return true;
+}
+
 static NO_SANITIZE int acc_access_mem(unw_addr_space_t a, unw_word_t addr, unw_word_t *val,
 				      int write, void *arg)
 {
+	struct walk *w = arg;
 	unw_word_t v;
 
 	(void)a;
+	if (!write && w->copy)
+		return copy_mem(w, addr, val) ? 0 : -UNW_EINVAL;
 	if (write || !mem_ok(arg, addr))
 		return -UNW_EINVAL;
 	__builtin_memcpy(&v, (const void *)addr, sizeof(v));
@@ -155,27 +190,41 @@ static void acc_put_unwind_info(unw_addr_space_t a, unw_proc_info_t *pi, void *a
 static int acc_find_proc_info(unw_addr_space_t a, unw_word_t ip, unw_proc_info_t *pi,
 			      int need_unwind_info, void *arg)
 {
-	const struct uw_seg *g = uw_seg_find(ip);
+	struct walk *w = arg;
+	const struct uw_seg *g = w->img ? NULL : uw_seg_find(ip);
 	const unsigned char *h;
 	unw_dyn_info_t di;
+	uint64_t hdr = 0, lo = 0, hi = 0;
+	size_t len = 0;
 	int32_t count;
 
-	if (!g || !g->exec || !g->eh_hdr || !uw_readable(g->eh_hdr, 12))
-		return -UNW_ENOINFO;
-	h = (const unsigned char *)g->eh_hdr;
+	if (w->img) {
+		/* Another process's: its tables as the image maps them. */
+		if (w->img->ops->find(w->img->arg, ip, &hdr, &lo, &hi) < 0 || !hdr)
+			return -UNW_ENOINFO;
+		h = w->img->ops->map(w->img->arg, hdr, &len);
+		if (!h || len < 12)
+			return -UNW_ENOINFO;
+	} else {
+		if (!g || !g->exec || !g->eh_hdr || !uw_readable(g->eh_hdr, 12))
+			return -UNW_ENOINFO;
+		h = (const unsigned char *)g->eh_hdr;
+		hdr = g->eh_hdr, lo = g->lo, hi = g->hi, len = SIZE_MAX;
+	}
 	/* version 1; eh_frame_ptr sdata4 (pcrel); fde_count udata4; table
 	 * datarel sdata4: what every linker writes */
 	if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
 		return -UNW_ENOINFO;
 	memcpy(&count, h + 8, 4);
-	if (count <= 0 || !uw_readable(g->eh_hdr + 12, (size_t)count * 8))
+	if (count <= 0 || (g && !uw_readable(g->eh_hdr + 12, (size_t)count * 8)) ||
+	    (!g && len < 12 + (size_t)count * 8))
 		return -UNW_ENOINFO;
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = g->lo;
-	di.end_ip = g->hi;
-	di.u.rti.segbase = g->eh_hdr;
-	di.u.rti.table_data = g->eh_hdr + 12;
+	di.start_ip = lo;
+	di.end_ip = hi;
+	di.u.rti.segbase = hdr;
+	di.u.rti.table_data = hdr + 12;
 	di.u.rti.table_len = (unw_word_t)count * 8 / sizeof(unw_word_t);
 	return _Ux86_64_dwarf_search_unwind_table(a, ip, &di, pi, need_unwind_info, arg);
 }
@@ -195,6 +244,9 @@ static unw_accessors_t accessors = {
  * sigaltstack sp is on (a sample inside a signal handler), if any. */
 static void walk_bounds(struct walk *w, const struct uw_thread *t, uintptr_t sp)
 {
+	w->copy = NULL;
+	w->img = NULL;
+	w->past_copy = false;
 	w->lo = w->hi = w->alt_lo = w->alt_hi = 0;
 	w->n_page = w->next_page = 0;
 	if (t && sp >= t->stack_lo && sp < t->stack_hi) {
@@ -542,4 +594,148 @@ int uw_global_init(void)
 {
 	pthread_once(&init_once, init);
 	return init_err;
+}
+
+/* ---- from a register set and a stack copy ---- */
+
+void uw_regs_from_perf(struct uw_regs *r, const uint64_t *vals, uint64_t mask)
+{
+	/* PERF_REG_X86_* (arch/x86/include/uapi/asm/perf_regs.h) to DWARF */
+	static const int8_t dwarf_of[24] = {
+		UW_REG_RAX, UW_REG_RBX, UW_REG_RCX, UW_REG_RDX, UW_REG_RSI, UW_REG_RDI,
+		UW_REG_RBP, UW_REG_RSP, UW_REG_RIP, -1, -1, -1, -1, -1, -1, -1,
+		UW_REG_R8, UW_REG_R9, UW_REG_R10, UW_REG_R11, UW_REG_R12, UW_REG_R13,
+		UW_REG_R14, UW_REG_R15,
+	};
+	size_t k = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(mask & (1ull << bit)))
+			continue;
+		if (bit < 24 && dwarf_of[bit] >= 0) {
+			r->r[dwarf_of[bit]] = vals[k];
+			r->have |= 1u << dwarf_of[bit];
+		}
+		k++;
+	}
+}
+
+/* The 8 bytes at a from the copy.  false when they are not in it; *past
+ * set when a lies past its end (the stack goes on beyond the copy). */
+static bool copy_u64(const struct uw_stack_copy *c, uintptr_t a, uintptr_t *v, bool *past)
+{
+	if (a >= c->start && a + 8 > a && a + 8 <= c->start + c->size) {
+		memcpy(v, (const char *)c->data + (a - c->start), 8);
+		return true;
+	}
+	if (a >= c->start + c->size)
+		*past = true;
+	return false;
+}
+
+/* The recipe at key: the thread's cache and our objects' .eh_frame (img
+ * NULL), else the image's tables, uncached (another process's pcs must not
+ * enter this process's cache).  -1: the objects may not be read now. */
+static int copy_recipe(const struct uw_image *img, uintptr_t key, struct uw_recipe *r)
+{
+	if (!img) {
+		if (uw_cache_lookup(key, r))
+			return 0;
+		if (learn(key, r) < 0)
+			return -1;
+		uw_cache_insert(key, r);
+		return 0;
+	}
+	if (uw_cfi_recipe_image(img, key, r) < 0) {
+		r->kind = UW_RECIPE_GUESS;
+		r->cfa_off = 16;
+		r->rbp_off = -16;
+	}
+	return 0;
+}
+
+/* libunwind over the copy from a frame whose registers are known. */
+static int copy_libunwind(const struct uw_regs *regs, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+			  bool leaf, const struct uw_stack_copy *stack, const struct uw_image *img,
+			  uintptr_t *pcs, int n, int max, unsigned *flags)
+{
+	struct walk w;
+
+	walk_bounds(&w, NULL, 0);
+	w.copy = stack;
+	w.img = img;
+	if (leaf) {
+		for (int i = 0; i < UW_NREGS; i++)
+			w.reg[i] = regs->r[i];
+		w.have = regs->have & ((1u << UW_NREGS) - 1);
+	} else {
+		/* a return address: look its row up at pc - 1 */
+		w.reg[UNW_X86_64_RIP] = pc - 1;
+		w.reg[UNW_X86_64_RSP] = sp;
+		w.reg[UNW_X86_64_RBP] = fp;
+		w.have = 1u << UNW_X86_64_RIP | 1u << UNW_X86_64_RSP | 1u << UNW_X86_64_RBP;
+	}
+	n = walk_from(&w, pcs, n, max, flags);
+	if (w.past_copy && (*flags & UW_FAILED))
+		*flags = (*flags & ~(unsigned)UW_FAILED) | UW_COPY_SHORT;
+	return n;
+}
+
+int uw_unwind_copy(const struct uw_regs *regs, const struct uw_stack_copy *stack,
+		   const struct uw_image *image, uintptr_t *pcs, int max, unsigned *flags)
+{
+	uintptr_t pc, sp, fp, cfa, ra, key;
+	struct uw_recipe r;
+	unsigned ignored;
+	bool past = false;
+	int n = 0;
+
+	if (!flags)
+		flags = &ignored;
+	*flags = 0;
+	if (!regs || !stack || !pcs || max < 1 ||
+	    (regs->have & (1u << UW_REG_RIP | 1u << UW_REG_RSP)) !=
+		    (1u << UW_REG_RIP | 1u << UW_REG_RSP)) {
+		*flags = UW_FAILED;
+		return 0;
+	}
+	pc = (uintptr_t)regs->r[UW_REG_RIP];
+	sp = (uintptr_t)regs->r[UW_REG_RSP];
+	fp = regs->have & (1u << UW_REG_RBP) ? (uintptr_t)regs->r[UW_REG_RBP] : 0;
+	pcs[n++] = pc;
+	for (;;) {
+		key = n == 1 ? pc : pc - 1;
+		if (copy_recipe(image, key, &r) < 0) {
+			*flags |= UW_FAILED;
+			return n;
+		}
+		if (r.kind == UW_RECIPE_END)
+			return n;
+		if (r.kind == UW_RECIPE_GUESS && (fp < sp || fp - sp > 0x4000))
+			return n;	/* libunwind's "end of the call chain" */
+		if (r.kind != UW_RECIPE_RSP && r.kind != UW_RECIPE_RBP && r.kind != UW_RECIPE_GUESS)
+			break;
+		cfa = (r.kind == UW_RECIPE_RSP ? sp : fp) + (uintptr_t)(intptr_t)r.cfa_off;
+		if (cfa <= sp || (cfa & 7))
+			break;
+		if (!copy_u64(stack, cfa - 8, &ra, &past) ||
+		    (r.rbp_off && !copy_u64(stack, cfa + (uintptr_t)(intptr_t)r.rbp_off, &fp, &past))) {
+			/* past the end: the copy is short; below the sampled sp
+			 * (an epilogue's saved rbp in the red zone): not copied */
+			*flags |= past ? UW_COPY_SHORT : UW_FAILED;
+			return n;
+		}
+		if (ra == 0)
+			return n;
+		if (n == max) {
+			*flags |= UW_TRUNCATED;
+			return n;
+		}
+		pcs[n++] = ra;
+		pc = ra;
+		sp = cfa;
+	}
+	/* A frame no recipe fits: libunwind, reading the copy. */
+	return copy_libunwind(regs, pc, sp, fp, n == 1, stack, image, pcs, n, max, flags);
 }
