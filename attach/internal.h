@@ -39,6 +39,8 @@ struct att_mod {
 	uint64_t start, end, bias;
 	uint32_t load_seq, unload_seq;
 	uint64_t pgoff;			/* of the mapping it was found by */
+	struct att_file *file;		/* image.c: its file, mapped here */
+	bool file_tried;
 };
 
 struct att_thr;
@@ -108,6 +110,7 @@ struct att_session {
 	int first_err;
 	char failed[256];
 	const char *unwind_note;
+	struct att_file *files;		/* image.c: every file mapped for unwinding */
 	struct att_kernel {
 		bool on;
 		uint8_t build_id[64];
@@ -154,9 +157,12 @@ void write_jit_map(struct att_session *s, struct att_proc *p);
 /* records.c: one record from a ring. */
 void records_handle(struct att_session *s, const void *rec, size_t len);
 
-/* unwind glue (stack.c): a user stack from registers + a stack copy. */
+/* image.c: a user stack from the sampled registers (regs_mask's layout)
+ * and the kernel's stack copy, by CFI from the process's files: pcs leaf
+ * first (return addresses not adjusted), *flags UW_*.  Returns how many. */
 int stack_unwind(struct att_session *s, struct att_proc *p, const uint64_t *regs,
 		 uint64_t regs_mask, const uint8_t *stack, uint64_t stack_len, uint64_t *pcs,
-		 int max);
+		 int max, unsigned *flags);
+void image_free_all(struct att_session *s);
 
 #endif

@@ -7,7 +7,7 @@
 noinst_LTLIBRARIES += attach/libattach.la
 attach_libattach_la_SOURCES = attach/attach.h attach/internal.h \
 	attach/session.c attach/records.c attach/procmap.c attach/facts.c attach/write.c \
-	attach/count.c collector/cct.c collector/cct.h
+	attach/count.c attach/image.c collector/cct.c collector/cct.h
 
 attach_libattach_la_CFLAGS = $(AM_CFLAGS)
 

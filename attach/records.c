@@ -12,6 +12,7 @@
 
 #include "attach/internal.h"
 #include "collector/kernel.h"
+#include "unwinder/unwind.h"
 
 /* The trailer sample_id_all appends to every non-sample record, with our
  * sample_type: pid, tid, time, identifier. */
@@ -119,11 +120,36 @@ static uint32_t insert_path(struct att_thr *t, const uint64_t *pcs, int n)
 	return node;
 }
 
+/* The user part of pcs[0..n) (its last n_user entries, the kernel's
+ * frame-pointer chain) replaced by the CFI walk over the stack copy when
+ * that walk went at least as far or ended where the stack does; else the
+ * chain stays and the walk's failure is counted.  Returns the new n. */
+static int cfi_user(struct att_session *s, struct att_thr *t, uint64_t *pcs, int n, int n_user,
+		    const uint64_t *regs, const uint8_t *stack, uint64_t stack_len)
+{
+	uint64_t u[ATT_MAX_DEPTH];
+	int k = n - n_user, m;
+	unsigned flags = 0;
+
+	m = stack_unwind(s, t->proc, regs, UW_PERF_REGS_MASK, stack, stack_len, u,
+			 ATT_MAX_DEPTH - k, &flags);
+	if (m <= 0 || ((flags & UW_FAILED) && m < n_user)) {
+		t->ctr[AC_UNWIND_FAILED]++;
+		return n;
+	}
+	if (flags & (UW_COPY_SHORT | UW_TRUNCATED))
+		t->ctr[AC_TRUNCATED]++;
+	memcpy(pcs + k, u, (size_t)m * sizeof(*u));
+	t->ctr[AC_CFI_UNWOUND]++;
+	return k + m;
+}
+
 static void sample(struct att_session *s, const struct perf_event_header *h, size_t len)
 {
 	struct cur c = { (const uint8_t *)(h + 1), (const uint8_t *)h + len, false };
-	uint64_t pcs[ATT_MAX_DEPTH], id, ip, period, nr = 0;
-	const uint64_t *ips = NULL;
+	uint64_t pcs[ATT_MAX_DEPTH], id, ip, period, nr = 0, stack_len = 0;
+	const uint64_t *ips = NULL, *regs = NULL;
+	const uint8_t *stack = NULL;
 	uint32_t pid, tid;
 	struct att_thr *t;
 	bool kernel_leaf = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
@@ -143,6 +169,21 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	if (s->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		nr = take64(&c);
 		ips = (const uint64_t *)take(&c, nr * 8);
+	}
+	if (s->sample_type & PERF_SAMPLE_REGS_USER) {
+		/* abi 0 (PERF_SAMPLE_REGS_ABI_NONE): a kernel thread, no regs */
+		if (take64(&c) != PERF_SAMPLE_REGS_ABI_NONE)
+			regs = (const uint64_t *)take(&c, 8 * (size_t)__builtin_popcountll(UW_PERF_REGS_MASK));
+	}
+	if (s->sample_type & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take64(&c);
+
+		if (size) {
+			stack = take(&c, size);
+			stack_len = take64(&c);	/* dyn_size: how much was copied */
+			if (stack_len > size)
+				stack_len = size;
+		}
 	}
 	if (c.bad)
 		return;
@@ -166,6 +207,8 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	}
 	if (n == 0)
 		pcs[n++] = ip;
+	if (regs && stack && stack_len)
+		n = cfi_user(s, t, pcs, n, n_user, regs, stack, stack_len);
 	if (kernel_leaf)
 		t->ctr[AC_KERNEL_SAMPLES]++;
 	node = insert_path(t, pcs, n);

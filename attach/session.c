@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "attach/internal.h"
+#include "unwinder/unwind.h"
 
 #define DEFAULT_PAGES 128		/* 512 KiB a CPU, as perf's default */
 #define CFI_PAGES 512			/* stack copies need room */
@@ -66,9 +67,8 @@ static void attr_for(const struct att_session *s, size_t i, struct perf_event_at
 	a->watermark = 1;
 	a->wakeup_watermark = 64 * 1024;
 	if (s->o.stack == ATT_STACK_CFI) {
-		/* The registers the CFI unwinder needs: ip, sp, bp (x86-64
-		 * PERF_REG_X86_IP 8, SP 7, BP 6), as perf's dwarf mode. */
-		a->sample_regs_user = (1ULL << 6) | (1ULL << 7) | (1ULL << 8);
+		/* Every register the CFI unwinder can use, as perf's dwarf mode. */
+		a->sample_regs_user = UW_PERF_REGS_MASK;
 		a->sample_stack_user = STACK_COPY;
 	}
 	if (side_records) {
@@ -525,6 +525,7 @@ void att_close(struct att_session *s)
 			free(c);
 		}
 	}
+	image_free_all(s);
 	free(s->fds);
 	free(s->fd_ev);
 	free(s->ids);

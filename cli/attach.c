@@ -342,7 +342,8 @@ int attach_record(const struct attach_req *r, const struct rec_settings *set, bo
 	{
 		ATT_OPTS(o, .pids = t.pids, .n_pids = t.n_pids, .tids = t.tids, .n_tids = t.n_tids,
 			 .all_cpus = r->all_cpus, .ev = ev, .n_ev = n_ev, .requested = req_of,
-			 .stack = set->call_graph == UW_MODE_NONE ? ATT_STACK_NONE : ATT_STACK_FP,
+			 .stack = set->call_graph == UW_MODE_NONE ? ATT_STACK_NONE
+				: set->call_graph == UW_MODE_FP ? ATT_STACK_FP : ATT_STACK_CFI,
 			 .outdir = set->outdir, .file_mode = set->private_files ? 0600 : 0644,
 			 .backend = "perf_event", .events_requested = requested,
 			 .events_used = used, .fallback = set->fallback,

@@ -14,10 +14,12 @@ pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
 
 pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 	collector/settings.c collector/settings.h cli/attach.c cli/attach.h
-pmcprof_record_LDADD = attach/libattach.la profile/libprofile.la backend/libpmc-core.la
+pmcprof_record_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
+	backend/libpmc-core.la
 
 pmcprof_stat_SOURCES = cli/stat.c $(cli_options) cli/attach.c cli/attach.h
-pmcprof_stat_LDADD = attach/libattach.la profile/libprofile.la backend/libpmc-core.la -lm
+pmcprof_stat_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
+	backend/libpmc-core.la -lm
 
 pmcprof_list_SOURCES = cli/list.c $(cli_options)
 pmcprof_list_LDADD = backend/libpmc-core.la
