@@ -230,10 +230,12 @@ static void fork_rec(struct att_session *s, const struct perf_event_header *h)
 	struct att_thr *t;
 
 	if (f->pid != f->ppid) {
-		struct att_proc *parent = proc_get(s, (pid_t)f->ppid, false);
+		struct att_proc *parent = proc_get(s, (pid_t)f->ppid, true);
 		struct att_proc *child = proc_get(s, (pid_t)f->pid, true);
 
-		if (child && parent && !child->maps_read && child->n_mods == 0) {
+		if (parent && !parent->maps_read)
+			procmap_read(s, parent);
+		if (child && parent && !child->maps_read && child->n_mods == 0 && parent->n_mods) {
 			for (size_t i = 0; i < parent->n_mods; i++) {
 				const struct att_mod *m = &parent->mods[i];
 

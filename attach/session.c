@@ -227,8 +227,15 @@ static int open_process(struct att_session *s, pid_t pid, struct att_error *e)
 		set_err(e, -ESRCH, pid, 0, -1, "perf_event_open");
 		ret = -ESRCH;
 	}
-	if (ret == 0 && !proc_get(s, pid, true))
-		ret = -ENOMEM;
+	/* Its load map now, while it certainly lives. */
+	if (ret == 0) {
+		struct att_proc *p = proc_get(s, pid, true);
+
+		if (!p)
+			ret = -ENOMEM;
+		else if (!p->maps_read)
+			procmap_read(s, p);
+	}
 	return ret;
 }
 
