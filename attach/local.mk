@@ -20,3 +20,8 @@ tests_progs_att_target_LDFLAGS = -pthread
 tests_progs_att_target_static_SOURCES = tests/progs/att_target.c
 tests_progs_att_target_static_CFLAGS = -g -O2 -fno-omit-frame-pointer -pthread
 tests_progs_att_target_static_LDFLAGS = -all-static -pthread
+# Without frame pointers: its stacks need the CFI walk.
+check_PROGRAMS += tests/progs/att_target_nofp
+tests_progs_att_target_nofp_SOURCES = tests/progs/att_target.c
+tests_progs_att_target_nofp_CFLAGS = -g -O2 -fomit-frame-pointer -pthread
+tests_progs_att_target_nofp_LDFLAGS = -pthread

@@ -90,3 +90,17 @@ contains "SIGINT: says it was stopped" "stopped by a signal" int.err
 wait "$TPID"; st=$?
 check "SIGINT: the target exits 0 ($st)" [ "$st" -eq 0 ]
 check "SIGINT: the target saw nothing ($(cat i.out))" [ "$(cat i.out)" = ready ]
+
+# -- call stacks without frame pointers: CFI over the kernel's stack copy --
+start_target nf.out "$PROGS/att_target_nofp" threads 1 3
+timeout 30 "$PMCPROF" record -p "$TPID" -o nofp --duration 1 2>nf.err
+check "no frame pointers: exit 0" [ $? -eq 0 ]
+wait "$TPID"
+"$PMCPROF" report --collapsed nofp >nf.txt 2>/dev/null
+contains "no frame pointers: the thread's whole stack (CFI)" "start_thread;worker;hot_two" nf.txt
+cfi=0 failed=0
+for f in nofp/*.pmcp; do
+	cfi=$((cfi + $("$INSPECT" counter "$f" stack_copy_unwound)))
+	failed=$((failed + $("$INSPECT" counter "$f" unwind_failed)))
+done
+check "no frame pointers: stacks unwound from the copy ($cfi, $failed failed)" [ "$cfi" -gt 0 -a "$failed" -le $((cfi / 20)) ]
