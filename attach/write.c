@@ -141,30 +141,53 @@ static size_t fill_counters(struct att_session *s, struct att_thr *t, struct pro
 	return n;
 }
 
-/* The process's modules as the writer takes them, and the vdso's image. */
-static struct prof_module *modules(const struct att_proc *p, struct prof_image *img, size_t *n_img)
+/* The modules the tree refers to, renumbered in order (a -a run's
+ * short-lived threads touch three or four of a process's dozens: the rest
+ * would only make every file bigger), with the node array that uses the
+ * new numbers, and the vdso's image when the vdso is among them.  Returns
+ * how many, or -ENOMEM. */
+static int used_modules(const struct att_proc *p, const struct prof_cct *cct,
+			struct prof_module **mods, uint32_t **node_mod, struct prof_image *img,
+			size_t *n_img)
 {
+	uint32_t *newidx = malloc((p->n_mods ? p->n_mods : 1) * sizeof(*newidx));
+	uint32_t *nm = malloc((cct->n_nodes ? cct->n_nodes : 1) * sizeof(*nm));
 	struct prof_module *m = calloc(p->n_mods ? p->n_mods : 1, sizeof(*m));
-	size_t vlen;
+	size_t vlen, n = 0;
 	const uint8_t *v = procmap_vdso_image(&vlen);
 
 	*n_img = 0;
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < p->n_mods; i++) {
-		const struct att_mod *a = &p->mods[i];
-
-		m[i] = (struct prof_module){ .path = a->path, .build_id = a->build_id_len ? a->build_id : NULL,
-					     .build_id_len = a->build_id_len, .start = a->start,
-					     .end = a->end, .bias = a->bias, .load_seq = a->load_seq,
-					     .unload_seq = a->unload_seq };
-		if (v && !*n_img && !strcmp(a->path, "[vdso]")) {
-			*img = (struct prof_image){ .module = (uint32_t)i, .len = (uint32_t)vlen,
-						    .data = v };
-			*n_img = 1;
-		}
+	if (!newidx || !nm || !m) {
+		free(newidx), free(nm), free(m);
+		return -ENOMEM;
 	}
-	return m;
+	for (size_t i = 0; i < p->n_mods; i++)
+		newidx[i] = PROF_NO_MODULE;
+	for (uint32_t k = 0; k < cct->n_nodes; k++) {
+		uint32_t i = cct->module[k];
+
+		if (i < p->n_mods && newidx[i] == PROF_NO_MODULE) {
+			const struct att_mod *a = &p->mods[i];
+
+			newidx[i] = (uint32_t)n;
+			m[n] = (struct prof_module){ .path = a->path,
+						     .build_id = a->build_id_len ? a->build_id : NULL,
+						     .build_id_len = a->build_id_len, .start = a->start,
+						     .end = a->end, .bias = a->bias, .load_seq = a->load_seq,
+						     .unload_seq = a->unload_seq };
+			if (v && !*n_img && !strcmp(a->path, "[vdso]")) {
+				*img = (struct prof_image){ .module = (uint32_t)n, .len = (uint32_t)vlen,
+							    .data = v };
+				*n_img = 1;
+			}
+			n++;
+		}
+		nm[k] = i < p->n_mods ? newidx[i] : i;
+	}
+	free(newidx);
+	*mods = m;
+	*node_mod = nm;
+	return (int)n;
 }
 
 int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
@@ -176,7 +199,9 @@ int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 	struct texts x;
 	struct prof p = { .version = PROF_VERSION };
 	char cmd[48], host[64], name[256];
-	int dirfd, ret = -EEXIST;
+	struct prof_module *mods = NULL;
+	uint32_t *node_mod = NULL;
+	int dirfd, ret = -EEXIST, n_mods;
 
 	t->dead = true;
 	/* A thread that never ran a sample has nothing to say (a -a run
@@ -197,13 +222,15 @@ int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 	p.n_counters = fill_counters(s, t, ctrs);
 	p.counters = ctrs;
 	cct_view(&t->cct, &p.cct);
-	p.modules = modules(t->proc, &img, &p.n_images);
-	p.n_modules = t->proc->n_mods;
-	p.images = &img;
-	if (!p.modules) {
+	n_mods = used_modules(t->proc, &p.cct, &mods, &node_mod, &img, &p.n_images);
+	if (n_mods < 0) {
 		note_failure(s, -ENOMEM, "(profiles)");
 		goto out;
 	}
+	p.modules = mods;
+	p.n_modules = (size_t)n_mods;
+	p.cct.module = node_mod;
+	p.images = &img;
 	sanitize(cmd, sizeof(cmd), t->proc->comm[0] ? t->proc->comm : "prog");
 	sanitize(host, sizeof(host), att_machine.host);
 	dirfd = open(s->o.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -221,7 +248,8 @@ int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 			s->st.profiles++;
 		close(dirfd);
 	}
-	free((void *)p.modules);
+	free(mods);
+	free(node_mod);
 out:
 	s->st.truncated += t->ctr[AC_TRUNCATED];
 	s->st.cfi_unwound += t->ctr[AC_CFI_UNWOUND];
