@@ -128,9 +128,13 @@ struct att_session {
 int procmap_read(struct att_session *s, struct att_proc *p);
 void procmap_add(struct att_session *s, struct att_proc *p, const char *path, uint64_t start,
 		 uint64_t len, uint64_t pgoff, const uint8_t *bid, uint32_t bid_len);
+void procmap_add_ino(struct att_session *s, struct att_proc *p, const char *path, uint64_t ino,
+		     uint64_t start, uint64_t len, uint64_t pgoff, const uint8_t *bid,
+		     uint32_t bid_len);
 bool procmap_lookup(const struct att_proc *p, uint64_t pc, uint32_t *mod, uint64_t *off);
 void procmap_exec(struct att_proc *p);
 void procmap_free(struct att_proc *p);
+void procmap_cache_free(void);
 /* The vdso's bytes (ours: every process of this kernel maps the same one). */
 const uint8_t *procmap_vdso_image(size_t *len);
 

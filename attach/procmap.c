@@ -93,43 +93,100 @@ static int open_mapped(pid_t pid, const char *path)
 	return fd;
 }
 
-/* bias and build-id of the file mapped at start from file offset pgoff:
- * the PT_LOAD that holds pgoff gives the virtual address start stands for. */
-static int elf_facts(pid_t pid, const char *path, uint64_t start, uint64_t pgoff, uint64_t *bias,
-		     uint8_t *bid, uint32_t *bid_len)
+/* An ELF file's loadable segments and build-id, read once per file: a
+ * -a run sees the same libc in hundreds of processes.  Keyed by path and
+ * inode (from /proc/PID/maps) or path and build-id (MMAP2 records, fork
+ * copies); freed by procmap_cache_free (att_close). */
+struct elf_info {
+	char *path;
+	uint64_t ino;
+	uint8_t id[64];
+	uint32_t id_len;
+	int n;
+	struct { uint64_t vaddr, off, filesz; } load[16];
+	struct elf_info *next;
+};
+static struct elf_info *elf_cache;
+
+static struct elf_info *elf_read(pid_t pid, const char *path, uint64_t ino)
 {
+	struct elf_info *e = calloc(1, sizeof(*e));
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[64];
-	int fd = open_mapped(pid, path), ret = -ENOEXEC;
+	int fd = open_mapped(pid, path);
 	size_t nph;
 
-	if (fd < 0)
-		return -errno;
+	if (!e || fd < 0 || !(e->path = strdup(path)))
+		goto fail;
+	e->ino = ino;
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr))
-		goto out;
+		goto fail;
 	nph = eh.e_phnum < 64 ? eh.e_phnum : 64;
 	if (pread(fd, ph, nph * sizeof(ph[0]), (off_t)eh.e_phoff) != (ssize_t)(nph * sizeof(ph[0])))
-		goto out;
+		goto fail;
 	for (size_t i = 0; i < nph; i++) {
-		uint64_t off0 = ph[i].p_offset & ~(uint64_t)4095;
-
-		if (ph[i].p_type != PT_LOAD || pgoff < off0 || pgoff >= ph[i].p_offset + ph[i].p_filesz)
-			continue;
-		*bias = start - (ph[i].p_vaddr + pgoff - ph[i].p_offset);
-		ret = 0;
-		break;
-	}
-	for (size_t i = 0; ret == 0 && !*bid_len && i < nph; i++) {
 		uint8_t notes[1024];
 		size_t n = ph[i].p_filesz < sizeof(notes) ? ph[i].p_filesz : sizeof(notes);
 
-		if (ph[i].p_type == PT_NOTE && pread(fd, notes, n, (off_t)ph[i].p_offset) == (ssize_t)n)
-			*bid_len = notes_build_id(notes, n, bid);
+		if (ph[i].p_type == PT_LOAD && e->n < 16) {
+			e->load[e->n].vaddr = ph[i].p_vaddr;
+			e->load[e->n].off = ph[i].p_offset;
+			e->load[e->n].filesz = ph[i].p_filesz;
+			e->n++;
+		} else if (ph[i].p_type == PT_NOTE && !e->id_len &&
+			   pread(fd, notes, n, (off_t)ph[i].p_offset) == (ssize_t)n) {
+			e->id_len = notes_build_id(notes, n, e->id);
+		}
 	}
-out:
 	close(fd);
-	return ret;
+	e->next = elf_cache;
+	elf_cache = e;
+	return e;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		free(e->path);
+	free(e);
+	return NULL;
+}
+
+static struct elf_info *elf_get(pid_t pid, const char *path, uint64_t ino, const uint8_t *bid,
+				uint32_t bid_len)
+{
+	for (struct elf_info *e = elf_cache; e; e = e->next) {
+		if (strcmp(e->path, path))
+			continue;
+		if ((ino && e->ino == ino) ||
+		    (bid_len && e->id_len == bid_len && !memcmp(e->id, bid, bid_len)))
+			return e;
+	}
+	return elf_read(pid, path, ino);
+}
+
+/* bias and build-id of the file mapped at start from file offset pgoff:
+ * the PT_LOAD that holds pgoff gives the virtual address start stands for. */
+static int elf_facts(pid_t pid, const char *path, uint64_t ino, uint64_t start, uint64_t pgoff,
+		     uint64_t *bias, uint8_t *bid, uint32_t *bid_len)
+{
+	struct elf_info *e = elf_get(pid, path, ino, bid, *bid_len);
+
+	if (!e)
+		return -ENOEXEC;
+	if (!*bid_len && e->id_len) {
+		memcpy(bid, e->id, e->id_len);
+		*bid_len = e->id_len;
+	}
+	for (int i = 0; i < e->n; i++) {
+		uint64_t off0 = e->load[i].off & ~(uint64_t)4095;
+
+		if (pgoff < off0 || pgoff >= e->load[i].off + e->load[i].filesz)
+			continue;
+		*bias = start - (e->load[i].vaddr + pgoff - e->load[i].off);
+		return 0;
+	}
+	return -ENOEXEC;
 }
 
 static struct att_mod *mod_new(struct att_proc *p)
@@ -165,6 +222,13 @@ static void add_kernel(struct att_session *s, struct att_proc *p)
 void procmap_add(struct att_session *s, struct att_proc *p, const char *path, uint64_t start,
 		 uint64_t len, uint64_t pgoff, const uint8_t *bid, uint32_t bid_len)
 {
+	procmap_add_ino(s, p, path, 0, start, len, pgoff, bid, bid_len);
+}
+
+void procmap_add_ino(struct att_session *s, struct att_proc *p, const char *path, uint64_t ino,
+		     uint64_t start, uint64_t len, uint64_t pgoff, const uint8_t *bid,
+		     uint32_t bid_len)
+{
 	uint64_t bias = start - pgoff;
 	uint8_t id[64];
 	uint32_t id_len = 0;
@@ -184,7 +248,7 @@ void procmap_add(struct att_session *s, struct att_proc *p, const char *path, ui
 		bias = start;
 		memcpy(id, vdso.id, vdso.id_len);
 		id_len = vdso.id_len;
-	} else if (elf_facts(p->pid, path, start, pgoff, &bias, id, &id_len) < 0) {
+	} else if (elf_facts(p->pid, path, ino, start, pgoff, &bias, id, &id_len) < 0) {
 		bias = start - pgoff;	/* not an ELF file we can read: raw offsets */
 	}
 	/* Another segment of a module we have: widen it. */
@@ -233,16 +297,16 @@ int procmap_read(struct att_session *s, struct att_proc *p)
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
+		unsigned long long lo, hi, off, ino;
 		char perms[8];
 		int name = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &name) < 4 ||
-		    !name || perms[2] != 'x')
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %llu %n", &lo, &hi, perms, &off, &ino,
+			   &name) < 5 || !name || perms[2] != 'x')
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		/* " (deleted)": the file was replaced; its build-id still tells */
-		procmap_add(s, p, line + name, lo, hi - lo, off, NULL, 0);
+		procmap_add_ino(s, p, line + name, ino, lo, hi - lo, off, NULL, 0);
 	}
 	fclose(f);
 	if (!p->n_mods)
@@ -281,4 +345,14 @@ void procmap_free(struct att_proc *p)
 	free(p->mods);
 	p->mods = NULL;
 	p->n_mods = p->cap_mods = 0;
+}
+
+void procmap_cache_free(void)
+{
+	for (struct elf_info *e = elf_cache, *n; e; e = n) {
+		n = e->next;
+		free(e->path);
+		free(e);
+	}
+	elf_cache = NULL;
 }

@@ -533,6 +533,7 @@ void att_close(struct att_session *s)
 		}
 	}
 	image_free_all(s);
+	procmap_cache_free();
 	free(s->fds);
 	free(s->fd_ev);
 	free(s->ids);

@@ -12,6 +12,7 @@
 #   perf -p           perf record -p (no call graph: its -p default)
 #   perf -p -g        perf record -p -g (frame pointers, the kernel's chains)
 #   pmcprof -a        record -a (every process, CFI)
+#   pmcprof -a fp     record -a --call-graph fp
 #   perf -a -g        perf record -a -g
 # Figures: the target's slowdown (work_ms over the plain run of the same
 # round), the profiler's own CPU time (user+sys, its whole tree), the
@@ -38,14 +39,14 @@ all_ok=1
 
 configs="plain pm-p pm-p-fp"
 [ $have_perf = 1 ] && configs="$configs perf-p perf-p-g"
-[ $all_ok = 1 ] && configs="$configs pm-a"
+[ $all_ok = 1 ] && configs="$configs pm-a pm-a-fp"
 [ $all_ok = 1 ] && [ $have_perf = 1 ] && configs="$configs perf-a-g"
 
 label() {
 	case $1 in
 	plain) echo "plain" ;; pm-p) echo "pmcprof -p" ;; pm-p-fp) echo "pmcprof -p fp" ;;
 	perf-p) echo "perf -p" ;; perf-p-g) echo "perf -p -g" ;;
-	pm-a) echo "pmcprof -a" ;; perf-a-g) echo "perf -a -g" ;;
+	pm-a) echo "pmcprof -a" ;; pm-a-fp) echo "pmcprof -a fp" ;; perf-a-g) echo "perf -a -g" ;;
 	esac
 }
 
@@ -62,6 +63,7 @@ run() {
 	perf-p) "$T" "$tmp/t" perf record -q -e cpu-clock -c 1000000 -p $w -o "$tmp/perf.data" 2>"$tmp/err" & prof=$! ;;
 	perf-p-g) "$T" "$tmp/t" perf record -q -g -e cpu-clock -c 1000000 -p $w -o "$tmp/perf.data" 2>"$tmp/err" & prof=$! ;;
 	pm-a) "$T" "$tmp/t" "$P" record -q -e cpu-clock@1000000 -a -o "$tmp/o" 2>"$tmp/err" & prof=$! ;;
+	pm-a-fp) "$T" "$tmp/t" "$P" record -q --call-graph fp -e cpu-clock@1000000 -a -o "$tmp/o" 2>"$tmp/err" & prof=$! ;;
 	perf-a-g) "$T" "$tmp/t" perf record -q -g -e cpu-clock -c 1000000 -a -o "$tmp/perf.data" 2>"$tmp/err" & prof=$! ;;
 	esac
 	[ -n "$prof" ] && sleep 0.5
@@ -75,7 +77,7 @@ run() {
 	[ -s "$tmp/t" ] && pc=$(awk '{ print $1 + $2 }' "$tmp/t")
 	case $1 in
 	pm-*)
-		bytes=$(du -sb "$tmp/o" | cut -f1)
+		bytes=$(cat "$tmp"/o/* 2>/dev/null | wc -c)
 		n=$("$P" report --csv "$tmp/o" 2>/dev/null | awk -F, 'NR > 1 { s += $6 } END { print s + 0 }') ;;
 	perf-*)
 		bytes=$(stat -c %s "$tmp/perf.data")
