@@ -25,3 +25,11 @@ check_PROGRAMS += tests/progs/att_target_nofp
 tests_progs_att_target_nofp_SOURCES = tests/progs/att_target.c
 tests_progs_att_target_nofp_CFLAGS = -g -O2 -fomit-frame-pointer -pthread
 tests_progs_att_target_nofp_LDFLAGS = -pthread
+
+# Load maps from /proc against the loader's biases; crafted records into
+# trees, counters and a profile the reader validates.
+check_PROGRAMS += tests/unit/test-attach
+UNIT_TESTS += tests/unit/test-attach
+tests_unit_test_attach_SOURCES = tests/unit/test_attach.c tests/harness.h
+tests_unit_test_attach_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
+	backend/libpmc-core.la -ldl

@@ -20,8 +20,18 @@ start_target() {
 
 # -- a multithreaded program: every thread, its hot functions, its exit --
 start_target t.out "$T" threads 3 4
+ls -l /proc/"$TPID"/fd | awk '{ print $9, $10, $11 }' >fd.before
+cat /proc/"$TPID"/limits >lim.before
+# a JIT's perf map (written here for it): copied beside the profiles
+echo "7f0000001000 40 jitted_thing" >/tmp/perf-"$TPID".map
 timeout 30 "$PMCPROF" record -p "$TPID" -o thr --duration 1.5 2>thr.err
 check "-p: exit 0" [ $? -eq 0 ]
+ls -l /proc/"$TPID"/fd | awk '{ print $9, $10, $11 }' >fd.after
+cat /proc/"$TPID"/limits >lim.after
+check "-p: the target's descriptors are as before" cmp -s fd.before fd.after
+check "-p: the target's limits are as before" cmp -s lim.before lim.after
+check "-p: the JIT map is copied beside the profiles" cmp -s /tmp/perf-"$TPID".map thr/perf-"$TPID".map
+rm -f /tmp/perf-"$TPID".map
 wait "$TPID"; st=$?
 check "the target exits 0 after being attached to ($st)" [ "$st" -eq 0 ]
 check "the target printed only its own output" [ "$(cat t.out)" = ready ]
