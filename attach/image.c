@@ -97,7 +97,7 @@ static struct att_file *file_of(struct att_session *s, const struct att_proc *p,
 	}
 	memcpy(f->build_id, m->build_id, m->build_id_len);
 	f->build_id_len = m->build_id_len;
-	if (!strcmp(m->path, "[vdso]")) {
+	if (!strcmp(m->path, "linux-vdso.so.1")) {
 		f->base = procmap_vdso_image(&f->size);
 	} else if ((fd = open_as_seen(p, m)) >= 0) {
 		if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < MAX_FILE) {

@@ -19,6 +19,9 @@
 #include "collector/kernel.h"
 
 #define VDSO_PATH "[vdso]"
+/* The name the dynamic loader gives it, which launched runs record: the
+ * same module in both, so diff matches their functions. */
+#define VDSO_NAME "linux-vdso.so.1"
 
 /* Our own vdso: the kernel maps the same image into every process of
  * this ABI, so its bytes (for the profile) and build-id are the target's. */
@@ -233,7 +236,7 @@ void procmap_add_ino(struct att_session *s, struct att_proc *p, const char *path
 	uint8_t id[64];
 	uint32_t id_len = 0;
 	struct att_mod *m;
-	bool vd = !strcmp(path, VDSO_PATH);
+	bool vd = !strcmp(path, VDSO_PATH) || !strcmp(path, VDSO_NAME);
 
 	if (!p->n_mods)
 		add_kernel(s, p);
@@ -254,7 +257,7 @@ void procmap_add_ino(struct att_session *s, struct att_proc *p, const char *path
 	/* Another segment of a module we have: widen it. */
 	for (size_t i = 0; i < p->n_mods; i++) {
 		m = &p->mods[i];
-		if (m->unload_seq || m->bias != bias || strcmp(m->path, path))
+		if (m->unload_seq || m->bias != bias || strcmp(m->path, vd ? VDSO_NAME : path))
 			continue;
 		if (start < m->start)
 			m->start = start;
@@ -270,7 +273,7 @@ void procmap_add_ino(struct att_session *s, struct att_proc *p, const char *path
 	}
 	if (!(m = mod_new(p)))
 		return;
-	m->path = strdup(path);
+	m->path = strdup(vd ? VDSO_NAME : path);
 	if (!m->path) {
 		p->n_mods--;
 		return;

@@ -175,7 +175,7 @@ static int used_modules(const struct att_proc *p, const struct prof_cct *cct,
 						     .build_id_len = a->build_id_len, .start = a->start,
 						     .end = a->end, .bias = a->bias, .load_seq = a->load_seq,
 						     .unload_seq = a->unload_seq };
-			if (v && !*n_img && !strcmp(a->path, "[vdso]")) {
+			if (v && !*n_img && !strcmp(a->path, "linux-vdso.so.1")) {
 				*img = (struct prof_image){ .module = (uint32_t)n, .len = (uint32_t)vlen,
 							    .data = v };
 				*n_img = 1;

@@ -114,3 +114,11 @@ for f in nofp/*.pmcp; do
 	failed=$((failed + $("$INSPECT" counter "$f" unwind_failed)))
 done
 check "no frame pointers: stacks unwound from the copy ($cfi, $failed failed)" [ "$cfi" -gt 0 -a "$failed" -le $((cfi / 20)) ]
+
+# -- an attached run beside a launched one: diff matches their functions --
+"$PMCPROF" record -q -e cpu-clock -o launched -- "$T" threads 2 1 >/dev/null 2>&1
+"$PMCPROF" diff launched thr >diff.txt 2>&1
+check "diff launched vs attached: exit 0" [ $? -eq 0 ]
+check "diff: hot_two matched in both (a ratio, not new/gone)" \
+	sh -c "grep '^hot_two ' diff.txt | grep -qv ' new \| gone '"
+lacks "diff: the vdso is one module in both" "__vdso_clock_gettime .* \(new\|gone\) " diff.txt
