@@ -27,7 +27,7 @@
  * this ABI, so its bytes (for the profile) and build-id are the target's. */
 static struct {
 	bool done;
-	uint8_t img[64 << 10];
+	_Alignas(8) uint8_t img[64 << 10];
 	size_t len;
 	uint8_t id[64];
 	uint32_t id_len;
@@ -38,16 +38,21 @@ static uint32_t notes_build_id(const uint8_t *p, size_t n, uint8_t *out)
 	const uint8_t *end = p + n;
 
 	while (p + sizeof(Elf64_Nhdr) <= end) {
-		const Elf64_Nhdr *nh = (const Elf64_Nhdr *)p;
-		size_t name_sz = (nh->n_namesz + 3) & ~3u, desc_sz = (nh->n_descsz + 3) & ~3u;
-		const uint8_t *name = p + sizeof(*nh), *desc = name + name_sz;
+		Elf64_Nhdr nh;	/* copied: notes read into a byte buffer may be unaligned */
+		size_t name_sz, desc_sz;
+		const uint8_t *name, *desc;
 
-		if (desc + desc_sz > end || desc + desc_sz < desc)
+		memcpy(&nh, p, sizeof(nh));
+		name_sz = (nh.n_namesz + 3) & ~3u;
+		desc_sz = (nh.n_descsz + 3) & ~3u;
+		name = p + sizeof(nh);
+		desc = name + name_sz;
+		if (name_sz > (size_t)(end - name) || desc_sz > (size_t)(end - desc))
 			break;
-		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
-		    nh->n_descsz <= 64) {
-			memcpy(out, desc, nh->n_descsz);
-			return nh->n_descsz;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+		    nh.n_descsz <= 64) {
+			memcpy(out, desc, nh.n_descsz);
+			return nh.n_descsz;
 		}
 		p = desc + desc_sz;
 	}

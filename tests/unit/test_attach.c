@@ -123,7 +123,7 @@ static void test_records(void)
 	char dir[] = "/tmp/test-attach.XXXXXX", path[512], msg[256];
 	struct att_session *s;
 	struct att_thr *t;
-	uint8_t rec[256];
+	_Alignas(8) uint8_t rec[256];
 	size_t n;
 	struct prof_file *f = NULL;
 	const struct prof *pr;
