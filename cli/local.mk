@@ -13,11 +13,13 @@ pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
 	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump
 
 pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
-	collector/settings.c collector/settings.h
-pmcprof_record_LDADD = backend/libpmc-core.la
+	collector/settings.c collector/settings.h cli/attach.c cli/attach.h
+pmcprof_record_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
+	backend/libpmc-core.la
 
-pmcprof_stat_SOURCES = cli/stat.c $(cli_options)
-pmcprof_stat_LDADD = backend/libpmc-core.la -lm
+pmcprof_stat_SOURCES = cli/stat.c $(cli_options) cli/attach.c cli/attach.h
+pmcprof_stat_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
+	backend/libpmc-core.la -lm
 
 pmcprof_list_SOURCES = cli/list.c $(cli_options)
 pmcprof_list_LDADD = backend/libpmc-core.la
@@ -67,6 +69,6 @@ doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
 	     gsub(/%PKGLIBEXECDIR%/, x); print }' $< | $(SCDOC) >$@.tmp && mv $@.tmp $@
 
 # The documentation the man pages point to, installed.
-dist_doc_DATA = README.md docs/analyzer.md docs/collector.md docs/profile-format.md \
+dist_doc_DATA = README.md docs/analyzer.md docs/attach.md docs/collector.md docs/profile-format.md \
 	docs/reliability.md docs/unwinding.md docs/viewer.md docs/virtualization.md \
 	docs/vm-vs-native.md docs/exports.md docs/performance.md docs/report-schema.json

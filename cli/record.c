@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "backend/pmc.h"
+#include "cli/attach.h"
 #include "cli/exe.h"
 #include "cli/options.h"
 #include "collector/settings.h"
@@ -40,6 +41,7 @@ enum {
 	OPT_PRIVATE,
 	OPT_FORCE,
 	OPT_APPEND,
+	OPT_DURATION,
 };
 
 static const struct opt record_opts[] = {
@@ -64,10 +66,14 @@ static const struct opt record_opts[] = {
 	  "dwarf or unwind (libunwind, the default), fp (frame\n"
 	  "pointers), none (the sampled instruction only);\n"
 	  "lbr is refused: no last-branch-record support"),
-	OPT('p', "pid", required_argument, "PID",
-	  "not supported: the collector runs inside the program\n"
-	  "it profiles (start it with pmcprof record)"),
-	OPT('a', "all-cpus", no_argument, NULL, "not supported, as -p"),
+	OPT('p', "pid", required_argument, "PID[,PID...]",
+	  "profile these running processes (every thread, and\n"
+	  "threads and children they start) from outside"),
+	OPT('t', "tid", required_argument, "TID[,TID...]", "profile these running threads"),
+	OPT('a', "all-cpus", no_argument, NULL, "profile every process on every CPU"),
+	OPT(OPT_DURATION, "duration", required_argument, "SECONDS",
+	  "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
+	  "when the processes end, or when CMD, if given, ends)"),
 	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
 	  "fail instead of replacing an unusable event"),
 	OPT(OPT_FORCE, "force", no_argument, NULL,
@@ -92,7 +98,8 @@ static const struct opt record_opts[] = {
 
 static const struct opt_cmd record_cmd = {
 	.prog = "pmcprof record",
-	.synopsis = "pmcprof record [OPTIONS] [--] CMD [ARGS]",
+	.synopsis = "pmcprof record [OPTIONS] [--] CMD [ARGS]\n"
+		    "       pmcprof record [OPTIONS] -p PID | -t TID | -a [--duration S] [-- CMD]",
 	.description =
 		"Run CMD under the pmcprof collector: every thread of every process it\n"
 		"starts is sampled and writes one profile (.pmcp) into the output directory.\n",
@@ -131,6 +138,7 @@ struct opts {
 	bool append;
 	bool quiet;
 	bool seed_given;
+	struct attach_req att;		/* -p/-t/-a: cli/attach.c */
 	struct rec_settings set;
 };
 
@@ -226,11 +234,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			c = OPT_CALL_GRAPH;
 			goto setting;
 		case 'p':
+			o->att.pids = v;
+			break;
+		case 't':
+			o->att.tids = v;
+			break;
 		case 'a':
-			opts_die(&record_cmd, "%s: not supported: the collector runs inside the "
-					      "program it profiles; start the program with "
-					      "'pmcprof record [OPTIONS] -- CMD'",
-				 c == 'p' ? "-p/--pid" : "-a/--all-cpus");
+			o->att.all_cpus = true;
+			break;
+		case OPT_DURATION:
+			o->att.duration = v;
+			break;
 		case 'b':
 			o->backend = v;
 			break;
@@ -268,7 +282,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		}
 	}
-	if (p.ind >= argc)
+	if (o->att.duration && !attach_wanted(&o->att))
+		usage_error("--duration goes with -p, -t or -a (a command runs to its end)");
+	if (attach_wanted(&o->att))
+		o->att.cmd = p.ind < argc ? argv + p.ind : NULL;
+	else if (p.ind >= argc)
 		usage_error("no command to run");
 	apply_rate(o);
 	return p.ind;
@@ -604,6 +622,14 @@ static void make_outdir(struct opts *o, const char *cmd)
 	}
 	close(fd);
 	unlink(probe);
+}
+
+/* -p/-t/-a: the output directory, made once the counters are open. */
+static char attach_dir[64];
+
+static void attach_outdir(void *o)
+{
+	make_outdir(o, attach_dir);
 }
 
 static const char *collector_path(char *buf)
@@ -963,6 +989,11 @@ int main(int argc, char **argv)
 	size_t n;
 
 	first = parse_args(argc, argv, &o);
+	if (attach_wanted(&o.att)) {
+		attach_prepare("pmcprof record", &o.att, o.backend, attach_dir, sizeof(attach_dir));
+		make_plan(&o);
+		return attach_record(&o.att, &o.set, o.quiet, attach_outdir, &o);
+	}
 	ret = exe_resolve(argv[first], path, sizeof(path));
 	if (ret < 0)
 		die(EXIT_RUNTIME, "%s: %s", argv[first],

@@ -22,9 +22,10 @@
 #include <unistd.h>
 
 #include "backend/pmc.h"
+#include "cli/attach.h"
 #include "cli/options.h"
 
-enum { OPT_NO_FALLBACK = OPT_LONG };
+enum { OPT_NO_FALLBACK = OPT_LONG, OPT_DURATION };
 
 static const struct opt stat_opts[] = {
 	OPT('e', "event", required_argument, "EVENT[,EVENT...]",
@@ -42,12 +43,21 @@ static const struct opt stat_opts[] = {
 	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
 	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
 	  "fail instead of falling back when an event cannot be counted"),
+	OPT('p', "pid", required_argument, "PID[,PID...]",
+	  "count these running processes (every thread, and\n"
+	  "threads and children they start)"),
+	OPT('t', "tid", required_argument, "TID[,TID...]", "count these running threads"),
+	OPT('a', "all-cpus", no_argument, NULL, "count every process on every CPU"),
+	OPT(OPT_DURATION, "duration", required_argument, "SECONDS",
+	  "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
+	  "when the processes end, or when CMD, if given, ends)"),
 	OPT_END,
 };
 
 static const struct opt_cmd stat_cmd = {
 	.prog = "pmcprof stat",
-	.synopsis = "pmcprof stat [OPTIONS] [--] CMD [ARGS]",
+	.synopsis = "pmcprof stat [OPTIONS] [--] CMD [ARGS]\n"
+		    "       pmcprof stat [OPTIONS] -p PID | -t TID | -a [--duration S] [-- CMD]",
 	.description = "Counts events over the whole run of CMD, its threads and child processes.\n",
 	.opts = stat_opts,
 	.footer = "The program's exit status is passed through (a signal as 128+N; with -r,\n"
@@ -63,6 +73,7 @@ struct stat_args {
 	unsigned flags;
 	unsigned long long repeat;
 	char **cmd;		/* the program and its arguments */
+	struct attach_req att;	/* -p/-t/-a: cli/attach.c */
 };
 
 /* One event over the runs: sums for the mean and the spread. */
@@ -119,7 +130,28 @@ static void parse_args(struct stat_args *a, int argc, char **argv)
 		case OPT_NO_FALLBACK:
 			a->flags |= PMC_PLAN_NO_FALLBACK;
 			break;
+		case 'p':
+			a->att.pids = v;
+			break;
+		case 't':
+			a->att.tids = v;
+			break;
+		case 'a':
+			a->att.all_cpus = true;
+			break;
+		case OPT_DURATION:
+			a->att.duration = v;
+			break;
 		}
+	}
+	if (a->att.duration && !attach_wanted(&a->att))
+		opts_die(&stat_cmd, "--duration goes with -p, -t or -a (a command runs to its end)");
+	if (attach_wanted(&a->att)) {
+		if (a->repeat > 1)
+			opts_die(&stat_cmd, "-r repeats a command's run; it does not go with -p, -t or -a");
+		a->att.cmd = p.ind < argc ? argv + p.ind : NULL;
+		a->cmd = a->att.cmd;
+		return;
 	}
 	if (p.ind >= argc)
 		opts_die(&stat_cmd, "no command given");
@@ -368,7 +400,13 @@ static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_
 	bool repeated = a->repeat > 1;
 	double elapsed = runs ? el_sum / runs : 0;
 
-	if (!a->sep) {
+	if (!a->sep && attach_wanted(&a->att)) {
+		char who[300];
+
+		attach_describe(&a->att, who, sizeof(who));
+		fprintf(out, "\n Performance counter stats for %s (backend %s):\n\n", who,
+			pmc_backend_name(plan->be));
+	} else if (!a->sep) {
 		fprintf(out, "\n Performance counter stats for '");
 		for (char **c = a->cmd; *c; c++)
 			fprintf(out, "%s%s", c > a->cmd ? " " : "", *c);
@@ -401,6 +439,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(&a, argc, argv);
+	if (attach_wanted(&a.att)) {
+		char name[64];
+
+		attach_prepare("pmcprof stat", &a.att, a.backend, name, sizeof(name));
+	}
 	if (a.n == 0)
 		default_events(&a);
 	if ((rc = make_plan(&a, &plan)))
@@ -410,6 +453,18 @@ int main(int argc, char **argv)
 	if (a.outpath && !(out = fopen(a.outpath, "we"))) {
 		fprintf(stderr, "pmcprof stat: cannot write %s: %s\n", a.outpath, strerror(errno));
 		return EXIT_RUNTIME;
+	}
+	if (attach_wanted(&a.att)) {
+		memset(&r, 0, sizeof(r));
+		if ((rc = attach_stat(&a.att, &plan, r.counts, &r.elapsed)))
+			return rc;
+		for (size_t i = 0; i < plan.n; i++)
+			tally_add(&tally[i], &r.counts[i], true);
+		print_counts(out, &a, &plan, tally, 1, r.elapsed, r.elapsed * r.elapsed);
+		if (out != stderr)
+			fclose(out);
+		pmc_plan_release(&plan);
+		return 0;
 	}
 	/* Like perf stat: ^C goes to the program; we report and pass it on. */
 	signal(SIGINT, SIG_IGN);

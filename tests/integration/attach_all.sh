@@ -1,0 +1,51 @@
+# record -a and stat -p/-a: every process on every CPU; counting for a
+# duration or until SIGINT, as perf stat does.
+. "$PMCPROF_SRC/tests/lib.sh"
+T="$PROGS/att_target"
+
+if ! "$PMCPROF" stat -e cpu-clock -- true >/dev/null 2>&1; then
+	skip "attach -a: perf_event cannot count here"; exit 0
+fi
+if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
+	skip "attach -a: needs root or perf_event_paranoid <= 0"; exit 0
+fi
+"$T" threads 1 8 >a.out &
+A=$!
+"$PROGS/att_target_static" threads 1 8 >b.out &
+B=$!
+sleep 0.3
+timeout 30 "$PMCPROF" record -a -o all --duration 1.5 2>all.err
+check "-a: exit 0" [ $? -eq 0 ]
+contains "-a: says so" "every process on every CPU" all.err
+ls all >all.ls
+contains "-a: the dynamic target's profile" "att_target-.*-$A-" all.ls
+contains "-a: the static target's profile" "att_target_static-.*-$B-" all.ls
+n=$(sed -n 's/^\(.*\)-[^-]*-[0-9]*-[0-9]*\(\.[0-9]*\)*\.pmcp$/\1/p' all.ls | sort -u | wc -l)
+check "-a: several programs ($n)" [ "$n" -ge 2 ]
+"$PMCPROF" report --csv all >all.csv 2>/dev/null
+contains "-a: both programs' functions" ",hot_two,.*att_target_static," all.csv
+check "-a: attach=all-cpus in the profiles" [ "$("$PROGS/rec_inspect" meta "$(ls all/att_target-*.pmcp | head -1)" attach)" = all-cpus ]
+
+# stat -p for a duration: the process's CPU time as the kernel's
+# schedstat counts it over the same second (whatever the machine's load).
+cpu_ms() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print int(s / 1e6) }'; }
+c0=$(cpu_ms "$A")
+timeout 20 "$PMCPROF" stat -e task-clock -x , -p "$A" --duration 1 2>sp.txt
+check "stat -p: exit 0" [ $? -eq 0 ]
+c1=$(cpu_ms "$A")
+ms=$(awk -F, '/task-clock/ { print int($1) }' sp.txt)
+check "stat -p: task-clock ${ms} ms within the CPU time around it ($((c1 - c0)) ms)" \
+	[ "${ms:-0}" -gt 0 -a "${ms:-0}" -le $((c1 - c0 + 20)) -a $((${ms:-0} * 10)) -ge $(((c1 - c0) * 8)) ]
+timeout 20 "$PMCPROF" stat -p "$A" --duration 0.5 2>sp2.txt
+contains "stat -p: perf's header" "Performance counter stats for process id '$A'" sp2.txt
+# stat -a until SIGINT.
+timeout 20 "$PMCPROF" stat -a -e cpu-clock 2>sa.txt &
+S=$!
+sleep 1
+kill -INT "$S"
+wait "$S"; rc=$?
+check "stat -a: SIGINT ends it, exit 0 ($rc)" [ "$rc" -eq 0 ]
+contains "stat -a: system wide" "stats for system wide" sa.txt
+contains "stat -a: counted" "cpu-clock" sa.txt
+kill "$A" "$B" 2>/dev/null
+wait
