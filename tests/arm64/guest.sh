@@ -1,0 +1,162 @@
+#!/bin/sh
+# The hardware-event suite, run inside the arm64 QEMU guest by
+# scripts/arm64.sh (busybox sh, in a chroot of the host's / over 9p; /tmp
+# is the guest's own).  QEMU's -icount shift=0 makes counts exact: one
+# instruction per ns, cycles equal to instructions.  Prints PASS:/FAIL:/
+# SKIP:/INFO: lines.  Usage: guest.sh BUILD-ARM64 SRC
+B=$1 SRC=$2
+P=$B/pmcprof
+HW=$B/tests/progs/hw_loop
+T=$(mktemp -d /tmp/arm64-test.XXXXXX)
+cd "$T" || exit 1
+only=$(sed -n 's/.*pmcprof_tests=\([^ ]*\).*/\1/p' /proc/cmdline)
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; }
+skip() { echo "SKIP: $*"; }
+info() { echo "INFO: $*"; }
+# want NAME: whether test NAME runs (PMCPROF_ARM64_TESTS on the host)
+want() { [ -z "$only" ] || echo "$1" | grep -q -- "$only"; }
+show() { sed 's/^/    | /' "$1" | head -n "${2:-15}"; }
+# count EVENT FILE: the value of EVENT in a `stat -x ,` output
+count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
+# share FUNC DIR: FUNC's self percentage in DIR's flat CSV report
+share() {
+	"$P" report --no-inline --csv "$2" 2>/dev/null | awk -F, -v f="$1" '
+	NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "self_pct") s = i; if ($i == "function") n = i } }
+	NR > 1 && $n == f { print $s; exit }'
+}
+# within A B D: |A - B| <= D (decimals)
+within() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { x = a - b; if (x < 0) x = -x; exit !(x <= d) }'; }
+
+# ---- the machine: PMU, hypervisor, counters ----
+if want probe; then
+	"$P" probe >probe.txt 2>&1
+	if grep -q 'PMU: *Arm PMUv3 (armv8_pmuv3[^)]*): [1-9][0-9]* general counters' probe.txt; then
+		pass "probe: Arm PMUv3 from sysfs, its general counters counted"
+	else
+		fail "probe: no Arm PMUv3 line"; show probe.txt
+	fi
+	if grep -q 'Hypervisor: *QEMU-TCG' probe.txt; then
+		pass "probe: QEMU's emulated CPU detected (dummy-virt, MIDR implementer 0)"
+	else
+		fail "probe: hypervisor not QEMU-TCG"; show probe.txt
+	fi
+	grep -E '^(CPU|Hypervisor|PMU|user read):' probe.txt | sed 's/^/INFO: /'
+fi
+
+# ---- exact counts ----
+# The loop's 2 instructions per iteration plus a constant: the program's
+# start (exec's return, ld.so, libc) and exit, in user mode.  The same on
+# every run with ASLR off (the guest's /init turns it off).
+STAT_CONST_MAX=200000
+if want stat; then
+	ok=1
+	# 1M and 9M: arguments of one length (strtoull's loop counts digits)
+	for n in 1000000 9000000; do
+		"$P" stat -x , -e instructions:u,cycles:u -- "$HW" loop $n >s$n.csv 2>&1 || ok=0
+		"$P" stat -x , -e instructions:u,cycles:u -- "$HW" loop $n >s$n.b.csv 2>&1 || ok=0
+	done
+	i1=$(count s1000000.csv instructions:u) c1=$(count s1000000.csv cycles:u)
+	i2=$(count s9000000.csv instructions:u) c2=$(count s9000000.csv cycles:u)
+	i1b=$(count s1000000.b.csv instructions:u)
+	info "stat: instructions:u ${i1:-?} (1M), ${i2:-?} (9M); cycles:u ${c1:-?}, ${c2:-?}"
+	if [ $ok = 1 ] && [ -n "$i1" ] && [ -n "$i2" ] && [ $((i2 - i1)) -eq 16000000 ] &&
+		[ $((i1 - 2000000)) -ge 0 ] && [ $((i1 - 2000000)) -le $STAT_CONST_MAX ]; then
+		pass "stat: instructions exact: 9M - 1M iterations = 16,000,000; constant $((i1 - 2000000))"
+	else
+		fail "stat: instructions not exact (1M: $i1, 9M: $i2)"; show s1000000.csv; show s9000000.csv
+	fi
+	if [ -n "$i1b" ] && [ "$i1" = "$i1b" ]; then
+		pass "stat: the same count on a second run ($i1)"
+	else
+		fail "stat: runs differ ($i1, $i1b)"
+	fi
+	if [ -n "$c1" ] && [ "$c1" = "$i1" ] && [ "$c2" = "$i2" ]; then
+		pass "stat: cycles:u equal instructions:u under icount"
+	else
+		fail "stat: cycles:u ($c1, $c2) differ from instructions:u ($i1, $i2)"
+	fi
+fi
+
+# ---- a known split ----
+# spin_a runs 3x spin_b's iterations of the same 2-instruction loop: 75% and
+# 25% of the user cycles (the start-up's ~0.1M of 800M is noise below 0.1
+# point).
+SPLIT_A=300000000 SPLIT_B=100000000
+split_check() {	# split_check NAME DIR ERRFILE
+	a=$(share spin_a "$2") b=$(share spin_b "$2")
+	info "$1: spin_a ${a:-?}%, spin_b ${b:-?}%"
+	if [ -n "$a" ] && [ -n "$b" ] && within "$a" 75 1 && within "$b" 25 1; then
+		pass "$1: shares within 1 point of 75/25 ($a/$b)"
+	else
+		fail "$1: shares $a/$b, not 75/25"; show "$3"; "$P" report "$2" 2>&1 | head -n 12 | sed 's/^/    | /'
+	fi
+	if grep -qi 'fell back\|falling back\|fallback' "$3" ||
+		"$P" report --header "$2" 2>/dev/null | grep -qi 'fell back'; then
+		fail "$1: a fallback was taken"; show "$3"
+	else
+		pass "$1: no fallback"
+	fi
+}
+if want record; then
+	"$P" record --no-fallback -e cycles@1000000 -o rec1 -- "$HW" split $SPLIT_A $SPLIT_B \
+		>rec1.out 2>rec1.err || fail "record cycles@1000000: exit $?"
+	split_check "record cycles@1000000" rec1 rec1.err
+	"$P" report --header rec1 >rec1.hdr 2>&1
+	if grep -qi 'calibrat.*valid' rec1.hdr; then
+		pass "record: calibration classified the counter valid"
+	else
+		fail "record: calibration not valid"; grep -i calibr rec1.hdr | show /dev/stdin
+	fi
+	grep -iE 'event|calibr|samples' rec1.hdr | head -n 6 | sed 's/^/INFO: /'
+	"$P" record --no-fallback -e cycles -o rec2 -- "$HW" split $SPLIT_A $SPLIT_B \
+		>rec2.out 2>rec2.err || fail "record cycles: exit $?"
+	split_check "record cycles (default period)" rec2 rec2.err
+	"$P" report rec2 2>&1 | head -n 3 | sed 's/^/INFO: /'
+fi
+
+# ---- libpmc's user-space read (the self-monitoring paper's protocol) ----
+# kv KEY FILE: KEY's value in hw_selfread's key=value line
+kv() { tr ' ' '\n' <"$2" | sed -n "s/^$1=//p"; }
+SR_N=1000000 SR_READS=20000
+if want selfread; then
+	ua=/proc/sys/kernel/perf_user_access
+	if [ ! -w $ua ]; then
+		skip "selfread: no $ua (kernel before 5.17)"
+	else
+		echo 1 >$ua && "$B/tests/progs/hw_selfread" instructions:u $SR_N $SR_READS >on.txt 2>&1
+		echo 0 >$ua && "$B/tests/progs/hw_selfread" instructions:u $SR_N $SR_READS >off.txt 2>&1
+		info "selfread, perf_user_access=1: $(cat on.txt)"
+		info "selfread, perf_user_access=0: $(cat off.txt)"
+		if [ "$(kv cap_user_rdpmc on.txt)" = 1 ] && [ "$(kv index on.txt)" -gt 0 ] &&
+			[ "$(kv page_read on.txt)" = 0 ]; then
+			pass "selfread: user access on: cap_user_rdpmc, index $(kv index on.txt), width $(kv pmc_width on.txt), seqlock read succeeds"
+		else
+			fail "selfread: user access on, but no user-page read"; show on.txt
+		fi
+		d=$(kv pe_delta on.txt) r=$(kv read_delta on.txt)
+		if [ -n "$d" ] && [ $((d - 2 * SR_N)) -ge 0 ] && [ $((d - 2 * SR_N)) -le 1000 ] &&
+			[ $((r - 2 * SR_N)) -ge 0 ] && [ $((r - 2 * SR_N)) -le 1000 ]; then
+			pass "selfread: the user-space delta matches read()'s ($d vs $r for $((2 * SR_N)))"
+		else
+			fail "selfread: deltas $d (user page) and $r (read()) are not 2N + a few hundred"
+		fi
+		d=$(kv pe_delta off.txt)
+		if [ "$(kv index off.txt)" = 0 ] && [ "$(kv page_read off.txt)" = -11 ] && [ -n "$d" ] &&
+			[ $((d - 2 * SR_N)) -ge 0 ] && [ $((d - 2 * SR_N)) -le 1000 ]; then
+			pass "selfread: user access off: index 0, the page read says EAGAIN, read() gives $d"
+		else
+			fail "selfread: fallback to read() with user access off"; show off.txt
+		fi
+		pn=$(kv pe_ns on.txt) rn=$(kv read_ns on.txt)
+		if [ -n "$pn" ] && [ -n "$rn" ] && [ "$pn" -lt "$rn" ]; then
+			pass "selfread: the user-space read costs less than read() ($pn vs $rn guest ns)"
+		else
+			fail "selfread: the user-space read ($pn ns) is not cheaper than read() ($rn ns)"
+		fi
+	fi
+fi
+
+rm -rf "$T"
+exit 0
