@@ -49,6 +49,8 @@ setup() {
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $m \
 			>/dev/null || die "apt-get install failed:$m"
 	fi
+	# install-deps.sh: the packages only (no build directory yet)
+	[ -z "${PMCPROF_ARM64_PACKAGES_ONLY:-}" ] || return 0
 	mkdir -p "$G/debs"
 	if ! ls "$G"/debs/linux-image-*.deb >/dev/null 2>&1; then
 		# the kernel the metapackage points at, e.g. linux-image-6.1.0-56-arm64

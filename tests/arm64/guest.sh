@@ -158,5 +158,52 @@ if want selfread; then
 	fi
 fi
 
+# ---- more events than counters: multiplexed, scaled ----
+# 8 instructions:u + cycles:u on 6 general counters and the cycle counter:
+# each runs part of the time (running/enabled < 100%) and its value is
+# scaled up to the whole; on a loop of constant rate the scaled values
+# land within 2% of the exact count.
+if want mux; then
+	n=50000000 ev=instructions:u
+	for k in 2 3 4 5 6 7 8; do ev=$ev,instructions:u; done
+	"$P" stat -x , -e $ev,cycles:u -- "$HW" loop $n >mux.csv 2>&1
+	truth=$((2 * n + 79545))
+	bad=$(awk -F, -v t=$truth 'NF >= 5 { n++; d = $1 - t; if (d < 0) d = -d
+		if (!($5 < 100 && $5 > 0) || d > t * 0.02) b++ } END { print (n == 9 ? b + 0 : "rows " n) }' mux.csv)
+	if [ "$bad" = 0 ]; then
+		pass "mux: 9 events on 7 counters: each ran part of the time, scaled within 2% of $truth"
+	else
+		fail "mux: multiplexed values ($bad)"; show mux.csv
+	fi
+	awk -F, '{ printf "INFO: mux: %s %s (running %s%%)\n", $3, $1, $5 }' mux.csv | head -n 3
+fi
+
+# ---- the first law with hardware events: no short read, no EINTR ----
+# 20000 one-byte reads from /dev/zero, each checked by the program (exit 3
+# on a short read or an error), sampled at cycles@100000 (~400 samples,
+# many inside read()): kernel-mode samples go to the ring without a signal.
+if want firstlaw; then
+	"$HW" read 20000; alone=$?
+	"$P" record -q -e cycles@100000 -o fl -- "$HW" read 20000 >fl.out 2>fl.err; prof=$?
+	ns=$("$P" report --csv fl 2>/dev/null | awk -F, 'NR > 1 { s += $6 } END { print s + 0 }')
+	if [ $alone = 0 ] && [ $prof = 0 ] && [ "$ns" -gt 100 ]; then
+		pass "firstlaw: 20000 checked reads, exit 0 alone and profiled ($ns samples)"
+	else
+		fail "firstlaw: exit $alone alone, $prof profiled, $ns samples"; show fl.err
+	fi
+	"$P" report fl 2>&1 | sed -n '2,3p' | sed 's/^/INFO: firstlaw: /'
+fi
+
+# ---- a general-purpose counter's overflows (QEMU: at most the tick) ----
+# Measured, not yet judged: QEMU raises a general-purpose counter's
+# overflow interrupt only when it next looks (about 250/s here), so
+# instructions@1000000 gets about a quarter of the samples its count
+# implies (207 of 800 here).  The trust check does not flag it yet.
+if want gpcap; then
+	"$P" record -q -e instructions@1000000 -o gp -- "$HW" split $SPLIT_A $SPLIT_B >/dev/null 2>&1
+	"$P" report gp 2>&1 | sed -n '2p' | sed 's/^/INFO: gpcap: /'
+	echo "INFO: gpcap: the count implies $(( (2 * (SPLIT_A + SPLIT_B)) / 1000000 )) samples"
+fi
+
 rm -rf "$T"
 exit 0
