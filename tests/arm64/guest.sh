@@ -16,7 +16,10 @@ fail() { echo "FAIL: $*"; }
 skip() { echo "SKIP: $*"; }
 info() { echo "INFO: $*"; }
 # want NAME: whether test NAME runs (PMCPROF_ARM64_TESTS on the host)
-want() { [ -z "$only" ] || echo "$1" | grep -q -- "$only"; }
+want() {
+	[ -z "$only" ] || echo "$1" | grep -q -- "$only" || return 1
+	echo "INFO: $1 starts at $(cut -d' ' -f1 /proc/uptime) s guest time"
+}
 show() { sed 's/^/    | /' "$1" | head -n "${2:-15}"; }
 # count EVENT FILE: the value of EVENT in a `stat -x ,` output
 count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
@@ -24,6 +27,12 @@ count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
 share() {
 	"$P" report --no-inline --csv "$2" 2>/dev/null | awk -F, -v f="$1" '
 	NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "self_pct") s = i; if ($i == "function") n = i } }
+	NR > 1 && $n == f { print $s; exit }'
+}
+# incl FUNC DIR: FUNC's inclusive percentage (perf's attribution of inlines)
+incl() {
+	"$P" report --no-inline --csv "$2" 2>/dev/null | awk -F, -v f="$1" '
+	NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "incl_pct") s = i; if ($i == "function") n = i } }
 	NR > 1 && $n == f { print $s; exit }'
 }
 # within A B D: |A - B| <= D (decimals)
@@ -116,6 +125,35 @@ if want record; then
 	"$P" report rec2 2>&1 | head -n 3 | sed 's/^/INFO: /'
 fi
 
+# ---- call stacks on AArch64: libunwind's CFI walk and the x29 chain ----
+# Every sample in spin_a or spin_b was called from main: main's inclusive
+# share is all of it when the walk gets out of the leaf.
+if want callgraph; then
+	for mode in unwind fp; do
+		"$P" record -q --call-graph $mode -e cycles@1000000 -o cg$mode -- "$HW" split 30000000 10000000 \
+			>/dev/null 2>cg$mode.err
+		m=$(incl main cg$mode) a=$(share spin_a cg$mode)
+		info "callgraph $mode: main inclusive ${m:-?}%, spin_a self ${a:-?}%"
+		if [ -n "$m" ] && within "$m" 100 2 && [ -n "$a" ] && within "$a" 75 3; then
+			pass "callgraph $mode: spin_a/spin_b under main (main inclusive $m%)"
+		else
+			fail "callgraph $mode: main inclusive $m%, spin_a $a%"; "$P" report cg$mode 2>&1 | show /dev/stdin
+		fi
+	done
+fi
+
+# ---- the vdso: clock_gettime's time named in linux-vdso.so.1 ----
+if want vdso; then
+	"$P" record -q -e cycles@100000 -o vd -- "$B/tests/progs/vdso_loop" 1 >/dev/null 2>vd.err
+	"$P" report --csv vd >vd.csv 2>&1
+	v=$(awk -F, 'NR > 1 && $3 ~ /vdso/ && $2 !~ /^0x/ { print $2; exit }' vd.csv)
+	if [ -n "$v" ]; then
+		pass "vdso: samples in the vdso, named ($v)"
+	else
+		fail "vdso: no named vdso function"; show vd.csv
+	fi
+fi
+
 # ---- libpmc's user-space read (the self-monitoring paper's protocol) ----
 # kv KEY FILE: KEY's value in hw_selfread's key=value line
 kv() { tr ' ' '\n' <"$2" | sed -n "s/^$1=//p"; }
@@ -148,6 +186,18 @@ if want selfread; then
 			pass "selfread: user access off: index 0, the page read says EAGAIN, read() gives $d"
 		else
 			fail "selfread: fallback to read() with user access off"; show off.txt
+		fi
+		# two events in one kernel group, user access off: one read() of
+		# PERF_FORMAT_GROUP reads both at one instant, so under icount
+		# (cycles = instructions) their deltas are identical
+		"$B/tests/progs/hw_selfread" instructions:u,cycles:u $SR_N 1000 >grp.txt 2>&1
+		info "selfread, group of 2, perf_user_access=0: $(cat grp.txt)"
+		d=$(kv pe_delta grp.txt) d1=$(kv pe_delta1 grp.txt)
+		if [ -n "$d" ] && [ "$d" = "$d1" ] && [ $((d - 2 * SR_N)) -ge 0 ] &&
+			[ $((d - 2 * SR_N)) -le 1000 ]; then
+			pass "group: instructions and cycles in one read(): the same delta $d"
+		else
+			fail "group: group read deltas $d and $d1"; show grp.txt
 		fi
 		pn=$(kv pe_ns on.txt) rn=$(kv read_ns on.txt)
 		if [ -n "$pn" ] && [ -n "$rn" ] && [ "$pn" -lt "$rn" ]; then
@@ -192,6 +242,12 @@ if want firstlaw; then
 		fail "firstlaw: exit $alone alone, $prof profiled, $ns samples"; show fl.err
 	fi
 	"$P" report fl 2>&1 | sed -n '2,3p' | sed 's/^/INFO: firstlaw: /'
+	# kernel frames: as root, the kernel part of the samples in read()
+	if "$P" report fl 2>&1 | grep -q '\[k\] read_zero'; then
+		pass "kernel frames: [k] read_zero under read() (kallsyms of the arm64 kernel)"
+	else
+		fail "kernel frames: no [k] read_zero"; "$P" report fl 2>&1 | show /dev/stdin
+	fi
 fi
 
 # ---- a general-purpose counter's overflows (QEMU: at most the tick) ----
@@ -201,7 +257,7 @@ fi
 # (samples x period against the final count the collector records), and
 # must not on the cycle counter, which overflows on time.
 if want gpcap; then
-	"$P" record -q -e instructions@1000000 -o gp -- "$HW" split $SPLIT_A $SPLIT_B >/dev/null 2>&1
+	"$P" record -q -e instructions@1000000 -o gp -- "$HW" split 150000000 50000000 >/dev/null 2>&1
 	"$P" report --header gp >gp.hdr 2>&1
 	grep -E '^# event:|samples the counts imply' gp.hdr | sed 's/^/INFO: gpcap: /'
 	if grep -q 'of the samples the counts imply are missing' gp.hdr &&
