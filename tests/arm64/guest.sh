@@ -18,7 +18,7 @@ info() { echo "INFO: $*"; }
 # want NAME: whether test NAME runs (PMCPROF_ARM64_TESTS on the host)
 want() {
 	[ -z "$only" ] || echo "$1" | grep -q -- "$only" || return 1
-	echo "INFO: $1 starts at $(cut -d' ' -f1 /proc/uptime) s guest time"
+	echo "INFO: $1 starts at $(cut -d' ' -f1 /proc/uptime) s guest time, $(cat /sys/class/rtc/rtc0/since_epoch 2>/dev/null) s RTC"
 }
 show() { sed 's/^/    | /' "$1" | head -n "${2:-15}"; }
 # count EVENT FILE: the value of EVENT in a `stat -x ,` output
@@ -123,6 +123,42 @@ if want record; then
 		>rec2.out 2>rec2.err || fail "record cycles: exit $?"
 	split_check "record cycles (default period)" rec2 rec2.err
 	"$P" report rec2 2>&1 | head -n 3 | sed 's/^/INFO: /'
+fi
+
+# ---- the same with Debian's arm64 perf, on the same emulated PMU ----
+PERF_ROOT=$B/guest/perf
+if want perf; then
+	if [ ! -x "$PERF_ROOT/usr/bin/perf" ]; then
+		skip "perf: Debian's arm64 perf was not fetched (scripts/arm64.sh setup: linux-perf:arm64)"
+	else
+		perf() {
+			LD_LIBRARY_PATH=$PERF_ROOT/usr/lib/aarch64-linux-gnu:$PERF_ROOT/lib/aarch64-linux-gnu \
+				PERL5LIB= PYTHONHOME= "$PERF_ROOT/usr/bin/perf" "$@"
+		}
+		for n in 1000000 9000000; do
+			perf stat -x , -e instructions:u,cycles:u -- "$HW" loop $n >/dev/null 2>p$n.csv
+		done
+		p1=$(awk -F, '$3 ~ /^instructions/ { print $1 }' p1000000.csv)
+		p2=$(awk -F, '$3 ~ /^instructions/ { print $1 }' p9000000.csv)
+		info "perf stat: instructions:u $p1 (1M), $p2 (9M); pmcprof: ${i1:-?}, ${i2:-?}"
+		if [ -n "$p1" ] && [ -n "$p2" ] && [ $((p2 - p1)) -eq 16000000 ]; then
+			pass "perf: perf stat agrees: 9M - 1M iterations = 16,000,000 (constant $((p1 - 2000000)))"
+		else
+			fail "perf: perf stat's counts ($p1, $p2)"; show p1000000.csv
+		fi
+		perf record -q -e cycles -c 1000000 -o perf.data -- "$HW" split $SPLIT_A $SPLIT_B \
+			>/dev/null 2>perf.err
+		perf report -i perf.data --stdio --no-children --sort sym 2>/dev/null >perf.txt
+		pa=$(awk '$NF == "spin_a" { sub(/%/, "", $1); print $1; exit }' perf.txt)
+		pb=$(awk '$NF == "spin_b" { sub(/%/, "", $1); print $1; exit }' perf.txt)
+		a=$(share spin_a rec1) b=$(share spin_b rec1)
+		info "perf record -e cycles -c 1000000: spin_a ${pa:-?}%, spin_b ${pb:-?}%; pmcprof ${a:-?}%, ${b:-?}%"
+		if [ -n "$pa" ] && [ -n "$a" ] && within "$pa" "$a" 1 && within "$pb" "$b" 1; then
+			pass "perf: perf record's shares within 1 point of pmcprof's ($pa/$pb vs $a/$b)"
+		else
+			fail "perf: perf record's shares $pa/$pb, pmcprof's $a/$b"; show perf.err; show perf.txt
+		fi
+	fi
 fi
 
 # ---- call stacks on AArch64: libunwind's CFI walk and the x29 chain ----
