@@ -88,6 +88,11 @@ struct trust_acc {
 	unsigned basis;			/* ANA_BASIS_* of the threads judged */
 	double worst;			/* lowest coverage of a judged thread */
 	char worst_who[96];
+	/* counted events sampled by period: samples taken, and the samples
+	 * their final counts imply (event_count_K / period) */
+	double count_got, count_want;
+	unsigned n_count_judged;
+	char count_event[64];		/* the first such event's name */
 };
 struct orun;
 /* Add one thread's profile p to the run's sums. */

@@ -135,9 +135,39 @@ static double split_worth(uint64_t cpu, double want, double expected)
 	return want / other / (1 / ticks + 1 / periods);
 }
 
+/* A counted (not time-based) event sampled by period: its samples against
+ * its final count / period, where the collector recorded the count. */
+static void trust_counts(struct trust_acc *t, const struct prof *p)
+{
+	for (size_t k = 0; k < p->n_events && k < 8; k++) {
+		const struct prof_event *e = &p->events[k];
+		char name[32];
+		uint64_t count, n = 0;
+
+		if ((e->unit && (!strcmp(e->unit, "ns") || !strcmp(e->unit, "us"))) ||
+		    !e->period || e->freq)
+			continue;
+		snprintf(name, sizeof(name), "event_count_%zu", k);
+		if (!counter(p, name, &count))
+			continue;
+		for (uint32_t i = 0; i < p->cct.n_nodes; i++)
+			n += p->cct.counts[(size_t)i * p->cct.n_events + k];
+		if ((double)count / (double)e->period < ANA_TRUST_MIN_EXPECTED)
+			continue;
+		/* the periods its samples stood for, in periods */
+		t->count_got += e->weight ? (double)e->weight / (double)e->period : (double)n;
+		t->count_want += (double)count / (double)e->period;
+		if (!t->n_count_judged++)
+			snprintf(t->count_event, sizeof(t->count_event), "%s",
+				 e->name ? e->name : "?");
+	}
+}
+
 void trust_file(struct trust_acc *t, const struct prof *p)
 {
 	uint64_t cpu = 0, user = 0, h;
+
+	trust_counts(t, p);
 	bool have_cpu = counter(p, "thread_cpu_ns", &cpu);
 	bool have_user = counter(p, "thread_user_ns", &user);
 
@@ -278,6 +308,15 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 		     who, t->unsampled_ns / 1e9 / reps,
 		     100 * t->unsampled_ns / (t->cpu_ns + t->unsampled_ns),
 		     (unsigned long long)t->n_clones, t->n_clones == 1 ? "" : "s");
+	}
+	if (t->n_count_judged && t->count_got < (1 - ANA_TRUST_LOST_SHARE) * t->count_want) {
+		r->trust |= ANA_TRUST_SAMPLES_LOST;
+		note(s, nr, "%s: %.0f%% of the samples the counts imply are missing (%.0f taken, "
+			 "%.0f implied by %s's final count / period): the PMU raised fewer overflow "
+			 "interrupts than the counter overflowed (an emulated PMU's general-purpose "
+			 "counters overflow only at its timer tick)",
+		     who, 100 * (1 - t->count_got / t->count_want), t->count_got / reps,
+		     t->count_want / reps, t->count_event);
 	}
 	if (r->emulator) {
 		r->trust |= ANA_TRUST_EMULATED;

@@ -56,10 +56,15 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Exactly `n` iterations of dec/jnz: n branches, 2n instructions. */
+/* Exactly `n` iterations of dec/jnz (subs/b.ne): n branches, 2n
+ * instructions. */
 static void known_loop(uint64_t n)
 {
+#if defined(__aarch64__)
+	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
 	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#endif
 }
 
 int pmc_calibrate(struct pmc_backend *be, const struct pmc_event *ev, struct pmc_calibration *out)

@@ -1,7 +1,6 @@
 /* The environment probe: hypervisor, architectural PMU, kernel settings. */
 #include "config.h"
 
-#include <cpuid.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -13,6 +12,9 @@
 #include <unistd.h>
 
 #include "backend/internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 
 /* CPUID 0x40000000 vendor signatures (EBX:ECX:EDX). */
 static const struct {
@@ -93,6 +95,8 @@ static void probe_hypervisor(struct pmc_env *env)
 		}
 	}
 }
+
+#endif
 
 void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env)
 {
@@ -181,13 +185,14 @@ void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *en
 	}
 }
 
-static bool is_dir(const char *path)
+bool env_is_dir(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 static void probe_pmu(struct pmc_env *env)
 {
 	struct env_cpuid in;
@@ -204,11 +209,24 @@ static void probe_pmu(struct pmc_env *env)
 	if (in.emax >= 0x80000022 && in.emax < 0x8000ffff)
 		cpuid(0x80000022, 0, in.e22);
 	/* Hybrid Intel parts name their core PMUs cpu_core and cpu_atom. */
-	env_decode_pmu(&in, is_dir("/sys/bus/event_source/devices/cpu") ||
-				    is_dir("/sys/bus/event_source/devices/cpu_core") ||
-				    is_dir("/sys/bus/event_source/devices/cpu_atom"),
+	env_decode_pmu(&in, env_is_dir("/sys/bus/event_source/devices/cpu") ||
+				    env_is_dir("/sys/bus/event_source/devices/cpu_core") ||
+				    env_is_dir("/sys/bus/event_source/devices/cpu_atom"),
 		       env);
 }
+
+void env_probe_arch(struct pmc_env *env)
+{
+	probe_hypervisor(env);
+	probe_pmu(env);
+}
+#elif !defined(__aarch64__)	/* AArch64's is env_aarch64.c */
+void env_probe_arch(struct pmc_env *env)
+{
+	env->hv_name = "none";
+	pmc_fmt(env->pmu_desc, sizeof(env->pmu_desc), "no core counters known on this architecture");
+}
+#endif
 
 static int read_int_file(const char *path, int fallback)
 {
@@ -272,8 +290,7 @@ void pmc_env_probe(struct pmc_env *env)
 	struct utsname u;
 
 	memset(env, 0, sizeof(*env));
-	probe_hypervisor(env);
-	probe_pmu(env);
+	env_probe_arch(env);
 	probe_cpuinfo(env);
 	if (uname(&u) == 0)
 		pmc_fmt(env->kernel, sizeof(env->kernel), "%s", u.release);
@@ -281,6 +298,10 @@ void pmc_env_probe(struct pmc_env *env)
 	env->rdpmc_sysfs = read_int_file("/sys/bus/event_source/devices/cpu/rdpmc", -1);
 	if (env->rdpmc_sysfs < 0)
 		env->rdpmc_sysfs = read_int_file("/sys/bus/event_source/devices/cpu_core/rdpmc", -1);
+	/* arm64's switch for user-space counter reads: 1 lets a task read
+	 * the counters of events it opened with config1 bit 1, as rdpmc=1. */
+	if (env->rdpmc_sysfs < 0)
+		env->rdpmc_sysfs = read_int_file("/proc/sys/kernel/perf_user_access", -1);
 	env->perf_event_errno = try_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	env->perf_event_syscall = env->perf_event_errno == 0;
 	env->hw_errno = try_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);

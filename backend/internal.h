@@ -27,6 +27,12 @@ struct env_cpuid {
  * perf_event has a core PMU (without one, there are no counters). */
 void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env);
 
+/* The architecture's part of pmc_env_probe: hypervisor, vendor and PMU
+ * fields, pmu_desc (env.c on x86 from CPUID; env_aarch64.c from sysfs and
+ * the device tree). */
+void env_probe_arch(struct pmc_env *env);
+bool env_is_dir(const char *path);
+
 struct pmc_group {
 	struct pmc_backend *be;
 	void *ctx;

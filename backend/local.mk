@@ -3,7 +3,7 @@ noinst_LTLIBRARIES += backend/libpmc-core.la
 backend_libpmc_core_la_SOURCES = \
 	backend/pmc.h backend/pmc_plugin.h backend/internal.h \
 	backend/error.c backend/event.c backend/alias.c backend/plugin.c \
-	backend/group.c backend/env.c backend/plan.c backend/calibrate.c
+	backend/group.c backend/env.c backend/env_aarch64.c backend/plan.c backend/calibrate.c
 backend_libpmc_core_la_CFLAGS = $(AM_CFLAGS) -fPIC
 backend_libpmc_core_la_LIBADD = $(PFM_LIBS) -ldl
 

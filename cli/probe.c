@@ -122,7 +122,12 @@ int main(int argc, char **argv)
 	printf("CPU:         %s, kernel %s\n", env.cpu_model[0] ? env.cpu_model : "unknown",
 	       env.kernel);
 	if (env.hv_present)
-		printf("Hypervisor:  %s (CPUID signature \"%s\"%s%s)\n", env.hv_name,
+		printf("Hypervisor:  %s (%s \"%s\"%s%s)\n", env.hv_name,
+#if defined(__aarch64__)
+		       "evidence", /* no CPUID: device tree, DMI, MIDR */
+#else
+		       "CPUID signature",
+#endif
 		       env.hv_signature, env.sys_hypervisor[0] ? ", /sys/hypervisor/type " : "",
 		       env.sys_hypervisor);
 	else
@@ -140,11 +145,18 @@ int main(int argc, char **argv)
 		printf("             hardware events do not open (%s)%s%s\n",
 		       strerror(env.hw_errno), adv ? ": " : "", adv ? adv : "");
 	}
+#if defined(__aarch64__)
+	printf("user read:   %s\n",
+	       env.rdpmc_sysfs < 0 ? "no /proc/sys/kernel/perf_user_access (kernel before 5.17)"
+	       : env.rdpmc_sysfs == 0 ? "off (perf_user_access=0): counters are read with read()"
+				      : "allowed for events opened with config1 bit 1 (perf_user_access=1)");
+#else
 	printf("rdpmc:       %s\n",
 	       env.rdpmc_sysfs < 0 ? "no sysfs control (no core PMU driver)"
 	       : env.rdpmc_sysfs == 0 ? "disabled by sysfs (rdpmc=0)"
 	       : env.rdpmc_sysfs == 1 ? "allowed for tasks with an open event (rdpmc=1)"
 				      : "allowed always (rdpmc=2)");
+#endif
 	printf("Backends:\n");
 	pmc_backend_foreach(show_backend, NULL);
 	if (pmc_plan_make(NULL, 0, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err)) == 0) {

@@ -420,7 +420,11 @@ void flush_process_init(bool full)
 		snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
 		if (env.pmu_version > 0 || env.n_gp > 0)
 			snprintf(proc.vpmu, sizeof(proc.vpmu),
+#if defined(__aarch64__)
+				 "Arm PMUv%d, %d gp counters x %d bits, %d fixed",
+#else
 				 "arch perfmon v%d, %d gp counters x %d bits, %d fixed",
+#endif
 				 env.pmu_version, env.n_gp, env.gp_width, env.n_fixed);
 		else
 			snprintf(proc.vpmu, sizeof(proc.vpmu), "none");
@@ -681,7 +685,8 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 32];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 4, process 3 */
+	struct prof_counter ctrs[CTR_N + 40];	/* + backend's 6, timing (COLL_TIMING: 15),
+						 * own-time 4, process 3, event counts 8 */
 	struct prof_image vdso;
 	struct prof p;
 };
@@ -760,6 +765,28 @@ static void draft_events(struct draft *d, const struct thr *t)
 	d->p.events = d->evs;
 }
 
+/* The first 8 events' counts ("event_count_K", K the event's index) on
+ * the calling thread's own group: the trust check holds samples x period
+ * against them (analyzer/trust.c), which is how a PMU that raises fewer
+ * overflow interrupts than its counter overflows (an emulated one's
+ * general-purpose counters) shows.  Another thread's group is not read: a
+ * user-page read is the calling CPU's counter.  Async-signal-safe. */
+static size_t event_counts(const struct thr *t, struct prof_counter *out)
+{
+	static const char *const names[8] = {
+		"event_count_0", "event_count_1", "event_count_2", "event_count_3",
+		"event_count_4", "event_count_5", "event_count_6", "event_count_7",
+	};
+	struct pmc_count v[PMC_MAX_EVENTS];
+	size_t n = coll.n_ev < 8 ? coll.n_ev : 8;
+
+	if (!t->g || t != coll_self || !n || pmc_group_read(t->g, v, n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct prof_counter){ names[i], v[i].value };
+	return n;
+}
+
 /* Phase 3: the counters.  The backend's figures first (pmc_group_stats is
  * async-signal-safe, so a crash report has them too), then ours: a signal
  * taken in between is then counted by us, never only by the backend, and
@@ -788,6 +815,7 @@ static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
 		d->ctrs[nc++] = (struct prof_counter){ "lost", st.lost };
 		d->ctrs[nc++] = (struct prof_counter){ "fd_lost", st.fd_lost };
 	}
+	nc += event_counts(t, d->ctrs + nc);
 #ifdef COLL_TIMING
 	nc += timing_counters(t, d->ctrs + nc);
 #endif

@@ -26,6 +26,7 @@
 #include "collector/collector.h"
 #include "collector/kernel.h"
 #include "collector/owntime.h"
+#include "unwinder/arch.h"
 
 /* ---- clocks and timing hooks (the hooks: benchmark builds only) ---- */
 
@@ -82,7 +83,7 @@ __asm__(".text\n"
 	"	ret\n"
 	".cfi_endproc\n"
 	".size coll_call_on_stack, .-coll_call_on_stack\n");
-#else
+#elif !defined(__aarch64__)	/* AArch64's is in arch-aarch64.c */
 void coll_call_on_stack(void *top, void (*fn)(int, siginfo_t *, void *), int signo,
 			siginfo_t *si, void *uc)
 {
@@ -168,7 +169,7 @@ void coll_count(struct thr *t, int idx, uint32_t node, uint32_t count)
 /* Take one sample into t's tree; false if it was dropped (and counted). */
 static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 {
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], *pcs = t->pcs;
+	uintptr_t pc = uc_pc(uc), *pcs = t->pcs;
 	unsigned flags = 0;
 	uint64_t tu = TIME_NOW();
 	int n;

@@ -510,10 +510,19 @@ raw_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	long ret;
 
+#if defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_sigaltstack;
+	register long x0 __asm__("x0") = (long)ss;
+	register long x1 __asm__("x1") = (long)old;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+	ret = x0;
+#else
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
 			 : "0"((long)SYS_sigaltstack), "D"(ss), "S"(old)
 			 : "rcx", "r11", "memory");
+#endif
 	if (ret < 0) {
 		errno = (int)-ret;
 		return -1;

@@ -18,6 +18,7 @@
 
 #include "collector/collector.h"
 #include "collector/kernel.h"
+#include "unwinder/arch.h"
 
 enum kmode {
 	KM_CHAIN,		/* kernel chains from the backend */
@@ -348,7 +349,7 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 bool kern_on_signal(struct thr *t, int idx, const ucontext_t *uc)
 {
 	take_silent(t);
-	return take_signalled(t, idx, (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], true);
+	return take_signalled(t, idx, uc_pc(uc), true);
 }
 
 void kern_skip_signal(struct thr *t, int idx)

@@ -42,7 +42,7 @@ __attribute__((constructor)) static void owntime_start(void)
 
 static uint64_t ticks_to_ns(uint64_t ticks)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 	uint64_t dt = owntime_ticks() - tick0, dm = mono_ns() - mono0;
 
 	if (!dt || !dm)

@@ -16,13 +16,19 @@ struct prof_counter;
 
 /* A cheap timestamp for timing the handler: the TSC on x86 (one
  * unprivileged instruction, ~10-40 cycles, not trapped by KVM, emulated by
- * TCG), else CLOCK_MONOTONIC in ns (vDSO).  Ticks; owntime_counters
+ * TCG), the generic timer's CNTVCT_EL0 on AArch64, else CLOCK_MONOTONIC in
+ * ns (vDSO).  Ticks; owntime_counters
  * converts them.  Not a CPU-time clock: a preempted handler counts the
  * time it was off the CPU, which is rare and errs on the high side. */
 static inline uint64_t owntime_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	return __rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;	/* the generic timer's virtual count: EL0 may read it */
+
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
 #else
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -10,6 +10,14 @@ examples_hotspots_CFLAGS = -g -O2 -fno-omit-frame-pointer -pthread
 examples_hotspots_LDFLAGS = -pthread
 
 check_PROGRAMS += tests/progs/busy
+# Known instruction counts for the arm64 guest's hardware-event tests
+# (tests/arm64/guest.sh, run by scripts/arm64.sh).
+check_PROGRAMS += tests/progs/hw_loop
+tests_progs_hw_loop_SOURCES = tests/progs/hw_loop.c
+# Leaf frames too: on AArch64 a leaf without a frame record keeps its
+# return address in x30 only, which the frame-pointer walk cannot see.
+tests_progs_hw_loop_CFLAGS = -g -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+EXTRA_DIST += tests/arm64/guest.sh
 # `pmcprof vm`'s workload: phases of known character (tests/integration/vm_compare.sh).
 check_PROGRAMS += tests/progs/vm_phases
 tests_progs_vm_phases_SOURCES = tests/progs/vm_phases.c

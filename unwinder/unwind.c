@@ -20,25 +20,15 @@
  * of our own, whose accessors read memory without any descriptor. */
 #include <libunwind.h>
 
+#include "unwinder/arch.h"
 #include "unwinder/internal.h"
 #include "unwinder/unwind.h"
 
-/* Exported by libunwind-x86_64 (libunwind-ptrace uses it) but not declared
- * by its headers: the binary search of an .eh_frame_hdr table. */
-extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip,
-					      unw_dyn_info_t *di, unw_proc_info_t *pi,
-					      int need_unwind_info, void *arg);
-
-static uintptr_t uc_reg(const ucontext_t *uc, int reg)
-{
-	return (uintptr_t)uc->uc_mcontext.gregs[reg];
-}
-
 /* What one walk lets libunwind see: registers (libunwind's numbering,
- * UNW_X86_64_RAX.. RIP), and the memory it may read. */
+ * arch.h), and the memory it may read. */
 struct walk {
-	unw_word_t reg[17];
-	uint32_t have;			/* bit per known register */
+	unw_word_t reg[UW_UNW_NREG];
+	uint64_t have;			/* bit per known register */
 	uintptr_t lo, hi;		/* the interrupted stack, from below sp */
 	uintptr_t alt_lo, alt_hi;	/* the sigaltstack the sample came from */
 	uintptr_t page[4];		/* pages found readable in this walk */
@@ -52,12 +42,6 @@ struct walk {
 
 static unw_addr_space_t as;
 static pid_t self_pid;
-
-/* ucontext's gregs in libunwind's register order. */
-static const int greg_of[17] = {
-	REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
-	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP,
-};
 
 static bool inside(uintptr_t a, size_t n, uintptr_t lo, uintptr_t hi)
 {
@@ -141,14 +125,14 @@ static int acc_access_reg(unw_addr_space_t a, unw_regnum_t reg, unw_word_t *val,
 	struct walk *w = arg;
 
 	(void)a;
-	if (reg < 0 || reg > UNW_X86_64_RIP)
+	if (reg < 0 || reg >= UW_UNW_NREG)
 		return -UNW_EBADREG;
 	if (write) {
 		w->reg[reg] = *val;
-		w->have |= 1u << reg;
+		w->have |= 1ull << reg;
 		return 0;
 	}
-	if (!(w->have & (1u << reg)))
+	if (!(w->have & (1ull << reg)))
 		return -UNW_EBADREG;
 	*val = w->reg[reg];
 	return 0;
@@ -226,7 +210,7 @@ static int acc_find_proc_info(unw_addr_space_t a, unw_word_t ip, unw_proc_info_t
 	di.u.rti.segbase = hdr;
 	di.u.rti.table_data = hdr + 12;
 	di.u.rti.table_len = (unw_word_t)count * 8 / sizeof(unw_word_t);
-	return _Ux86_64_dwarf_search_unwind_table(a, ip, &di, pi, need_unwind_info, arg);
+	return uw_unw_search_table(a, ip, &di, pi, need_unwind_info, arg);
 }
 
 static unw_accessors_t accessors = {
@@ -313,11 +297,10 @@ static int walk_libunwind(const struct uw_thread *t, const ucontext_t *uc, uintp
 
 	/* unw_init_remote looks up the first row at the pc itself, as for an
 	 * interrupted (not called) frame: right for pcs[0]. */
-	for (int i = 0; i <= UNW_X86_64_RIP; i++)
-		w.reg[i] = uc_reg(uc, greg_of[i]);
-	w.have = (1u << (UNW_X86_64_RIP + 1)) - 1;
-	walk_bounds(&w, t, uc_reg(uc, REG_RSP));
-	pcs[0] = uc_reg(uc, REG_RIP);
+	uc_unw_regs(uc, w.reg);
+	w.have = (1ull << UW_UNW_NREG) - 1;
+	walk_bounds(&w, t, uc_sp(uc));
+	pcs[0] = uc_pc(uc);
 	return walk_from(&w, pcs, 1, max, flags);
 }
 
@@ -337,10 +320,10 @@ static int walk_libunwind_from(const struct uw_thread *t, uintptr_t pc, uintptr_
 {
 	struct walk w;
 
-	w.reg[UNW_X86_64_RIP] = pc - 1;
-	w.reg[UNW_X86_64_RSP] = sp;
-	w.reg[UNW_X86_64_RBP] = fp;
-	w.have = 1u << UNW_X86_64_RIP | 1u << UNW_X86_64_RSP | 1u << UNW_X86_64_RBP;
+	w.reg[UW_UNW_PC] = pc - 1;
+	w.reg[UW_UNW_SP] = sp;
+	w.reg[UW_UNW_FP] = fp;
+	w.have = 1ull << UW_UNW_PC | 1ull << UW_UNW_SP | 1ull << UW_UNW_FP;
 	walk_bounds(&w, t, sp);
 	return walk_from(&w, pcs, n, max, flags);
 }
@@ -378,7 +361,7 @@ static int learn(uintptr_t key, struct uw_recipe *r)
 static NO_SANITIZE int walk_cached(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs,
 				   int max, unsigned *flags)
 {
-	uintptr_t pc = uc_reg(uc, REG_RIP), sp = uc_reg(uc, REG_RSP), fp = uc_reg(uc, REG_RBP);
+	uintptr_t pc = uc_pc(uc), sp = uc_sp(uc), fp = uc_fp(uc);
 	uintptr_t lo = sp, hi = t->stack_hi, key, cfa, ra, rlo;
 	bool own = sp >= t->stack_lo && sp < t->stack_hi;
 	struct uw_recipe r;
@@ -452,15 +435,15 @@ int uw_capture(const struct uw_thread *t, const ucontext_t *uc, uintptr_t *pcs, 
 	}
 	switch (t ? t->mode : UW_MODE_NONE) {
 	case UW_MODE_UNWIND:
-		if (!uw_cache_ready())
+		if (!UW_ARCH_RECIPES || !uw_cache_ready())
 			return walk_libunwind(t, uc, pcs, max, flags);
 		return walk_cached(t, uc, pcs, max, flags);
 	case UW_MODE_FP:
-		return uw_fp_walk(t->stack_lo, t->stack_hi, uc_reg(uc, REG_RIP),
-				  uc_reg(uc, REG_RSP), uc_reg(uc, REG_RBP), pcs, max, flags);
+		return uw_fp_walk(t->stack_lo, t->stack_hi, uc_pc(uc), uc_sp(uc), uc_fp(uc),
+				  pcs, max, flags);
 	case UW_MODE_NONE:
 	default:
-		pcs[0] = uc_reg(uc, REG_RIP);
+		pcs[0] = uc_pc(uc);
 		return 1;
 	}
 }
@@ -492,7 +475,10 @@ int uw_thread_init(struct uw_thread *t, enum uw_mode mode)
 		 * the functions it calls is done before a signal needs them. */
 		if (getcontext(&uc) < 0)
 			return -errno;
-		walk_cached(t, &uc, pcs, 8, &flags);
+		if (UW_ARCH_RECIPES)
+			walk_cached(t, &uc, pcs, 8, &flags);
+		else
+			walk_libunwind(t, &uc, pcs, 8, &flags);
 	}
 	return 0;
 }

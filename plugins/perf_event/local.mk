@@ -20,6 +20,12 @@ tests_unit_test_perf_event_CFLAGS = $(AM_CFLAGS)
 tests_unit_test_rdpmc_SOURCES = tests/unit/test_rdpmc.c
 tests_unit_test_rdpmc_LDADD = plugins/perf_event/libpe.la
 
+# The user-space read on a real PMU (tests/arm64/guest.sh): page, deltas, cost.
+check_PROGRAMS += tests/progs/hw_selfread
+tests_progs_hw_selfread_SOURCES = tests/progs/hw_selfread.c
+tests_progs_hw_selfread_LDADD = plugins/perf_event/libpe.la backend/libpmc-core.la
+tests_progs_hw_selfread_LDFLAGS = $(AM_LDFLAGS) -Wl,-z,now
+
 # Read-cost benchmark (tests/bench/read_cost.sh): libpmc vs read(), PAPI, getpid.
 check_PROGRAMS += tests/bench/bench_read
 tests_bench_bench_read_SOURCES = tests/bench/bench_read.c

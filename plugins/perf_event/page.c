@@ -16,6 +16,7 @@
 
 #define barrier() __asm__ __volatile__("" ::: "memory")
 
+#if defined(__x86_64__) || defined(__i386__)
 static uint64_t rdpmc_insn(uint32_t counter, void *arg)
 {
 	uint32_t lo, hi;
@@ -33,8 +34,43 @@ static uint64_t rdtsc_insn(void *arg)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
 }
+#elif defined(__aarch64__)
+/* The kernel's user index is the counter number + 1, the cycle counter's
+ * 32 (arch/arm64/kernel/perf_event.c, armv8pmu_user_event_idx): counter
+ * 31 is PMCCNTR_EL0, 0..30 PMEVCNTR<n>_EL0, whose number is part of the
+ * instruction.  EL0 reads trap unless the kernel set PMUSERENR_EL0 for
+ * this event (perf_user_access and config1 bit 1). */
+#define PMEV(n) case n: __asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break
+static uint64_t rdpmc_insn(uint32_t counter, void *arg)
+{
+	uint64_t v = 0;
 
-const struct pe_hw pe_hw_x86 = { .rdpmc = rdpmc_insn, .rdtsc = rdtsc_insn };
+	(void)arg;
+	switch (counter) {
+	PMEV(0); PMEV(1); PMEV(2); PMEV(3); PMEV(4); PMEV(5); PMEV(6); PMEV(7);
+	PMEV(8); PMEV(9); PMEV(10); PMEV(11); PMEV(12); PMEV(13); PMEV(14); PMEV(15);
+	PMEV(16); PMEV(17); PMEV(18); PMEV(19); PMEV(20); PMEV(21); PMEV(22); PMEV(23);
+	PMEV(24); PMEV(25); PMEV(26); PMEV(27); PMEV(28); PMEV(29); PMEV(30);
+	case 31: __asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v)); break;
+	}
+	return v;
+}
+#undef PMEV
+
+/* The clock behind cap_user_time on arm64: the generic timer. */
+static uint64_t rdtsc_insn(void *arg)
+{
+	uint64_t v;
+
+	(void)arg;
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+#else
+#error "user-page counter reads know x86-64 and AArch64 only"
+#endif
+
+const struct pe_hw pe_hw_native = { .rdpmc = rdpmc_insn, .rdtsc = rdtsc_insn };
 
 uint64_t pe_sign_extend(uint64_t v, unsigned width)
 {

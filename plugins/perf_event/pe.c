@@ -154,6 +154,14 @@ static inline long sys_read(int fd, void *buf, size_t len)
 			     : "0"((long)SYS_read), "D"((long)fd), "S"(buf), "d"(len)
 			     : "rcx", "r11", "memory");
 	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_read;
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = (long)buf;
+	register long x2 __asm__("x2") = (long)len;
+
+	__asm__ __volatile__("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
 #else
 	ssize_t r = read(fd, buf, len);
 	return r < 0 ? -errno : r;
@@ -278,6 +286,17 @@ static void attr_fill(struct perf_event_attr *a, const struct pmc_event *ev,
 	a->config = ev->config;
 	a->config1 = ev->config1;
 	a->config2 = ev->config2;
+#if defined(__aarch64__)
+	/* arm64 lets a task read its own counters (PMEVCNTR<n>_EL0, the
+	 * user page's index) only for events that ask with the CPU PMU's
+	 * config1 bit 1 ("rdpmc"), and only while
+	 * /proc/sys/kernel/perf_user_access is 1; else the page says index 0
+	 * and reads take read().  Hardware, cache and raw events are the CPU
+	 * PMU's; another PMU's config1 means something else. */
+	if (ev->type == PERF_TYPE_HARDWARE || ev->type == PERF_TYPE_HW_CACHE ||
+	    ev->type == PERF_TYPE_RAW)
+		a->config1 |= 2;
+#endif
 	a->exclude_user = ev->exclude_user || role == ROLE_SILENT;
 	a->exclude_kernel = ev->exclude_kernel || role == ROLE_USER;
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -739,7 +758,7 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 		for (i = 0; i < n; i++) {
 			struct pe_raw raw;
 
-			if (!c->ev[i].pg || pe_page_read(c->ev[i].pg, &pe_hw_x86, &raw) != 0)
+			if (!c->ev[i].pg || pe_page_read(c->ev[i].pg, &pe_hw_native, &raw) != 0)
 				break;
 			pe_count_scale(&raw, &vals[i]);
 		}
@@ -749,7 +768,7 @@ int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 		struct pe_ev *e = &c->ev[i];
 		struct pe_raw raw;
 
-		if (!e->pg || pe_page_read(e->pg, &pe_hw_x86, &raw) != 0) {
+		if (!e->pg || pe_page_read(e->pg, &pe_hw_native, &raw) != 0) {
 			uint64_t buf[3];
 			long r;
 

@@ -126,8 +126,10 @@ struct pe_hw {
 	void *arg;
 };
 
-/* The real rdpmc/rdtsc instructions (x86-64). */
-extern const struct pe_hw pe_hw_x86;
+/* This machine's instructions: rdpmc/rdtsc on x86-64; on AArch64 an mrs
+ * of PMEVCNTR<n>_EL0 (n = index - 1) or PMCCNTR_EL0 (index 32) and of
+ * CNTVCT_EL0, the clock the kernel's cap_user_time describes there. */
+extern const struct pe_hw pe_hw_native;
 
 /* Read a counter from its user page: seqlock loop, rdpmc(index - 1)
  * sign-extended to pmc_width plus offset, enabled/running advanced by the

@@ -58,10 +58,17 @@ static double tsc_per_ns;
 
 static inline uint64_t tsc(void)
 {
+#if defined(__aarch64__)
+	uint64_t v;	/* the generic timer: AArch64's TSC */
+
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+#else
 	uint32_t lo, hi;
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
+#endif
 }
 
 static uint64_t mono_ns(clockid_t c)

@@ -25,6 +25,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "unwinder/arch.h"
 #include "unwinder/unwind.h"
 
 /* noclone keeps one copy of each function: gcc only */
@@ -86,7 +87,7 @@ static uint64_t now_ns(void)
 static void on_alarm(int sig, siginfo_t *si, void *ucv)
 {
 	const ucontext_t *uc = ucv;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uintptr_t pc = uc_pc(uc);
 	uintptr_t pcs[MAXPCS];
 	unsigned flags = 0;
 	uint64_t t0, t1;
