@@ -40,6 +40,7 @@ enum {
 	OPT_PRIVATE,
 	OPT_FORCE,
 	OPT_APPEND,
+	OPT_NO_TIMELINE,
 };
 
 static const struct opt record_opts[] = {
@@ -84,6 +85,10 @@ static const struct opt record_opts[] = {
 	  "seed for --random-period (default: from the clock;\n"
 	  "recorded in the profiles either way)"),
 	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT(OPT_NO_TIMELINE, "no-timeline", no_argument, NULL,
+	  "keep no timeline (each sample's time and context, for\n"
+	  "pmcprof script, report --time and the trace export;\n"
+	  "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
 	OPT('q', "quiet", no_argument, NULL,
 	  "no informational lines (the event used, the profile\n"
 	  "count); errors and failed calibrations are still shown"),
@@ -131,6 +136,7 @@ struct opts {
 	bool append;
 	bool quiet;
 	bool seed_given;
+	bool no_timeline;
 	struct rec_settings set;
 };
 
@@ -251,6 +257,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_NO_TIMELINE:
+			o->set.timeline_bytes = 0;
+			o->no_timeline = true;
 			break;
 		case OPT_CALL_GRAPH:
 			v = call_graph(v);
@@ -880,6 +890,22 @@ static void die_of(int signo)
 	exit(128 + signo);
 }
 
+/* The timeline's buffer size from the environment (PMCPROF_TIMELINE_BYTES,
+ * unless --no-timeline), and the run's origin: every process of the run
+ * times its samples from here. */
+static void timeline_settings(struct opts *o)
+{
+	const char *v = getenv("PMCPROF_TIMELINE_BYTES");
+	struct timespec ts;
+	char msg[256];
+
+	if (v && !o->no_timeline &&
+	    settings_set(&o->set, "PMCPROF_TIMELINE_BYTES", NULL, v, msg, sizeof(msg)) < 0)
+		die(EXIT_USAGE, "%s", msg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	o->set.origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -909,6 +935,7 @@ int main(int argc, char **argv)
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
 	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
+	timeline_settings(&o);
 	if (settings_export(&o.set, put_env, NULL) < 0)
 		die(EXIT_RUNTIME, "cannot set the collector's environment: %s", strerror(errno));
 	set_preload(coll);

@@ -776,6 +776,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	draft_events(&d, t);
 	draft_counters(&d, t, in_signal);
 	cct_view(&t->cct, &d.p.cct);
+	tl_view(&t->tl, &d.p.timeline);
 	if (draft_modules(&d, &mods_len) < 0) {
 		report(NULL, "out of memory");
 		return -ENOMEM;

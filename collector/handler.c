@@ -177,6 +177,7 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	if (!node)
 		return t->ctr[CTR_DROPPED_CCT_FULL]++, false;
 	cct_count(&t->cct, node, (uint32_t)idx);
+	tl_add(&t->tl, node, (uint32_t)idx, (uint32_t)coll.n_ev);
 	t->ctr[CTR_SAMPLES]++;
 	return true;
 }

@@ -93,28 +93,33 @@ static struct thr *thr_alloc(void)
 {
 	size_t head = ((sizeof(struct thr) + 4095) & ~(size_t)4095);
 	struct thr *t, *old;
+	size_t len;
 	void *m;
 
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (status_move(t, THR_FREE, THR_SETUP))
 			return t;
-	/* NORESERVE: only the pages the tree really uses become resident.
-	 * [state][guard][signal stack][CCT arena] */
-	m = mmap(NULL, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes,
-		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* NORESERVE: only the pages the tree and the timeline really use
+	 * become resident.
+	 * [state][guard][signal stack][CCT arena][timeline] */
+	len = head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes + coll.set.timeline_bytes;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	/* An overflowing signal stack faults instead of writing our state. */
 	if (mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
-		munmap(m, head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes);
+		munmap(m, len);
 		return NULL;
 	}
 	t = m;
 	t->status = THR_SETUP;
-	t->map_len = head + COLL_GUARD + COLL_ALTSTACK + coll.set.cct_bytes;
+	t->map_len = len;
 	t->altstack = (char *)m + head + COLL_GUARD;
 	t->arena = (char *)t->altstack + COLL_ALTSTACK;
 	t->arena_len = coll.set.cct_bytes;
+	t->tl_buf = (char *)t->arena + t->arena_len;
+	t->tl_len = coll.set.timeline_bytes;
 	old = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 	do
 		t->next = old;
@@ -189,7 +194,7 @@ static void altstack_off(struct thr *t)
 /* Give the arena's memory back and make the state reusable. */
 static void thr_release(struct thr *t)
 {
-	madvise(t->altstack, COLL_ALTSTACK + t->arena_len, MADV_DONTNEED);
+	madvise(t->altstack, COLL_ALTSTACK + t->arena_len + t->tl_len, MADV_DONTNEED);
 	/* Writers scanning the registry read it concurrently. */
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->g = NULL;
@@ -226,6 +231,7 @@ static int thr_reset(struct thr *t)
 	memset(t->slow, 0, sizeof(t->slow));
 	for (size_t i = 0; i < coll.n_ev; i++)
 		t->period[i] = coll.ev[i].period;
+	tl_reset(&t->tl, t->tl_buf, t->tl_len);
 	return cct_init(&t->cct, t->arena, t->arena_len, (uint32_t)coll.n_ev);
 }
 
@@ -509,7 +515,7 @@ void thr_fork_child(void)
 		coll_self = NULL;
 		return;
 	}
-	madvise(self->arena, self->arena_len, MADV_DONTNEED);
+	madvise(self->arena, self->arena_len + self->tl_len, MADV_DONTNEED);
 	self->index = 0;
 	if (thr_reset(self) < 0 || thr_arm(self) < 0) {
 		status_set(self, THR_SETUP);
