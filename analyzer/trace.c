@@ -124,43 +124,44 @@ static void trace_sep(struct trace *tr)
 	tr->first = false;
 }
 
-/* Timestamps are microseconds (the format's unit), here with the
- * timeline's own microsecond resolution kept to the nanosecond. */
-static int trace_open(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
-		      uint64_t t)
+/* Every event has the format's common fields: name, cat, ph, ts, pid,
+ * tid.  Timestamps are microseconds (the format's unit), here with the
+ * timeline's own resolution kept to the nanosecond. */
+static int trace_event(struct trace *tr, char ph, const struct ana_thread *th,
+		       const struct ana_frame *fr, uint64_t t)
 {
-	struct trace *tr = arg;
-	trace_sep(tr);
 	char name[4096];
+	const char *m = fr->module ? strrchr(fr->module, '/') : NULL;
+
 	snprintf(name, sizeof(name), "%s%s", fr->name ? fr->name : "?",
 		 fr->inlined ? " [inlined]" : "");
-	fputs("{\"ph\":\"B\",\"name\":", tr->f);
+	trace_sep(tr);
+	fprintf(tr->f, "{\"ph\":\"%c\",\"name\":", ph);
 	tl_json_str(tr->f, name);
 	fputs(",\"cat\":", tr->f);
-	const char *m = fr->module ? strrchr(fr->module, '/') : NULL;
 	tl_json_str(tr->f, m ? m + 1 : fr->module ? fr->module : "unknown");
 	fprintf(tr->f, ",\"pid\":%ld,\"tid\":%ld,\"ts\":%llu.%03llu", th->pid, th->tid,
 		(unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
-	fputs(",\"args\":{\"module\":", tr->f);
-	tl_json_str(tr->f, fr->module ? fr->module : "");
-	if (fr->file) {
-		fputs(",\"file\":", tr->f);
+	/* where it is, once: on the slice's beginning */
+	if (ph == 'B' && fr->file) {
+		fputs(",\"args\":{\"file\":", tr->f);
 		tl_json_str(tr->f, fr->file);
-		fprintf(tr->f, ",\"line\":%u", fr->line);
+		fprintf(tr->f, ",\"line\":%u}", fr->line);
 	}
-	fprintf(tr->f, ",\"inlined\":%s}}", fr->inlined ? "true" : "false");
+	putc('}', tr->f);
 	return ferror(tr->f) ? -EIO : 0;
+}
+
+static int trace_open(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
+		      uint64_t t)
+{
+	return trace_event(arg, 'B', th, fr, t);
 }
 
 static int trace_close(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
 		       uint64_t t)
 {
-	struct trace *tr = arg;
-	(void)fr;
-	trace_sep(tr);
-	fprintf(tr->f, "{\"ph\":\"E\",\"pid\":%ld,\"tid\":%ld,\"ts\":%llu.%03llu}", th->pid, th->tid,
-		(unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
-	return ferror(tr->f) ? -EIO : 0;
+	return trace_event(arg, 'E', th, fr, t);
 }
 
 static void trace_names(struct trace *tr, const struct ana_set *s)
