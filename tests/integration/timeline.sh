@@ -94,6 +94,20 @@ check "a 4K buffer: what does not fit is counted ($kept kept + $lost lost = $all
 "$PMCPROF" script small 2>&1 >/dev/null | grep -q 'samples are not in its timeline'
 check "script: says samples are not in the timeline" test $? -eq 0
 
+# ---- one time axis for the whole run: forks, exec, posix_spawn, system() ----
+$T "$PMCPROF" record -q -e cpu-clock@1000000 -o procs -- "$PROGS/rec_fork" "$PROGS/rec_exit" \
+	>procs.txt 2>&1
+for f in procs/*.pmcp; do
+	"$PMCPROF" dump "$f" | sed -n 's/^timeline: .* origin \([0-9]*\) ns, start \([0-9]*\), end \([0-9]*\)$/\1 \2 \3/p'
+done >origins.txt
+check "every process of the run has the same origin ($(wc -l <origins.txt) profiles, $(cut -d' ' -f1 origins.txt | sort -u | wc -l) origin)" \
+	test "$(cut -d' ' -f1 origins.txt | sort -u | wc -l)" -eq 1 -a "$(ls procs/*.pmcp | wc -l)" -eq "$(wc -l <origins.txt)"
+check "every thread starts after the origin and ends after it starts" awk '$2 < 1 || $3 < $2 { bad = 1 } END { exit bad }' origins.txt
+$T "$PMCPROF" script -G -F pid,time,sym procs >procs-script.txt 2>/dev/null
+child=$(sed -n 's/^pid=\([0-9]*\) how=fork$/\1/p' procs.txt)
+check "script: the fork child's child_work samples, on the run's axis" awk -v c="$child" '
+	$1 == c && $3 == "child_work" { n++ } END { exit !n }' procs-script.txt
+
 # ---- the trace (Trace Event JSON) ----
 "$PMCPROF" report -q --trace trace.json out
 check "report --trace: exit 0" test $? -eq 0
