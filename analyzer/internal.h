@@ -364,6 +364,7 @@ struct tl_stream {
 	uint8_t *ev;			/* set event */
 	double *w;			/* [set event]: the file's mean period */
 	size_t n_w;
+	uint64_t span;			/* its input run's span, ns (percent --time) */
 };
 
 struct ana_set {

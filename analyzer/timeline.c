@@ -227,7 +227,7 @@ static bool in_ranges(const struct ana_set *s, uint64_t span, uint64_t t)
  * event) and run facts. */
 static int apply_stream(struct ana_set *s, const struct tl_stream *st, uint64_t *keys)
 {
-	uint64_t span = run_span(s, st->in_run);
+	uint64_t span = st->span;
 	size_t n = 0;
 	for (uint64_t i = 0; i < st->pub.n_samples; i++)
 		if (in_ranges(s, span, st->t[i]))
@@ -269,6 +269,8 @@ int tl_apply_time(struct ana_set *s)
 		return -ENOMEM;
 	int e = 0;
 	uint64_t in = 0, all = 0;
+	for (size_t i = 0; i < s->n_tls; i++)
+		s->tls[i].span = run_span(s, s->tls[i].in_run);
 	for (size_t i = 0; i < s->n_tls && !e; i++) {
 		all += s->tls[i].pub.n_samples;
 		e = apply_stream(s, &s->tls[i], keys);
@@ -334,7 +336,7 @@ int ana_set_thread_sample(const struct ana_set *s, size_t t, uint64_t i, struct 
 		.stack = st->raw[i],
 		.event = ev,
 		.period = w >= 1 ? (uint64_t)llround(w) : 1,
-		.selected = !s->o.n_time || in_ranges(s, run_span(s, st->in_run), st->t[i]),
+		.selected = !s->o.n_time || in_ranges(s, st->span, st->t[i]),
 	};
 	return 0;
 }

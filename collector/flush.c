@@ -589,7 +589,8 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 24];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 3 */
+	struct prof_counter ctrs[CTR_N + 25];	/* + backend's 6, timing (COLL_TIMING: 15), own-time 3,
+						 * timeline 1 */
 	struct prof_image vdso;
 	struct prof p;
 };
@@ -700,6 +701,9 @@ static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
 	nc += timing_counters(t, d->ctrs + nc);
 #endif
 	nc += owntime_counters(t, d->ctrs + nc);
+	/* samples of the tree that have no time: the timeline's buffer was full */
+	if (t->tl.buf)
+		d->ctrs[nc++] = (struct prof_counter){ "timeline_lost", t->tl.lost };
 	d->p.n_counters = nc;
 	d->p.counters = d->ctrs;
 }
