@@ -75,6 +75,17 @@ for bad in 2,1 abc 10%/11 0%-101% 5%; do
 	check "report --time $bad: usage error" test $? -eq 1
 done
 
+# ---- two events: each sample keeps its event ----
+$T "$PMCPROF" record -q -e cpu-clock@1000000 -e task-clock@1000000 -o two -- "$PROGS/rec_threads" 1 100 \
+	>/dev/null 2>&1
+"$PMCPROF" script -G -F event two | sort | uniq -c >two.txt
+"$PMCPROF" report --csv two | awk -F, 'NR > 1 { n[$1] += $6 } END { for (e in n) print e, n[e] }' >two.csv
+cpu=$(awk '$1 == "perf::CPU-CLOCK" { print $2 }' two.csv) task=$(awk '$1 == "perf::TASK-CLOCK" { print $2 }' two.csv)
+check "two events: script's samples of each are the report's ($(tr -s ' \n' ' ' <two.txt); csv: $cpu, $task)" \
+	awk -v c="$cpu" -v t="$task" '$2 == "CPU-CLOCK:" { a = $1 } $2 == "TASK-CLOCK:" { b = $1 } END { exit !(a == c && b == t && a > 0 && b > 0) }' two.txt
+"$PMCPROF" script -G -F event -e task-clock two | sort -u >task.txt
+check "script -e task-clock: only its samples" test "$(cat task.txt)" = "TASK-CLOCK:"
+
 # ---- without a timeline, and with a full buffer ----
 $T "$PMCPROF" record -q --no-timeline -e cpu-clock@1000000 -o none -- "$PROGS/rec_threads" 1 50 >/dev/null 2>&1
 "$PMCPROF" dump none/*.pmcp | grep -q '^timeline: none'
