@@ -106,7 +106,8 @@ struct opts {
 	unsigned depth;
 	const char *flame, *pprof, *speedscope;	/* files to write instead of a report */
 	const char *trace;
-	struct ana_time_range time[16];	/* --time */
+	const char *time_spec;		/* --time, as given */
+	struct ana_time_range time[16];
 };
 
 static int add_path(struct opts *o, const char *path)
@@ -230,6 +231,7 @@ static int option(struct opts *o, int id, const char *v)
 			return usage_error(c, "%s", msg), -1;
 		c->o.time = o->time;
 		c->o.n_time = (size_t)nt;
+		o->time_spec = v;
 		break;
 	}
 	case O_TRACE:
@@ -690,6 +692,9 @@ static int run(struct opts *op, int argc, char **argv)
 		} else {
 			print_errors(c, s);
 			print_summary(c, s, NULL, out);
+			if (op->time_spec)
+				fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
+					op->time_spec);
 			print_warning_line(c, s, out);
 		}
 		for (unsigned r = 0; r < nr && !e; r++) {
