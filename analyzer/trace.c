@@ -46,7 +46,7 @@ int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_c
 				e = cb->close(arg, th, &cur[--depth], end);
 		size_t n = ana_set_stack(s, sm.stack, nw, WALK_DEPTH);
 		if (n > WALK_DEPTH)
-			n = WALK_DEPTH;	/* the root side is kept: the leaf side goes */
+			n = WALK_DEPTH;	/* the leaf side is kept: the root side goes */
 		/* nw is leaf first: make it root first, then share the prefix */
 		for (size_t a = 0, b = n; a + 1 < b; a++, b--) {
 			struct ana_frame x = nw[a];
