@@ -346,30 +346,28 @@ static int print_all(const struct opts *o, const struct ana_set *s, int ev, FILE
 	return ferror(out) ? -EIO : 0;
 }
 
-int main(int argc, char **argv)
+static int run(struct opts *o, int argc, char **argv)
 {
-	struct opts o = { .fields = DEFAULT_FIELDS };
-	struct common *c = &o.c;
+	struct common *c = &o->c;
 	struct opt_parser p;
 	const char *v;
 	int id, rc = EXIT_RUNTIME;
 
-	common_init(c, "pmcprof script");
 	opts_begin(&p, &script_cmd, argc, argv);
 	while ((id = opts_next(&p, &v)) != -1)
-		if (option(&o, id, v))
+		if (option(o, id, v))
 			return EXIT_USAGE;
 	for (int i = p.ind; i < argc; i++)
-		if (add_path(&o, argv[i]))
+		if (add_path(o, argv[i]))
 			return EXIT_RUNTIME;
-	if (!o.n_paths)
+	if (!o->n_paths)
 		return usage_error(c, "no profile given");
 	c->o.timeline = true;
 	struct ana_set *s = common_set(c);
 	if (!s)
 		return EXIT_RUNTIME;
-	for (size_t i = 0; i < o.n_paths; i++)
-		if (common_add(c, s, 0, 0, o.paths[i]))
+	for (size_t i = 0; i < o->n_paths; i++)
+		if (common_add(c, s, 0, 0, o->paths[i]))
 			return EXIT_RUNTIME;
 	if (common_finish(c, s, 0, NULL))
 		return EXIT_RUNTIME;
@@ -386,14 +384,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no profile holds a timeline (recorded with --no-timeline or by "
 			"an older pmcprof)\n", c->prog);
 	} else {
-		int e = print_all(&o, s, ev, stdout);
+		int e = print_all(o, s, ev, stdout);
 		if (e)
 			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
 		else
 			rc = ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
 	}
 	ana_set_free(s);
-	common_free(c);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .fields = DEFAULT_FIELDS };
+
+	common_init(&o.c, "pmcprof script");
+	int rc = run(&o, argc, argv);
+	common_free(&o.c);
 	free(o.paths);
 	return rc;
 }
