@@ -46,6 +46,20 @@ enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_
  * "symbolize"); total 0 when unknown. */
 typedef void (*ana_progress_fn)(void *arg, const char *phase, uint64_t done, uint64_t total);
 
+/* A time range, seconds after the run's start (the launcher's start of
+ * the command), or with pct percentages of the run's span (its start to
+ * the end of its last thread).  end may be INFINITY. */
+struct ana_time_range {
+	double start, end;
+	bool pct;
+};
+/* Parse perf's --time syntax: "START,END" in seconds (either may be empty),
+ * or a comma-separated list of percent slices "P%/N" (the Nth slice of
+ * P%) and ranges "A%-B%".  Fills out[max]; returns how many, or -EINVAL
+ * with a one-line reason in msg. */
+ANA_API int ana_time_parse(const char *spec, struct ana_time_range *out, size_t max, char *msg,
+			   size_t len);
+
 struct ana_opts {
 	size_t sz;			/* sizeof(struct ana_opts) */
 	enum ana_split split;
@@ -66,6 +80,12 @@ struct ana_opts {
 	bool line_contexts;		/* also keep each calling context with the source
 					 * line of every frame, for ana_set_write_pprof's
 					 * line numbers (memory: about the raw contexts') */
+	bool timeline;			/* keep each thread's samples in time order
+					 * (ana_set_n_threads; memory: ~13 bytes a sample) */
+	const struct ana_time_range *time;	/* only the samples in these ranges
+					 * (perf's --time; ana_time_parse): counts come
+					 * from the timelines, files without one add none */
+	size_t n_time;
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 
@@ -387,10 +407,67 @@ ANA_API int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flam
 ANA_API int ana_set_write_pprof(struct ana_set *s, FILE *f);
 
 /* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
- * one "sampled" profile per run (with --by thread, per thread) on event
- * column ev, one sample per calling context weighted by its self samples.
+ * with opts.timeline and every file holding a timeline, one "evented"
+ * profile per thread in real time order (as ana_set_write_trace's slices;
+ * event column ev only); else one "sampled" profile per run (with --by
+ * thread, per thread) on event column ev, one sample per calling context
+ * weighted by its self samples.
  * 0, -EINVAL (ev is a metric), -ENOMEM, -EIO. */
 ANA_API int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f);
+
+/* ---- the timeline (timeline.c; docs/analyzer.md, "Timeline") ----
+ * With opts.timeline, each profiled thread's samples in time order, for
+ * the files that have a timeline (`record` keeps one unless --no-timeline). */
+
+struct ana_thread {
+	unsigned run;			/* output run (a --by group is one) */
+	const char *path;		/* the profile file */
+	const char *command;		/* the command's basename */
+	const char *comm;		/* the thread's name */
+	long pid, tid;
+	uint64_t origin_ns;		/* CLOCK_MONOTONIC of its run's start */
+	uint64_t start_ns, end_ns;	/* sampled from .. profile written, after the origin */
+	uint64_t n_samples;		/* in the timeline */
+	uint64_t lost;			/* samples of the thread not in it (buffer full) */
+	uint64_t interval_ns;		/* median time between its samples (0: < 2) */
+};
+/* Threads with a timeline, in file order; NULL past the end. */
+ANA_API size_t ana_set_n_threads(const struct ana_set *s);
+ANA_API const struct ana_thread *ana_set_thread(const struct ana_set *s, size_t i);
+
+struct ana_sample {
+	uint64_t time_ns;		/* after its run's start */
+	uint32_t stack;			/* ana_set_stack's argument */
+	size_t event;			/* event column */
+	uint64_t period;		/* the event's mean period in this file, or 1 */
+	bool selected;			/* inside opts.time (true without it) */
+};
+/* Sample i of thread t.  0, or -EINVAL past the end. */
+ANA_API int ana_set_thread_sample(const struct ana_set *s, size_t t, uint64_t i,
+				  struct ana_sample *out);
+
+struct ana_frame {
+	const char *name;		/* function ("[module+0xOFF]" if unresolved) */
+	const char *module;		/* module path, or NULL */
+	const char *file;		/* source file of the address, or NULL */
+	unsigned line;			/* 0: unknown */
+	uint64_t addr;			/* ELF address in the module (addr2line's) */
+	bool inlined;			/* inlined into the next (outer) frame */
+	uint32_t key;			/* the same function and inlining, the same key */
+};
+/* The frames of a sample's stack, leaf first, into fr[max] (inlined
+ * frames each their own).  Returns the number of frames, which may be
+ * more than max (then only max were filled). */
+ANA_API size_t ana_set_stack(const struct ana_set *s, uint32_t stack, struct ana_frame *fr,
+			     size_t max);
+
+/* A Chrome / Perfetto trace (the Trace Event format's JSON object form):
+ * each thread's samples on a timeline, a slice per function on the stack
+ * while consecutive samples keep it there (a gap of more than twice the
+ * thread's interval closes every slice), pids and tids as recorded,
+ * process and thread names as metadata events.  0, -ENODATA (no
+ * timeline), -EIO. */
+ANA_API int ana_set_write_trace(struct ana_set *s, FILE *f);
 
 /* ---- source files ---- */
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyzer/analyzer.h"
 #include "profile/profile.h"
@@ -365,8 +366,22 @@ struct bunode {
 	bool expanded, expandable;
 };
 
+/* One file's timeline (timeline.c): its samples in time order. */
+struct tl_stream {
+	size_t part;			/* index of its part (run, repeat) */
+	unsigned in_run;
+	struct ana_thread pub;
+	uint64_t *t;			/* ns after the origin */
+	uint32_t *raw;			/* raw node */
+	uint8_t *ev;			/* set event */
+	double *w;			/* [set event]: the file's mean period */
+	size_t n_w;
+	uint64_t span;			/* its input run's span, ns (percent --time) */
+};
+
 struct ana_set {
 	struct ana_opts o;
+	struct ana_time_range *time;	/* copy of o.time */
 	char *debug_dirs, *cache_dir;
 	char **remap;
 	size_t n_remap;
@@ -466,6 +481,13 @@ struct ana_set {
 		double wt;
 	} *lsmp;
 	size_t n_lsmp, cap_lsmp;
+
+	/* timeline (timeline.c): one stream per file that has one */
+	struct tl_stream *tls;
+	size_t n_tls, cap_tls;
+	size_t n_tl_missing;		/* files read without a timeline */
+	uint64_t tl_lost;		/* samples in no timeline (buffers full) */
+	uint32_t *tl_rparent, *tl_raddr;	/* the raw tree, kept past finish */
 };
 
 /* set.c */
@@ -484,6 +506,27 @@ void part_free(struct part *p);
  * nothing unless opts.line_contexts.  0 or -ENOMEM. */
 int set_line_contexts(struct ana_set *s);
 void set_free_line_contexts(struct ana_set *s);
+/* Room for n more entries in part p.  0 or -ENOMEM. */
+int part_reserve(struct part *p, size_t n, bool weighted);
+/* timeline.c: keep a file's timeline (map: its nodes' raw nodes, evmap:
+ * its events' set events) as part pt's; notes what is missing. */
+int tl_merge(struct ana_set *s, size_t pt, unsigned in_run, const char *path,
+	     const struct prof *p, const int *evmap, const uint32_t *map);
+/* With opts.time: the selected samples' counts into their parts (before
+ * finish's facts). 0 or -ENOMEM. */
+int tl_apply_time(struct ana_set *s);
+/* At finish, before the raw tree is freed: keep what stacks need. */
+void tl_keep_raw(struct ana_set *s);
+void tl_free(struct ana_set *s);
+/* trace.c: thread t's samples as slices (see tl_walk); open and close
+ * return 0 or -errno, which stops the walk. */
+struct tl_walk_cb {
+	int (*open)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+	int (*close)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+};
+int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_cb *cb, void *arg);
+/* A JSON string (control bytes escaped, bytes that are not UTF-8 '?'). */
+void tl_json_str(FILE *f, const char *s);
 /* query.c */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);

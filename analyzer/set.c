@@ -86,6 +86,14 @@ struct ana_set *ana_set_new(const struct ana_opts *opts)
 		s->n_remap++;
 	}
 	s->o.remap = NULL;
+	if (s->o.n_time) {
+		if (!s->o.time || !(s->time = malloc(s->o.n_time * sizeof(*s->time)))) {
+			errno = s->o.time ? ENOMEM : EINVAL;
+			goto fail;
+		}
+		memcpy(s->time, s->o.time, s->o.n_time * sizeof(*s->time));
+	}
+	s->o.time = s->time;
 	/* raw node 0: the root */
 	if (vec_reserve(&s->rparent, &s->cap_raw, 1, sizeof(uint32_t)))
 		goto fail;
@@ -153,6 +161,8 @@ void ana_set_free(struct ana_set *s)
 	if (!s)
 		return;
 	free_raw(s);
+	tl_free(s);
+	free(s->time);
 	for (size_t i = 0; i < s->n_orun; i++) {
 		struct orun *o = &s->orun[i];
 		for (size_t k = 0; k < o->n_meta; k++) {
@@ -239,7 +249,7 @@ static int get_part(struct ana_set *s, unsigned orun, unsigned repeat, struct pa
 
 /* Room for exactly n more entries: a part that gets one file (a --by
  * thread group) holds just that file's nonzero counts. */
-static int part_reserve(struct part *p, size_t n, bool weighted)
+int part_reserve(struct part *p, size_t n, bool weighted)
 {
 	size_t need = p->n + n;
 	if (need <= p->cap)
@@ -662,9 +672,12 @@ static int merge_counts(struct ana_set *s, struct orun *o, struct part *pt, cons
 		size_t nz = 0;
 		for (uint32_t i = 0; i < c->n_nodes; i++)
 			nz += c->counts[(size_t)i * c->n_events + k] != 0;
+		/* --time: the timeline's samples in range, added at finish */
+		if (s->o.n_time)
+			nz = tot = 0;
 		if ((e = part_reserve(pt, nz, s->o.weighted)))
 			return e;
-		for (uint32_t i = 0; i < c->n_nodes; i++) {
+		for (uint32_t i = 0; i < c->n_nodes && !s->o.n_time; i++) {
 			uint64_t v = c->counts[(size_t)i * c->n_events + k];
 			if (!v)
 				continue;
@@ -755,11 +768,15 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 		e = merge_tree(s, p, path, modmap, jit, map);
 	if (!e)
 		e = merge_counts(s, &s->orun[oi], pt, p, evmap, map);
+	if (!e && (s->o.timeline || s->o.n_time))
+		e = tl_merge(s, (size_t)(pt - s->part), run, path, p, evmap, map);
 	if (!e)
 		e = merge_facts(s, &s->orun[oi], pt, p);
 	if (!e) {
 		struct orun *o = &s->orun[oi];
-		trust_file(&o->trust, p);
+		/* a time slice is not the thread's CPU time: no coverage check */
+		if (!s->o.n_time)
+			trust_file(&o->trust, p);
 		o->n_files++;
 		if (p->partial) {
 			o->n_partial++;
@@ -1347,6 +1364,8 @@ int ana_set_finish(struct ana_set *s)
 		return -ANA_ESTATE;
 	int e;
 	uint64_t total = 0;
+	if ((e = tl_apply_time(s)))
+		return e;
 	for (size_t i = 0; i < s->n_orun; i++)
 		for (size_t k = 0; k < s->n_ev && k < s->orun[i].cap_ev; k++)
 			total += s->orun[i].ev[k].samples;
@@ -1361,6 +1380,7 @@ int ana_set_finish(struct ana_set *s)
 	cross_checks(s);
 	if ((e = set_symbolize(s)) || (e = set_line_contexts(s)) || (e = set_aggregate(s)))
 		return e;
+	tl_keep_raw(s);
 	free_raw(s);
 	s->finished = true;
 	return 0;

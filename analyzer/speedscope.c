@@ -54,12 +54,151 @@ static const char *ss_unit(const char *unit)
 	return NULL;
 }
 
+/* ---- evented profiles: the timeline in real time order ---- */
+
+/* Frames by key (function * 2 + inlined), in first-use order. */
+struct ev_frames {
+	uint32_t *index;		/* [key] -> frame, or NONE */
+	const struct ana_frame *fr;	/* while collecting: the frame to add */
+	struct ana_frame *list;
+	size_t n, cap;
+	FILE *f;
+	bool first;
+};
+
+static int ev_collect(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
+		      uint64_t t)
+{
+	struct ev_frames *x = arg;
+	(void)th;
+	(void)t;
+	if (x->index[fr->key] != NONE)
+		return 0;
+	if (vec_grow(&x->list, &x->cap, x->n + 1, sizeof(*x->list)))
+		return -ENOMEM;
+	x->index[fr->key] = (uint32_t)x->n;
+	x->list[x->n++] = *fr;
+	return 0;
+}
+
+static int ev_none(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t)
+{
+	(void)arg;
+	(void)th;
+	(void)fr;
+	(void)t;
+	return 0;
+}
+
+static int ev_put(struct ev_frames *x, char type, const struct ana_frame *fr, uint64_t t)
+{
+	fprintf(x->f, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%llu}", x->first ? "\n" : ",\n", type,
+		x->index[fr->key], (unsigned long long)t);
+	x->first = false;
+	return ferror(x->f) ? -EIO : 0;
+}
+
+static int ev_open(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t)
+{
+	(void)th;
+	return ev_put(arg, 'O', fr, t);
+}
+
+static int ev_close(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t)
+{
+	(void)th;
+	return ev_put(arg, 'C', fr, t);
+}
+
+/* The first and last selected sample time of thread t on event ev, in ns;
+ * false if it has none. */
+static bool ev_span(const struct ana_set *s, size_t t, size_t ev, uint64_t *a, uint64_t *b)
+{
+	const struct ana_thread *th = ana_set_thread(s, t);
+	bool any = false;
+	for (uint64_t i = 0; i < th->n_samples; i++) {
+		struct ana_sample sm;
+		if (ana_set_thread_sample(s, t, i, &sm) || !sm.selected || sm.event != ev)
+			continue;
+		if (!any)
+			*a = sm.time_ns;
+		*b = sm.time_ns;
+		any = true;
+	}
+	return any;
+}
+
+/* One "evented" profile per thread, times in ns after the run's start. */
+static int write_evented(struct ana_set *s, size_t ev, FILE *f)
+{
+	size_t nk = 2 * (s->n_func ? s->n_func : 1);
+	struct ev_frames x = { .index = malloc(nk * sizeof(uint32_t)), .f = f };
+	static const struct tl_walk_cb collect = { ev_collect, ev_none };
+	static const struct tl_walk_cb write = { ev_open, ev_close };
+	int e = x.index ? 0 : -ENOMEM;
+	if (x.index)
+		memset(x.index, 0xff, nk * sizeof(uint32_t));
+	for (size_t t = 0; t < ana_set_n_threads(s) && !e; t++)
+		e = tl_walk(s, t, ev, &collect, &x);
+	if (e)
+		goto out;
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
+	fputs("\"exporter\":\"pmcprof " PACKAGE_VERSION "\",\"name\":", f);
+	json_put(f, s->n_orun == 1 ? s->orun[0].pub.label : "pmcprof");
+	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", f);
+	for (size_t j = 0; j < x.n; j++) {
+		const struct ana_frame *fr = &x.list[j];
+		char name[4096];
+		snprintf(name, sizeof(name), "%s%s", fr->name ? fr->name : "?",
+			 fr->inlined ? " [inlined]" : "");
+		fputs(j ? ",\n{\"name\":" : "\n{\"name\":", f);
+		json_put(f, name);
+		const struct func *fn = &s->func[fr->key / 2];
+		fputs(",\"file\":", f);
+		json_put(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
+		if (fn->line && fn->file)
+			fprintf(f, ",\"line\":%u", fn->line);
+		putc('}', f);
+	}
+	fputs("]},\n\"profiles\":[", f);
+	bool first = true;
+	for (size_t t = 0; t < ana_set_n_threads(s) && !e; t++) {
+		const struct ana_thread *th = ana_set_thread(s, t);
+		uint64_t a, b;
+		if (!ev_span(s, t, ev, &a, &b))
+			continue;
+		char name[512];
+		snprintf(name, sizeof(name), "%s %ld/%ld %s (%s)", th->command, th->pid, th->tid,
+			 th->comm, s->ev_name[ev]);
+		fputs(first ? "\n{\"type\":\"evented\",\"name\":" : ",\n{\"type\":\"evented\",\"name\":", f);
+		first = false;
+		json_put(f, name);
+		/* endValue: the walk closes the last slices at most 2 intervals on */
+		uint64_t end = b + (th->interval_ns ? 2 * th->interval_ns : 1000000);
+		fprintf(f, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,"
+			"\"events\":[", (unsigned long long)a, (unsigned long long)end);
+		x.first = true;
+		e = tl_walk(s, t, ev, &write, &x);
+		fputs("]}", f);
+	}
+	fputs("\n]}\n", f);
+out:
+	free(x.index);
+	free(x.list);
+	if (e)
+		return e;
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
 int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f)
 {
 	if (!s->finished)
 		return -ANA_ESTATE;
 	if (ev >= s->n_ev)
 		return -EINVAL;
+	if (ana_set_n_threads(s) && !s->n_tl_missing)
+		return write_evented(s, ev, f);
 	ANA_QUERY(q, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT, .max_depth = UINT_MAX,
 		  .sort = ANA_SORT_NAME, .kind = ANA_INCL, .event = ev);
 	struct ana_rows *r = ana_set_query(s, &q);

@@ -45,6 +45,23 @@ static void put_str(const char *s)
 	}
 }
 
+/* The timeline's scalars and its first samples (script shows them all). */
+static void print_timeline(const struct prof_timeline *t)
+{
+	if (!t->unit_ns) {
+		printf("timeline: none\n");
+		return;
+	}
+	printf("timeline: %" PRIu64 " samples, %" PRIu64 " lost, unit %" PRIu32 " ns, origin %" PRIu64
+	       " ns, start %" PRIu64 ", end %" PRIu64 "\n", t->n, t->lost, t->unit_ns, t->origin_ns,
+	       t->start, t->end);
+	for (uint64_t i = 0; i < t->n && i < 10; i++)
+		printf("  %" PRIu64 ": node %" PRIu32 " event %" PRIu32 "\n", t->time[i], t->node[i],
+		       t->event[i]);
+	if (t->n > 10)
+		printf("  ... (pmcprof script shows every sample)\n");
+}
+
 static void print_header(const struct prof_header *h)
 {
 	printf("header: format %" PRIu32 ", flags 0x%" PRIx32 "%s, header %" PRIu32
@@ -102,6 +119,7 @@ static void print_lists(const struct prof *p)
 	}
 	for (size_t i = 0; i < p->n_images; i++)
 		printf("image of module %u: %u bytes\n", p->images[i].module, p->images[i].len);
+	print_timeline(&p->timeline);
 }
 
 static void print_node(const struct prof *p, uint32_t i, uint32_t depth)

@@ -22,6 +22,7 @@ static const struct {
 } commands[] = {
 	{ "record", "profile a program: sample its threads and write calling-context profiles" },
 	{ "report", "flat, per-line, per-module and tree reports of profiles; CSV, FlameGraph" },
+	{ "script", "every sample of the timelines, in time order, with its stack (perf script)" },
 	{ "diff", "compare runs function by function (ratios with confidence intervals)" },
 	{ "view", "interactive ncurses viewer, with side-by-side comparison of runs" },
 	{ "stat", "count events over a whole run, like perf stat" },

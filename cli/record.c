@@ -42,6 +42,7 @@ enum {
 	OPT_FORCE,
 	OPT_APPEND,
 	OPT_DURATION,
+	OPT_NO_TIMELINE,
 };
 
 static const struct opt record_opts[] = {
@@ -90,6 +91,10 @@ static const struct opt record_opts[] = {
 	  "seed for --random-period (default: from the clock;\n"
 	  "recorded in the profiles either way)"),
 	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT(OPT_NO_TIMELINE, "no-timeline", no_argument, NULL,
+	  "keep no timeline (each sample's time and context, for\n"
+	  "pmcprof script, report --time and the trace export;\n"
+	  "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
 	OPT('q', "quiet", no_argument, NULL,
 	  "no informational lines (the event used, the profile\n"
 	  "count); errors and failed calibrations are still shown"),
@@ -139,6 +144,7 @@ struct opts {
 	bool quiet;
 	bool seed_given;
 	struct attach_req att;		/* -p/-t/-a: cli/attach.c */
+	bool no_timeline;
 	struct rec_settings set;
 };
 
@@ -265,6 +271,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_NO_TIMELINE:
+			o->set.timeline_bytes = 0;
+			o->no_timeline = true;
 			break;
 		case OPT_CALL_GRAPH:
 			v = call_graph(v);
@@ -979,6 +989,22 @@ static void die_of(int signo)
 	exit(128 + signo);
 }
 
+/* The timeline's buffer size from the environment (PMCPROF_TIMELINE_BYTES,
+ * unless --no-timeline), and the run's origin: every process of the run
+ * times its samples from here. */
+static void timeline_settings(struct opts *o)
+{
+	const char *v = getenv("PMCPROF_TIMELINE_BYTES");
+	struct timespec ts;
+	char msg[256];
+
+	if (v && !o->no_timeline &&
+	    settings_set(&o->set, "PMCPROF_TIMELINE_BYTES", NULL, v, msg, sizeof(msg)) < 0)
+		die(EXIT_USAGE, "%s", msg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	o->set.origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -1024,6 +1050,7 @@ int main(int argc, char **argv)
 	    settings_set(&o.set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
 			 sizeof(why)) < 0)
 		die(EXIT_RUNTIME, "%s", why);
+	timeline_settings(&o);
 	if ((ret = export_settings(&o.set, rundir)) < 0)
 		die(EXIT_RUNTIME, "cannot pass the collector its settings: %s", strerror(-ret));
 	set_preload(o.set.preload_first, coll);

@@ -16,7 +16,7 @@
 enum {
 	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
 	O_MIN_PCT, O_COLLAPSED, O_INPUT, O_STDIO, O_NO_CHILDREN, O_NR_SAMPLES,
-	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE,
+	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE, O_TIME, O_TRACE,
 };
 
 static const struct opt report_opts[] = {
@@ -46,6 +46,12 @@ static const struct opt report_opts[] = {
 	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
 	  "hide rows under P% of the total (trees: default 0.5)"),
 	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
+	OPT(O_TIME, "time", required_argument, "START,END|P%/N|A%-B%",
+	  "only the samples from START to END seconds after\n"
+	  "the run's start (either may be empty), or percent\n"
+	  "slices of the run (10%/2: the second tenth; 0%-25%;\n"
+	  "several, comma-separated); from the profiles'\n"
+	  "timelines (pmcprof script shows the times)"),
 	OPT(O_NO_CHILDREN, "no-children", no_argument, NULL,
 	  "no inclusive (children) percentage column"),
 	OPT(O_NR_SAMPLES, "show-nr-samples", no_argument, NULL,
@@ -69,6 +75,10 @@ static const struct opt report_opts[] = {
 	  "(implies --by thread unless --by is given).  FILE\n"
 	  "'-': standard output; the three combine, and replace\n"
 	  "the report on standard output"),
+	OPT(O_TRACE, "trace", required_argument, "FILE",
+	  "write a Chrome / Perfetto trace (Trace Event JSON):\n"
+	  "each thread's samples on a timeline, for\n"
+	  "ui.perfetto.dev or chrome://tracing"),
 	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the default; for perf habits)"),
 	OPT_INCLUDE(common_text_opts),
 	OPT_END,
@@ -95,6 +105,9 @@ struct opts {
 	const char *line_func;		/* --function */
 	unsigned depth;
 	const char *flame, *pprof, *speedscope;	/* files to write instead of a report */
+	const char *trace;
+	const char *time_spec;		/* --time, as given */
+	struct ana_time_range time[16];
 };
 
 static int add_path(struct opts *o, const char *path)
@@ -210,6 +223,22 @@ static int option(struct opts *o, int id, const char *v)
 	case O_COLLAPSED:
 		c->out = OUT_COLLAPSED;
 		break;
+	case O_TIME: {
+		char msg[256];
+		int nt = ana_time_parse(v, o->time, sizeof(o->time) / sizeof(o->time[0]), msg,
+				       sizeof(msg));
+		if (nt < 0)
+			return usage_error(c, "%s", msg), -1;
+		c->o.time = o->time;
+		c->o.n_time = (size_t)nt;
+		o->time_spec = v;
+		break;
+	}
+	case O_TRACE:
+		if (!v || !*v)
+			return usage_error(c, "--trace needs a file name"), -1;
+		o->trace = v;
+		break;
 	}
 	return 0;
 }
@@ -235,10 +264,10 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 		return usage_error(c, "--no-children is for flat views, not --tree");
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
-	if ((o->flame || o->pprof || o->speedscope) &&
+	if ((o->flame || o->pprof || o->speedscope || o->trace) &&
 	    (c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS))
-		return usage_error(c, "--flamegraph, --pprof and --speedscope write the calling-context "
-				   "tree: they do not combine with other outputs or views");
+		return usage_error(c, "--flamegraph, --pprof, --speedscope and --trace write the "
+				   "calling-context tree: they do not combine with other outputs or views");
 	if (o->line_func) {
 		if (c->view != ANA_VIEW_LINES)
 			return usage_error(c, "--function goes with --lines");
@@ -552,6 +581,16 @@ static int exports(struct opts *o, struct ana_set *s, int argc, char **argv, int
 		else
 			rc = EXIT_RUNTIME;
 	}
+	if (o->trace) {
+		int e = -ENOMEM;
+		if ((f = out_open(c, o->trace)))
+			rc |= out_close(c, o->trace, f, e = ana_set_write_trace(s, f));
+		else
+			rc = EXIT_RUNTIME;
+		if (e == -ENODATA)
+			fprintf(stderr, "%s: --trace: no profile holds a timeline (recorded with "
+				"--no-timeline or by an older pmcprof)\n", c->prog);
+	}
 	if (o->speedscope && (o->flame || o->pprof) && c->o.split == ANA_SPLIT_NONE) {
 		rc |= speedscope_by_thread(o, argc, argv, first);
 	} else if (o->speedscope) {
@@ -583,6 +622,8 @@ static int run(struct opts *op, int argc, char **argv)
 		return EXIT_USAGE;
 	struct common *c = &op->c;
 	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
+	/* speedscope's evented profiles and the trace come from the timelines */
+	c->o.timeline = op->speedscope || op->trace;
 	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
 		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
 	struct ana_set *s = common_set(c);
@@ -612,7 +653,7 @@ static int run(struct opts *op, int argc, char **argv)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
 
 	int rc = EXIT_OK;
-	if (op->flame || op->pprof || op->speedscope) {
+	if (op->flame || op->pprof || op->speedscope || op->trace) {
 		print_notes(c, s, NULL);
 		rc = exports(op, s, argc, argv, first);
 		goto done;
@@ -651,6 +692,9 @@ static int run(struct opts *op, int argc, char **argv)
 		} else {
 			print_errors(c, s);
 			print_summary(c, s, NULL, out);
+			if (op->time_spec)
+				fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
+					op->time_spec);
 			print_warning_line(c, s, out);
 		}
 		for (unsigned r = 0; r < nr && !e; r++) {

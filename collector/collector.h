@@ -19,6 +19,7 @@
 #include "collector/cct.h"
 #include "collector/loadmap.h"
 #include "collector/settings.h"
+#include "collector/timeline.h"
 #include "unwinder/unwind.h"
 
 /* Deepest call path recorded; deeper stacks are truncated and counted. */
@@ -94,6 +95,7 @@ struct thr {
 	char written[256];		/* file name of the last write (for exec) */
 	size_t map_len;			/* the whole mapping: this struct, then */
 	void *altstack;			/* COLL_ALTSTACK bytes for fatal signals */
+	struct tl tl;			/* the timeline (timeline.h): a mapping of its own */
 	bool own_altstack;		/* we installed it (the thread had none) */
 	uintptr_t pcs[COLL_MAX_DEPTH];	/* the handler's unwind buffer */
 	/* The previous sample's path, root first, with its nodes: a new

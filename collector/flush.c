@@ -685,8 +685,8 @@ struct draft {
 	struct buf sb;
 	struct prof_kv meta[48];
 	struct prof_event evs[PMC_MAX_EVENTS];
-	struct prof_counter ctrs[CTR_N + 40];	/* + backend's 6, timing (COLL_TIMING: 15),
-						 * own-time 4, process 3, event counts 8 */
+	struct prof_counter ctrs[CTR_N + 41];	/* + backend's 6, timing (COLL_TIMING: 15),
+						 * own-time 4, process 3, event counts 8, timeline 1 */
 	struct prof_image vdso;
 	struct prof p;
 };
@@ -823,6 +823,9 @@ static void draft_counters(struct draft *d, struct thr *t, bool in_signal)
 		if (!strcmp(d->ctrs[k].name, "thread_cpu_ns"))
 			t->cpu_last_ns = d->ctrs[k].value;
 	nc += unseen_counters(t, d->ctrs + nc);
+	/* samples of the tree that have no time: the timeline's buffer was full */
+	if (t->tl.buf)
+		d->ctrs[nc++] = (struct prof_counter){ "timeline_lost", t->tl.lost };
 	d->p.n_counters = nc;
 	d->p.counters = d->ctrs;
 }
@@ -899,6 +902,7 @@ int flush_thread(struct thr *t, bool partial, bool in_signal, const char *reason
 	draft_events(&d, t);
 	draft_counters(&d, t, in_signal);
 	cct_view(&t->cct, &d.p.cct);
+	tl_view(&t->tl, &d.p.timeline);
 	if (draft_modules(&d, &mods_len) < 0) {
 		report(NULL, "out of memory", ENOMEM);
 		return -ENOMEM;

@@ -164,6 +164,10 @@ void coll_count(struct thr *t, int idx, uint32_t node, uint32_t count)
 {
 	t->cct.counts[(size_t)node * t->cct.n_events + (uint32_t)idx] += count;
 	t->ctr[CTR_SAMPLES] += count;
+	/* The timeline: a record placed from the kernel's ring is timed
+	 * here, when it is read (docs/collector.md, "The timeline"). */
+	for (uint32_t i = 0; i < count; i++)
+		tl_add(&t->tl, node, (uint32_t)idx, (uint32_t)coll.n_ev);
 }
 
 /* Take one sample into t's tree; false if it was dropped (and counted). */

@@ -516,6 +516,7 @@ static bool setup(void)
 	}
 	coll.sigrt = coll.set.signo;
 	kern_init(coll.set.backend, coll.ev, coll.n_ev);
+	tl_process_init(coll.set.origin_ns);
 	kern_loadmap();
 	coll.random_mask = coll.set.random_bits ? (1ull << coll.set.random_bits) - 1 : 0;
 	coll.pid = getpid();

@@ -7,7 +7,8 @@ coll_core_sources = collector/collector.h \
 	collector/settings.c collector/settings.h collector/kernel.c collector/kernel.h \
 	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c \
 	collector/vdso.c collector/watch.c \
-	collector/owntime.c collector/owntime.h collector/arch-aarch64.c
+	collector/owntime.c collector/owntime.h collector/arch-aarch64.c \
+	collector/timeline.c collector/timeline.h
 
 pkglib_LTLIBRARIES += collector/libpmcprof-collector.la
 collector_libpmcprof_collector_la_SOURCES = $(coll_core_sources)

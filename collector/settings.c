@@ -18,6 +18,8 @@
 #define DEFAULT_CCT_BYTES (4ull << 20)
 #define MIN_CCT_BYTES (64ull << 10)
 #define MAX_CCT_BYTES (1ull << 30)
+#define DEFAULT_TIMELINE_BYTES (8ull << 20)
+#define MIN_TIMELINE_BYTES (4ull << 10)
 #define MAX_RANDOM_BITS 32
 
 static const struct {
@@ -325,8 +327,8 @@ static int p_private(struct rec_settings *s, const char *name, const char *v, ch
 	return 0;
 }
 
-static int p_cct_bytes(struct rec_settings *s, const char *name, const char *v, char *msg,
-		       size_t len)
+/* A size in bytes or K/M/G, up to 1G; *ok false if it is not one. */
+static uint64_t parse_size(const char *v, bool *ok)
 {
 	static const struct {
 		char suffix;
@@ -337,8 +339,9 @@ static int p_cct_bytes(struct rec_settings *s, const char *name, const char *v, 
 	unsigned shift = 0;
 	uint64_t n;
 
+	*ok = false;
 	if (l == 0 || l >= sizeof(num))
-		return fail(msg, len, name, "'%s' is not a size", v);
+		return 0;
 	memcpy(num, v, l + 1);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (toupper((unsigned char)num[l - 1]) == units[i].suffix) {
@@ -348,11 +351,45 @@ static int p_cct_bytes(struct rec_settings *s, const char *name, const char *v, 
 		}
 	}
 	if (parse_u64(num, &n) || n > (MAX_CCT_BYTES >> shift))
+		return 0;
+	*ok = true;
+	return n << shift;
+}
+
+static int p_cct_bytes(struct rec_settings *s, const char *name, const char *v, char *msg,
+		       size_t len)
+{
+	bool ok;
+	uint64_t n = parse_size(v, &ok);
+
+	if (!ok)
 		return fail(msg, len, name, "'%s' is not a size up to 1G", v);
-	n <<= shift;
 	if (n < MIN_CCT_BYTES)
 		return fail(msg, len, name, "'%s' is below the 64K minimum", v);
 	s->cct_bytes = n;
+	return 0;
+}
+
+/* 0 turns the timeline off; a buffer too small for one page is refused. */
+static int p_timeline_bytes(struct rec_settings *s, const char *name, const char *v, char *msg,
+			    size_t len)
+{
+	bool ok;
+	uint64_t n = parse_size(v, &ok);
+
+	if (!ok)
+		return fail(msg, len, name, "'%s' is not a size up to 1G", v);
+	if (n && n < MIN_TIMELINE_BYTES)
+		return fail(msg, len, name, "'%s' is below the 4K minimum (0 turns it off)", v);
+	s->timeline_bytes = n;
+	return 0;
+}
+
+static int p_origin(struct rec_settings *s, const char *name, const char *v, char *msg,
+		    size_t len)
+{
+	if (parse_u64(v, &s->origin_ns))
+		return fail(msg, len, name, "'%s' is not an unsigned 64-bit number", v);
 	return 0;
 }
 
@@ -455,6 +492,16 @@ static int f_cct_bytes(const struct rec_settings *s, char *b, size_t l)
 	return fmt_u(s->cct_bytes, b, l);
 }
 
+static int f_timeline_bytes(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->timeline_bytes, b, l);
+}
+
+static int f_origin(const struct rec_settings *s, char *b, size_t l)
+{
+	return fmt_u(s->origin_ns, b, l);
+}
+
 static int f_events(const struct rec_settings *s, char *b, size_t l)
 {
 	return f_list((char(*)[SET_SPEC_MAX])s->events, s->n_events, b, l);
@@ -484,6 +531,8 @@ static const struct setting {
 	{ "PMCPROF_SEED", false, p_seed, f_seed },
 	{ "PMCPROF_PRIVATE", false, p_private, f_private },
 	{ "PMCPROF_CCT_BYTES", false, p_cct_bytes, f_cct_bytes },
+	{ "PMCPROF_TIMELINE_BYTES", false, p_timeline_bytes, f_timeline_bytes },
+	{ "PMCPROF_ORIGIN_NS", false, p_origin, f_origin },
 	{ "PMCPROF_RUNDIR", false, p_rundir, f_rundir },
 	{ "PMCPROF_SECCOMP", false, p_seccomp, f_seccomp },
 	{ "PMCPROF_PLUGIN_PATH", false, p_plugin_path, f_plugin_path },
@@ -498,6 +547,7 @@ void settings_defaults(struct rec_settings *s)
 	s->call_graph = UW_MODE_UNWIND;
 	s->signo = SIGRTMIN + 4;
 	s->cct_bytes = DEFAULT_CCT_BYTES;
+	s->timeline_bytes = DEFAULT_TIMELINE_BYTES;
 	s->seccomp_mode = -1;
 	s->seccomp_filters = -1;
 	s->tracer = -1;

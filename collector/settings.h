@@ -31,6 +31,8 @@ struct rec_settings {
 	uint64_t seed;
 	bool private_files;		/* 0700 directory, 0600 files */
 	uint64_t cct_bytes;		/* per-thread calling-context-tree arena */
+	uint64_t timeline_bytes;	/* per-thread timeline buffer, 0: no timeline */
+	uint64_t origin_ns;		/* CLOCK_MONOTONIC of the run's start, 0: unknown */
 	char rundir[PATH_MAX];		/* the launcher's markers directory, "" if none */
 	char plugin_path[PATH_MAX];	/* libpmc's PMCPROF_PLUGIN_PATH, "" if none */
 	/* A runtime the launcher preloaded before the collector for this

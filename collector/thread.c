@@ -104,25 +104,35 @@ static struct thr *thr_alloc(void)
 {
 	size_t head = ((sizeof(struct thr) + 4095) & ~(size_t)4095);
 	size_t start = coll.set.cct_bytes < ARENA_START ? coll.set.cct_bytes : ARENA_START;
+	size_t tl_start = coll.set.timeline_bytes < TL_START ? coll.set.timeline_bytes : TL_START;
 	struct thr *t, *old;
-	void *m, *arena;
+	void *m, *arena, *tl = NULL;
 
 	for (t = __atomic_load_n(&registry, __ATOMIC_ACQUIRE); t; t = t->next)
 		if (status_move(t, THR_FREE, THR_SETUP))
 			return t;
 	/* NORESERVE: only the pages really used become resident.
-	 * [state][guard][signal stack], and the CCT arena apart (it moves
-	 * when it grows). */
+	 * [state][guard][signal stack], and the CCT arena and the timeline
+	 * apart (each moves when it grows). */
 	m = mmap(NULL, head + COLL_GUARD + COLL_ALTSTACK, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	arena = mmap(NULL, start, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		     -1, 0);
+	if (arena != MAP_FAILED && tl_start) {
+		tl = mmap(NULL, tl_start, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (tl == MAP_FAILED)
+			tl = NULL;
+	}
 	/* An overflowing signal stack faults instead of writing our state. */
-	if (arena == MAP_FAILED || mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
+	if (arena == MAP_FAILED || (tl_start && !tl) ||
+	    mprotect((char *)m + head, COLL_GUARD, PROT_NONE) < 0) {
 		if (arena != MAP_FAILED)
 			munmap(arena, start);
+		if (tl)
+			munmap(tl, tl_start);
 		munmap(m, head + COLL_GUARD + COLL_ALTSTACK);
 		return NULL;
 	}
@@ -134,6 +144,8 @@ static struct thr *thr_alloc(void)
 	t->altstack = (char *)m + head + COLL_GUARD;
 	t->cct.mem = arena;
 	t->cct.bytes = start;
+	t->tl.buf = tl;
+	t->tl.cap = tl_start;
 	old = __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 	do
 		t->next = old;
@@ -211,6 +223,8 @@ static void thr_release(struct thr *t)
 	unseen_thread_ended(t->cpu_last_ns);
 	madvise(t->altstack, COLL_ALTSTACK, MADV_DONTNEED);
 	madvise(t->cct.mem, t->cct.bytes, MADV_DONTNEED);
+	if (t->tl.buf)
+		madvise(t->tl.buf, t->tl.cap, MADV_DONTNEED);
 	/* Writers scanning the registry read it concurrently. */
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	t->g = NULL;
@@ -250,7 +264,10 @@ static int thr_reset(struct thr *t)
 	memset(t->slow, 0, sizeof(t->slow));
 	for (size_t i = 0; i < coll.n_ev; i++)
 		t->period[i] = coll.ev[i].period;
-	/* The arena as it is now (it keeps what it grew to), zero-filled. */
+	/* The arena and the timeline as they are now (they keep what they
+	 * grew to), zero-filled. */
+	tl_reset(&t->tl, t->tl.buf, t->tl.cap);
+	tl_allow_growth(&t->tl, coll.set.timeline_bytes);
 	ret = cct_init(&t->cct, t->cct.mem, t->cct.bytes, (uint32_t)coll.n_ev);
 	if (ret == 0)
 		cct_allow_growth(&t->cct, coll.set.cct_bytes);
@@ -570,6 +587,8 @@ void thr_fork_child(void)
 		return;
 	}
 	madvise(self->cct.mem, self->cct.bytes, MADV_DONTNEED);
+	if (self->tl.buf)
+		madvise(self->tl.buf, self->tl.cap, MADV_DONTNEED);
 	self->index = 0;
 	if (thr_reset(self) < 0 || thr_arm(self) < 0) {
 		status_set(self, THR_SETUP);

@@ -25,7 +25,8 @@ enum prof_section {
 	PROF_SEC_CCT = 4,
 	PROF_SEC_COUNTERS = 5,
 	PROF_SEC_IMAGES = 6,		/* format 1.1, optional */
-	PROF_SEC_LAST = PROF_SEC_IMAGES,
+	PROF_SEC_TIMELINE = 7,		/* format 1.2, optional */
+	PROF_SEC_LAST = PROF_SEC_TIMELINE,
 };
 
 

@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 #define PROF_VERSION 1
-/* Minor additions a version-1 reader skips: 1 = the images section. */
-#define PROF_VERSION_MINOR 1
+/* Minor additions a version-1 reader skips: 1 = the images section,
+ * 2 = the timeline section. */
+#define PROF_VERSION_MINOR 2
 #define PROF_NO_MODULE UINT32_MAX	/* node has no module (root, unknown pc) */
 
 /* Metadata: ordered key/value strings (command, host, pid, tid, kernel, ...).
@@ -76,6 +77,51 @@ struct prof_image {
 	const uint8_t *data;
 };
 
+/* The thread's samples in time order (format 1.2, optional): each one's
+ * time and calling context (a CCT node and an event).  Present when
+ * unit_ns != 0.  Times are in units of unit_ns after origin_ns, the
+ * CLOCK_MONOTONIC time of the run's start (the same for every process of
+ * a run recorded by `pmcprof record`).  Every sample in it is also in the
+ * CCT's counts; the CCT's samples that are not in it are counted in lost. */
+#define PROF_TIMELINE_FORMAT 1
+#define PROF_TIMELINE_MAX_UNIT 1000000000u
+struct prof_timeline {
+	uint32_t unit_ns;		/* resolution of the times, 1 .. 10^9 ns; 0: none */
+	uint64_t origin_ns;		/* CLOCK_MONOTONIC of the run's start, ns */
+	uint64_t start;			/* units after origin: sampling began */
+	uint64_t end;			/* units after origin: the profile was written */
+	uint64_t lost;			/* samples in the CCT, not here (buffer full) */
+	uint64_t n;			/* samples */
+	/* Reader: n entries each, in time order. */
+	const uint64_t *time;		/* units after origin */
+	const uint32_t *node;		/* CCT node */
+	const uint32_t *event;		/* event index */
+	/* Writer: the n samples as records_len bytes of records instead
+	 * (prof_timeline_record: the collector appends them in its signal
+	 * handler), written column by column. */
+	const uint8_t *records;
+	size_t records_len;
+};
+
+/* Encode one timeline record into out (at least PROF_TIMELINE_RECORD_MAX
+ * bytes): dt, the units since the previous sample (the first: since
+ * start), then node * n_events + event.  Returns its length.
+ * Async-signal-safe. */
+#define PROF_TIMELINE_RECORD_MAX 20
+static inline size_t prof_timeline_record(uint8_t *out, uint64_t dt, uint64_t key)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++, dt = key) {
+		while (dt >= 0x80) {
+			out[n++] = (uint8_t)(dt | 0x80);
+			dt >>= 7;
+		}
+		out[n++] = (uint8_t)dt;
+	}
+	return n;
+}
+
 /* A whole per-thread profile, as plain arrays. */
 struct prof {
 	uint32_t version;
@@ -91,6 +137,7 @@ struct prof {
 	const struct prof_counter *counters;
 	size_t n_images;		/* format 1.1; 0 when absent */
 	const struct prof_image *images;
+	struct prof_timeline timeline;	/* format 1.2; unit_ns 0 when absent */
 };
 
 /* ---- writer (async-signal-safe: mmap/munmap and syscalls only) ---- */

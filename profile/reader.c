@@ -27,6 +27,8 @@ struct prof_file {
 	struct prof_module *modules;
 	struct prof_counter *counters;
 	struct prof_image *images;
+	uint64_t *tl_time;
+	uint32_t *tl_node, *tl_event;
 	uint32_t *parent, *module;
 	uint64_t *offset, *counts;
 };
@@ -364,6 +366,95 @@ static int dec_cct(struct prof_file *f, struct cur *c)
 	return 0;
 }
 
+/* Needs the CCT decoded first: every sample must be one of its counts. */
+static int dec_timeline(struct prof_file *f, struct cur *c)
+{
+	struct prof_timeline *tl = &f->p.timeline;
+	const struct prof_cct *t = &f->p.cct;
+	uint64_t fmt, unit, len, ne = t->n_events, now;
+	uint64_t *seen = NULL;
+	size_t n;
+	int err;
+
+	if ((err = get_varint(c, &fmt, "timeline format")))
+		return err;
+	if (fmt != PROF_TIMELINE_FORMAT)
+		return fail(c->msg, c->mlen, PROF_ECORRUPT,
+			    "corrupt: timeline section of format %llu (this pmcprof reads %d)",
+			    (unsigned long long)fmt, PROF_TIMELINE_FORMAT);
+	if ((err = get_varint(c, &unit, "time unit")) ||
+	    (err = get_varint(c, &tl->origin_ns, "origin")) ||
+	    (err = get_varint(c, &tl->start, "start")) ||
+	    (err = get_varint(c, &len, "duration")) ||
+	    (err = get_varint(c, &tl->lost, "lost samples")))
+		return err;
+	if (unit == 0 || unit > PROF_TIMELINE_MAX_UNIT)
+		return fail(c->msg, c->mlen, PROF_ECORRUPT,
+			    "corrupt: timeline: time unit of %llu ns", (unsigned long long)unit);
+	if (len > UINT64_MAX - tl->start)
+		return fail(c->msg, c->mlen, PROF_ECORRUPT, "corrupt: timeline: end past 2^64");
+	tl->unit_ns = (uint32_t)unit;
+	tl->end = tl->start + len;
+	/* two varints of at least one byte per sample */
+	if ((err = get_count(c, &n, 2, "samples")))
+		return err;
+	tl->n = n;
+	if (n && (!ne || !t->n_nodes))
+		return fail(c->msg, c->mlen, PROF_ECORRUPT,
+			    "corrupt: timeline samples without events or nodes");
+	f->tl_time = alloc_array(n, sizeof(*f->tl_time));
+	f->tl_node = alloc_array(n, sizeof(*f->tl_node));
+	f->tl_event = alloc_array(n, sizeof(*f->tl_event));
+	seen = alloc_array((size_t)t->n_nodes * ne, sizeof(*seen));
+	if (n && (!f->tl_time || !f->tl_node || !f->tl_event || !seen)) {
+		free(seen);
+		return oom(c);
+	}
+	now = tl->start;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dt;
+
+		if ((err = get_varint(c, &dt, "time")))
+			goto out;
+		if (dt > tl->end - now) {
+			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
+				   "corrupt: timeline sample %zu after the end", i);
+			goto out;
+		}
+		now += dt;
+		f->tl_time[i] = now;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key, node;
+
+		if ((err = get_varint(c, &key, "sample context")))
+			goto out;
+		node = key / ne;
+		if (node >= t->n_nodes) {
+			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
+				   "corrupt: timeline sample %zu: node %llu of %u", i,
+				   (unsigned long long)node, t->n_nodes);
+			goto out;
+		}
+		/* no more samples of a (node, event) than the CCT counts */
+		if (++seen[key] > t->counts[key]) {
+			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
+				   "corrupt: timeline sample %zu: more samples of node %llu, event %llu "
+				   "than the cct counts", i, (unsigned long long)node,
+				   (unsigned long long)(key % ne));
+			goto out;
+		}
+		f->tl_node[i] = (uint32_t)node;
+		f->tl_event[i] = (uint32_t)(key % ne);
+	}
+	tl->time = f->tl_time;
+	tl->node = f->tl_node;
+	tl->event = f->tl_event;
+out:
+	free(seen);
+	return err;
+}
+
 /* In decoding order: the CCT refers to the events and modules. */
 static const struct {
 	enum prof_section tag;
@@ -377,6 +468,7 @@ static const struct {
 	{ PROF_SEC_COUNTERS, "counters", dec_counters, false },
 	{ PROF_SEC_CCT, "cct", dec_cct, false },
 	{ PROF_SEC_IMAGES, "images", dec_images, true },
+	{ PROF_SEC_TIMELINE, "timeline", dec_timeline, true },
 };
 
 static int dec_payload(struct prof_file *f, size_t raw, char *msg, size_t mlen)
@@ -587,6 +679,9 @@ void prof_file_free(struct prof_file *f)
 	free(f->modules);
 	free(f->counters);
 	free(f->images);
+	free(f->tl_time);
+	free(f->tl_node);
+	free(f->tl_event);
 	free(f->parent);
 	free(f->module);
 	free(f->offset);

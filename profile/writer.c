@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>		/* renameat2() prototype only */
 #include <string.h>
 #include <sys/mman.h>
@@ -194,6 +195,66 @@ static int enc_images(struct sink *s, const struct prof *p)
 	return 0;
 }
 
+/* One varint of the record stream at *pos (bounded by end); false if it
+ * runs past the end or past 64 bits. */
+static bool next_varint(const uint8_t **pos, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64 && *pos < end; shift += 7) {
+		uint8_t b = *(*pos)++;
+
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Column k (0: time deltas, 1: keys) of the record stream; -EINVAL unless
+ * it holds exactly tl->n records whose keys name a node and an event. */
+static int enc_timeline_column(struct sink *s, const struct prof *p, int k)
+{
+	const struct prof_timeline *tl = &p->timeline;
+	const uint8_t *pos = tl->records, *end = tl->records + tl->records_len;
+	uint64_t ne = p->n_events ? p->n_events : 1, t = tl->start;
+
+	for (uint64_t i = 0; i < tl->n; i++) {
+		uint64_t dt, key;
+
+		if (!next_varint(&pos, end, &dt) || !next_varint(&pos, end, &key) ||
+		    key / ne >= p->cct.n_nodes || !p->n_events || dt > tl->end - t)
+			return -EINVAL;
+		t += dt;
+		put_varint(s, k ? key : dt);
+	}
+	return pos == end ? 0 : -EINVAL;
+}
+
+/* The samples in time order: a few scalars, then the time deltas and the
+ * keys, column by column (the deltas are alike, and so are the keys). */
+static int enc_timeline(struct sink *s, const struct prof *p)
+{
+	const struct prof_timeline *tl = &p->timeline;
+	int err;
+
+	if (!tl->unit_ns || tl->unit_ns > PROF_TIMELINE_MAX_UNIT || tl->end < tl->start ||
+	    (tl->records_len && !tl->records))
+		return -EINVAL;
+	put_varint(s, PROF_TIMELINE_FORMAT);
+	put_varint(s, tl->unit_ns);
+	put_varint(s, tl->origin_ns);
+	put_varint(s, tl->start);
+	put_varint(s, tl->end - tl->start);
+	put_varint(s, tl->lost);
+	put_varint(s, tl->n);
+	if ((err = enc_timeline_column(s, p, 0)))
+		return err;
+	return enc_timeline_column(s, p, 1);
+}
+
 static const struct {
 	enum prof_section tag;
 	int (*enc)(struct sink *, const struct prof *);
@@ -204,6 +265,7 @@ static const struct {
 	{ PROF_SEC_CCT, enc_cct },
 	{ PROF_SEC_COUNTERS, enc_counters },
 	{ PROF_SEC_IMAGES, enc_images },	/* only when there are images */
+	{ PROF_SEC_TIMELINE, enc_timeline },	/* only when there is a timeline */
 };
 
 /* Each section: tag byte, varint body length, body. */
@@ -214,7 +276,8 @@ static int enc_payload(struct sink *s, const struct prof *p)
 		uint8_t tag = (uint8_t)sections[i].tag;
 		int err;
 
-		if (sections[i].tag == PROF_SEC_IMAGES && !p->n_images)
+		if ((sections[i].tag == PROF_SEC_IMAGES && !p->n_images) ||
+		    (sections[i].tag == PROF_SEC_TIMELINE && !p->timeline.unit_ns))
 			continue;
 		err = sections[i].enc(&count, p);
 		if (err)

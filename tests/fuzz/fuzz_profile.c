@@ -52,6 +52,15 @@ static void check(const struct prof *p)
 			strlen(p->events[i].unit);
 	for (size_t i = 0; i < p->n_counters; i++)
 		sink += strlen(p->counters[i].name);
+	/* the timeline: known nodes and events, times in order and in range */
+	const struct prof_timeline *t = &p->timeline;
+	if (t->n && (!t->unit_ns || !p->n_events))
+		abort();
+	for (uint64_t i = 0; i < t->n; i++)
+		if (t->node[i] >= p->cct.n_nodes || t->event[i] >= p->n_events ||
+		    t->time[i] < (i ? t->time[i - 1] : t->start) || t->time[i] > t->end ||
+		    !p->cct.counts[(size_t)t->node[i] * p->n_events + t->event[i]])
+			abort();
 }
 
 

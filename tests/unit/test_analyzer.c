@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -479,6 +480,54 @@ static void test_symcache(void)
 	strpool_free(&sp);
 }
 
+/* --time: perf's syntax, each case naming its line. */
+static void test_time_parse(void)
+{
+	static const struct {
+		int line;
+		const char *spec;
+		int n;			/* ranges, or -EINVAL */
+		double start, end;	/* of the last range */
+		bool pct;
+	} cases[] = {
+		{ __LINE__, "1.5,2.5", 1, 1.5, 2.5, false },
+		{ __LINE__, "2,", 1, 2, INFINITY, false },
+		{ __LINE__, ",3", 1, 0, 3, false },
+		{ __LINE__, "0,0", 1, 0, 0, false },
+		{ __LINE__, "10%/2", 1, 10, 20, true },
+		{ __LINE__, "30%/4", 1, 90, 100, true },	/* the last slice stops at 100% */
+		{ __LINE__, "10%/1,10%/3", 2, 20, 30, true },
+		{ __LINE__, "0%-25%", 1, 0, 25, true },
+		{ __LINE__, "10%/2,50%-60%", 2, 50, 60, true },
+		{ __LINE__, "2,1", -EINVAL, 0, 0, false },
+		{ __LINE__, "1", -EINVAL, 0, 0, false },
+		{ __LINE__, "1,2,3", -EINVAL, 0, 0, false },
+		{ __LINE__, "-1,2", -EINVAL, 0, 0, false },
+		{ __LINE__, "a,b", -EINVAL, 0, 0, false },
+		{ __LINE__, "10%/11", -EINVAL, 0, 0, false },
+		{ __LINE__, "10%/0", -EINVAL, 0, 0, false },
+		{ __LINE__, "10%/1.5", -EINVAL, 0, 0, false },
+		{ __LINE__, "0%/1", -EINVAL, 0, 0, false },
+		{ __LINE__, "20%-10%", -EINVAL, 0, 0, false },
+		{ __LINE__, "0%-101%", -EINVAL, 0, 0, false },
+		{ __LINE__, "5%", -EINVAL, 0, 0, false },
+		{ __LINE__, "", -EINVAL, 0, 0, false },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct ana_time_range r[4];
+		char msg[256] = "";
+		int n = ana_time_parse(cases[k].spec, r, 4, msg, sizeof(msg));
+		bool ok = n == cases[k].n;
+		if (ok && n > 0)
+			ok = r[n - 1].start == cases[k].start && r[n - 1].end == cases[k].end &&
+			     r[n - 1].pct == cases[k].pct;
+		if (ok && n < 0)
+			ok = strstr(msg, "--time") != NULL;
+		T_OK(ok, "line %d: --time '%s' -> %d%s%s", cases[k].line, cases[k].spec, n,
+		     n < 0 ? ": " : "", n < 0 ? msg : "");
+	}
+}
+
 int main(void)
 {
 	test_ratios();
@@ -487,5 +536,6 @@ int main(void)
 	test_names();
 	test_kallsyms();
 	test_symcache();
+	test_time_parse();
 	return T_DONE();
 }

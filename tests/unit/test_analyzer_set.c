@@ -107,7 +107,7 @@ static int mk(const struct spec *sp)
 	struct prof_counter ctr[] = { { "samples", 1000 }, { "unwind_failed", 50 },
 				      { "unthrottled", 400 }, { "dropped_reentrant", 5 } };
 	struct prof p = { PROF_VERSION, false, sp->t0 ? 5 : 3, meta, sp->n_ev, ev, 1, &mod,
-			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 4, ctr, 0, NULL };
+			  { n, (uint32_t)sp->n_ev, parent, module, offset, counts }, 4, ctr, 0, NULL, { 0 } };
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	int e = prof_write(&p, dfd, sp->name, 0644);
 	close(dfd);

@@ -687,6 +687,7 @@ static size_t wrap(uint8_t *out, size_t cap, const void *raw, size_t len, uint64
 #define MODS1 "\3\x0a\1\1m\0\0\x10\x10\0\1\0"		/* "m" [16,32) */
 #define CNT0 "\5\1\0"
 #define CCT3 "\4\x0c\3\1\1\0\1\1\0\x05\x02\0\2\3"	/* root, 2 children of m */
+#define TL2 "\7\x0b\1\x0a\5\1\x10\0\2\1\2\1\2"	/* 2 samples, nodes 1 and 2 */
 
 static const struct {
 	int line;
@@ -745,8 +746,87 @@ static const struct {
 	  "image 0: 1048577 bytes (limit 1048576)" },
 	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\6\4\x11\0\0\0"), PROF_ECORRUPT,
 	  "images cannot fit" },
+	/* format 1.2: the timeline (format, unit, origin, start, duration,
+	 * lost, n, n time deltas, n keys); CCT3 counts nodes 1 and 2 twice
+	 * and three times */
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 TL2), 0, "" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0b\2\x0a\5\1\x10\0\2\1\2\1\2"),
+	  PROF_ECORRUPT, "timeline section of format 2" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0b\1\0\5\1\x10\0\2\1\2\1\2"),
+	  PROF_ECORRUPT, "time unit of 0 ns" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0b\1\x0a\5\1\x10\0\2\1\2\1\3"),
+	  PROF_ECORRUPT, "sample 1: node 3 of 3" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0d\1\x0a\5\1\x10\0\3\1\1\1\1\1\1"),
+	  PROF_ECORRUPT, "sample 2: more samples of node 1, event 0 than the cct counts" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0b\1\x0a\5\1\1\0\2\1\2\1\2"),
+	  PROF_ECORRUPT, "timeline sample 1 after the end" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0b\1\x0a\5\1\x10\0\x09\1\2\1\2"),
+	  PROF_ECORRUPT, "9 samples cannot fit" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0c\1\x0a\5\1\x10\0\2\1\2\1\2\0"),
+	  PROF_ECORRUPT, "timeline section has 1 unexplained" },
+	{ __LINE__, P(META0 EVENTS1 MODS1 CCT3 CNT0 "\7\x0c\1\x0a\5\0\x80\2\0\2\x80\1\0\1"),
+	  PROF_ECORRUPT, "timeline section ends inside sample context" },
 #undef P
 };
+
+/* Format 1.2: a timeline written from records reads back as arrays; the
+ * writer refuses records that do not match n or name no node. */
+static void test_timeline(void)
+{
+	uint32_t parent[3] = { 0, 0, 1 }, module[3] = { PROF_NO_MODULE, PROF_NO_MODULE, PROF_NO_MODULE };
+	uint64_t offset[3] = { 0, 1, 2 }, counts[6] = { 0, 0, 2, 1, 1, 0 };
+	struct prof_event ev[2] = { { .name = "a" }, { .name = "b" } };
+	uint8_t rec[5 * PROF_TIMELINE_RECORD_MAX];
+	size_t len = 0;
+	/* (dt, node, event): node 1 event 0 twice, node 1 event 1, node 2 event 0 */
+	static const uint64_t smp[4][3] = { { 7, 1, 0 }, { 1000, 2, 0 }, { 0, 1, 1 }, { 300, 1, 0 } };
+	for (size_t i = 0; i < 4; i++)
+		len += prof_timeline_record(rec + len, smp[i][0], smp[i][1] * 2 + smp[i][2]);
+	struct prof p = { .n_events = 2, .events = ev,
+			  .cct = { 3, 2, parent, module, offset, counts },
+			  .timeline = { .unit_ns = 1000, .origin_ns = 123456789, .start = 5,
+					.end = 5 + 7 + 1000 + 300, .lost = 1, .n = 4, .records = rec,
+					.records_len = len } };
+	struct prof_file *f = NULL;
+	char msg[256], path[128];
+
+	snprintf(path, sizeof(path), "%s/tl.pmcp", dir);
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == 0 &&
+	     prof_file_read(path, &f, msg, sizeof(msg)) == 0, "timeline: written and read (%s)", msg);
+	const struct prof_timeline *t = f ? &prof_file_data(f)->timeline : NULL;
+	T_OK(t && t->unit_ns == 1000 && t->origin_ns == 123456789 && t->start == 5 &&
+	     t->end == 1312 && t->lost == 1 && t->n == 4, "timeline: scalars come back");
+	bool same = t && t->n == 4;
+	for (size_t i = 0, now = 5; same && i < 4; i++) {
+		now += smp[i][0];
+		same = t->time[i] == now && t->node[i] == smp[i][1] && t->event[i] == smp[i][2];
+	}
+	T_OK(same, "timeline: times (from the deltas), nodes and events come back");
+	prof_file_free(f);
+	dir_clean();
+	p.timeline.n = 3;
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "timeline: writer refuses records left over");
+	p.timeline.n = 5;
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "timeline: writer refuses records missing");
+	p.timeline.n = 4;
+	p.timeline.end = 100;
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "timeline: writer refuses a sample after the end");
+	p.timeline.end = 1312;
+	len = prof_timeline_record(rec, 1, 3 * 2);	/* node 3 of 3 */
+	p.timeline.n = 1;
+	p.timeline.records_len = len;
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == -EINVAL && dir_entries() == 0,
+	     "timeline: writer refuses a node out of range");
+	p.timeline = (struct prof_timeline){ 0 };
+	T_OK(prof_write(&p, dirfd_, "tl.pmcp", 0644) == 0 &&
+	     prof_file_read(path, &f, msg, sizeof(msg)) == 0 &&
+	     prof_file_data(f)->timeline.unit_ns == 0, "timeline: optional (unit 0: none)");
+	prof_file_free(f);
+	dir_clean();
+}
 
 static void test_hostile_payloads(void)
 {
@@ -872,6 +952,11 @@ static int write_corpus(const char *out)
 
 		status |= write_at(fd, "handmade-images.raw", img, sizeof(img) - 1);
 	}
+	if (fd >= 0) {	/* format 1.2: a timeline section */
+		static const char tl[] = META0 EVENTS1 MODS1 CCT3 CNT0 TL2;
+
+		status |= write_at(fd, "handmade-timeline.raw", tl, sizeof(tl) - 1);
+	}
 	if (fd >= 0)
 		close(fd);
 	return status;
@@ -893,6 +978,7 @@ int main(int argc, char **argv)
 	test_null_strings();
 	test_writer_rejects();
 	test_images();
+	test_timeline();
 	test_exclusive();
 	test_fsize_limit();
 	test_signal_handler();

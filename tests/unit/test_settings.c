@@ -63,6 +63,13 @@ static const struct {
 	{ __LINE__, "PMCPROF_CCT_BYTES", "1k", -EINVAL, "below the 64K minimum" },
 	{ __LINE__, "PMCPROF_CCT_BYTES", "2G", -EINVAL, "up to 1G" },
 	{ __LINE__, "PMCPROF_CCT_BYTES", "M", -EINVAL, "not a size" },
+	{ __LINE__, "PMCPROF_TIMELINE_BYTES", "8M", 0, NULL },
+	{ __LINE__, "PMCPROF_TIMELINE_BYTES", "0", 0, NULL },	/* no timeline */
+	{ __LINE__, "PMCPROF_TIMELINE_BYTES", "4K", 0, NULL },
+	{ __LINE__, "PMCPROF_TIMELINE_BYTES", "1K", -EINVAL, "below the 4K minimum" },
+	{ __LINE__, "PMCPROF_TIMELINE_BYTES", "2G", -EINVAL, "up to 1G" },
+	{ __LINE__, "PMCPROF_ORIGIN_NS", "123456789", 0, NULL },
+	{ __LINE__, "PMCPROF_ORIGIN_NS", "-1", -EINVAL, "not an unsigned 64-bit" },
 	{ __LINE__, "PMCPROF_NOPE", "1", -ENOENT, "unknown setting" },
 };
 
@@ -93,6 +100,10 @@ static void test_values(void)
 	T_OK(s.signo == SIGRTMIN + 2, "RTMIN+2 is SIGRTMIN + 2");
 	settings_set(&s, "PMCPROF_CCT_BYTES", NULL, "128K", msg, sizeof(msg));
 	T_OK(s.cct_bytes == 128 << 10, "128K is 131072 bytes");
+	T_OK(s.timeline_bytes == 8 << 20 && s.origin_ns == 0,
+	     "defaults: an 8 MiB timeline, origin unknown");
+	settings_set(&s, "PMCPROF_TIMELINE_BYTES", NULL, "0", msg, sizeof(msg));
+	T_OK(s.timeline_bytes == 0, "a 0 timeline is none");
 	settings_set(&s, "PMCPROF_EVENTS", NULL, "x@1;y@2", msg, sizeof(msg));
 	T_OK(s.n_events == 2 && !strcmp(s.events[0], "x@1") && !strcmp(s.events[1], "y@2"),
 	     "an event list splits at ';'");

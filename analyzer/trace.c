@@ -1,0 +1,208 @@
+/* Timelines as slices: each thread's samples turned into "function on the
+ * stack from t0 to t1" (tl_walk), written as a Chrome / Perfetto trace in
+ * the Trace Event format's JSON object form (ana_set_write_trace) and as
+ * speedscope's evented profiles (speedscope.c).  docs/exports.md. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/internal.h"
+
+#define WALK_DEPTH 1024		/* frames kept of a stack (the collector keeps 512 pcs,
+				 * inlining adds some) */
+
+/* Walk thread t's selected samples of event ev (SIZE_MAX: every event):
+ * a sample stands from its time until the next one, but at most twice the
+ * thread's usual interval (a longer gap means the thread did not run:
+ * every slice closes, and opens again at the next sample).  open/close
+ * are called in time order, properly nested (close innermost first). */
+int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_cb *cb, void *arg)
+{
+	const struct ana_thread *th = ana_set_thread(s, t);
+	struct ana_frame *cur = malloc(WALK_DEPTH * sizeof(*cur));
+	struct ana_frame *nw = malloc(WALK_DEPTH * sizeof(*nw));
+	size_t depth = 0;
+	uint64_t end = 0;
+	int e = 0;
+
+	if (!th || !cur || !nw) {
+		free(cur);
+		free(nw);
+		return th ? -ENOMEM : -EINVAL;
+	}
+	/* a lone sample (no interval): a millisecond, the default period */
+	uint64_t most = th->interval_ns ? 2 * th->interval_ns : 1000000;
+	for (uint64_t i = 0; i < th->n_samples && !e; i++) {
+		struct ana_sample sm, next;
+		if (ana_set_thread_sample(s, t, i, &sm) || !sm.selected ||
+		    (ev != SIZE_MAX && sm.event != ev))
+			continue;
+		/* the gap before it: close what the previous sample left open */
+		if (depth && sm.time_ns > end)
+			while (depth && !e)
+				e = cb->close(arg, th, &cur[--depth], end);
+		size_t n = ana_set_stack(s, sm.stack, nw, WALK_DEPTH);
+		if (n > WALK_DEPTH)
+			n = WALK_DEPTH;	/* the leaf side is kept: the root side goes */
+		/* nw is leaf first: make it root first, then share the prefix */
+		for (size_t a = 0, b = n; a + 1 < b; a++, b--) {
+			struct ana_frame x = nw[a];
+			nw[a] = nw[b - 1];
+			nw[b - 1] = x;
+		}
+		size_t same = 0;
+		while (same < depth && same < n && cur[same].key == nw[same].key)
+			same++;
+		while (depth > same && !e)
+			e = cb->close(arg, th, &cur[--depth], sm.time_ns);
+		for (; depth < n && !e; depth++) {
+			cur[depth] = nw[depth];
+			e = cb->open(arg, th, &cur[depth], sm.time_ns);
+		}
+		end = sm.time_ns + most;
+		/* until the next sample of the walk, if it comes soon enough */
+		for (uint64_t j = i + 1; j < th->n_samples; j++) {
+			if (ana_set_thread_sample(s, t, j, &next) || !next.selected ||
+			    (ev != SIZE_MAX && next.event != ev))
+				continue;
+			if (next.time_ns < end)
+				end = next.time_ns;
+			break;
+		}
+	}
+	while (depth && !e)
+		e = cb->close(arg, th, &cur[--depth], end);
+	free(cur);
+	free(nw);
+	return e;
+}
+
+/* A JSON string; bytes that are not UTF-8 become '?'. */
+void tl_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	putc('"', f);
+	while (*p) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			   : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (!ok) {
+			putc('?', f);
+			p++;
+		} else if (len > 1) {
+			fwrite(p, 1, len, f);
+			p += len;
+		} else {
+			if (c == '"' || c == '\\')
+				fprintf(f, "\\%c", c);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				putc((int)c, f);
+			p++;
+		}
+	}
+	putc('"', f);
+}
+
+/* ---- the Trace Event format ---- */
+
+struct trace {
+	FILE *f;
+	bool first;
+};
+
+static void trace_sep(struct trace *tr)
+{
+	fputs(tr->first ? "\n" : ",\n", tr->f);
+	tr->first = false;
+}
+
+/* Every event has the format's common fields: name, cat, ph, ts, pid,
+ * tid.  Timestamps are microseconds (the format's unit), here with the
+ * timeline's own resolution kept to the nanosecond. */
+static int trace_event(struct trace *tr, char ph, const struct ana_thread *th,
+		       const struct ana_frame *fr, uint64_t t)
+{
+	char name[4096];
+	const char *m = fr->module ? strrchr(fr->module, '/') : NULL;
+
+	snprintf(name, sizeof(name), "%s%s", fr->name ? fr->name : "?",
+		 fr->inlined ? " [inlined]" : "");
+	trace_sep(tr);
+	fprintf(tr->f, "{\"ph\":\"%c\",\"name\":", ph);
+	tl_json_str(tr->f, name);
+	fputs(",\"cat\":", tr->f);
+	tl_json_str(tr->f, m ? m + 1 : fr->module ? fr->module : "unknown");
+	fprintf(tr->f, ",\"pid\":%ld,\"tid\":%ld,\"ts\":%llu.%03llu", th->pid, th->tid,
+		(unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
+	/* where it is, once: on the slice's beginning */
+	if (ph == 'B' && fr->file) {
+		fputs(",\"args\":{\"file\":", tr->f);
+		tl_json_str(tr->f, fr->file);
+		fprintf(tr->f, ",\"line\":%u}", fr->line);
+	}
+	putc('}', tr->f);
+	return ferror(tr->f) ? -EIO : 0;
+}
+
+static int trace_open(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
+		      uint64_t t)
+{
+	return trace_event(arg, 'B', th, fr, t);
+}
+
+static int trace_close(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
+		       uint64_t t)
+{
+	return trace_event(arg, 'E', th, fr, t);
+}
+
+static void trace_names(struct trace *tr, const struct ana_set *s)
+{
+	for (size_t i = 0; i < ana_set_n_threads(s); i++) {
+		const struct ana_thread *th = ana_set_thread(s, i);
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = ana_set_thread(s, k)->pid == th->pid;
+		if (!seen) {
+			trace_sep(tr);
+			fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":%ld,"
+				"\"args\":{\"name\":", th->pid, th->pid);
+			tl_json_str(tr->f, th->command);
+			fputs("}}", tr->f);
+		}
+		trace_sep(tr);
+		fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%ld,"
+			"\"args\":{\"name\":", th->pid, th->tid);
+		tl_json_str(tr->f, th->comm);
+		fputs("}}", tr->f);
+	}
+}
+
+int ana_set_write_trace(struct ana_set *s, FILE *f)
+{
+	if (!s->finished)
+		return -ANA_ESTATE;
+	if (!ana_set_n_threads(s))
+		return -ENODATA;
+	struct trace tr = { f, true };
+	static const struct tl_walk_cb cb = { trace_open, trace_close };
+	int e = 0;
+	fputs("{\"traceEvents\":[", f);
+	trace_names(&tr, s);
+	for (size_t i = 0; i < ana_set_n_threads(s) && !e; i++)
+		e = tl_walk(s, i, SIZE_MAX, &cb, &tr);
+	if (e)
+		return e;
+	fputs("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"pmcprof " PACKAGE_VERSION
+	      "\",\"clock\":\"microseconds after the run's start\"}}\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
