@@ -365,8 +365,7 @@ static void place(struct thr *t, const struct lm_snap *snap, const uint64_t *cha
 	}
 	if (!node)
 		return;
-	cct_count(&t->cct, node, 0);
-	t->ctr[CTR_SAMPLES]++;
+	coll_count(t, 0, node, 1);	/* the tree, the timeline (timed now) */
 	t->ctr[CTR_EARLY_SAMPLES]++;
 	t->weight[0] += early.period;
 	return;
