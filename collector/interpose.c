@@ -97,11 +97,12 @@ void interpose_init(void)
 	for (char **e = environ; e && *e && n_saved < sizeof(saved_env) / sizeof(saved_env[0]);
 	     e++) {
 		/* With the launcher's marker the settings are in its file: of
-		 * the PMCPROF_* variables, only the one the collector reads
-		 * from the environment (kernel.c) is ours to keep. */
+		 * the PMCPROF_* variables, only the ones the collector reads
+		 * from the environment (kernel.c) are ours to keep. */
 		bool ours = strncmp(*e, "LD_PRELOAD=", 11) == 0 ||
 			    strncmp(*e, SETTINGS_MARKER "=", sizeof(SETTINGS_MARKER)) == 0 ||
 			    strncmp(*e, "PMCPROF_KERNEL=", 15) == 0 ||
+			    strncmp(*e, "PMCPROF_STACK_COPY=", 19) == 0 ||
 			    (!getenv(SETTINGS_MARKER) && strncmp(*e, "PMCPROF_", 8) == 0);
 
 		if (!ours)

@@ -36,7 +36,8 @@
  * kernel-mode twin's until the thread's next user-mode sample or its end,
  * a signalled event's until its handler, later when the program blocks
  * the signal).  A record is the copy plus ~300 bytes: with the default
- * 4 KiB copy the twin's 128 KiB hold 29, the signalling event's 32 KiB 7.
+ * 4 KiB copy the twin's 128 KiB hold 29, the signalling event's 32 KiB
+ * (a quarter of the copy: 1 KiB) 24.
  * Halved down to one page while the mlock budget refuses more. */
 #define RB_DATA_PAGES_SILENT 32
 #define RB_DATA_PAGES_COPY 8
@@ -551,6 +552,23 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 	return 0;
 }
 
+/* A context in pages of its own, not from malloc: the collector opens
+ * one in each new thread of the program, where glibc's first malloc
+ * reserves a whole arena (64 MiB of address space, which RLIMIT_AS
+ * counts). */
+static struct pe_ctx *ctx_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct pe_ctx), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void ctx_free(struct pe_ctx *c)
+{
+	munmap(c, sizeof(*c));
+}
+
 int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
 	    void **ctx)
 {
@@ -572,7 +590,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 	if (opts->sample && opts->inherit)
 		return -PMC_ENOTSUP;
 
-	c = calloc(1, sizeof(*c));
+	c = ctx_alloc();
 	if (!c)
 		return -ENOMEM;
 	c->pid = opts->pid;
@@ -597,7 +615,7 @@ int pe_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *
 		ret = open_all(c, evs, n, opts);
 	}
 	if (ret < 0) {
-		free(c);
+		ctx_free(c);
 		return ret;
 	}
 	*ctx = c;
@@ -1075,7 +1093,7 @@ int pe_close(void *ctx)
 	if (!c)
 		return 0;
 	close_all(c, false);
-	free(c);
+	ctx_free(c);
 	return 0;
 }
 
