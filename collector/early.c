@@ -46,14 +46,19 @@
 #define EARLY_SUPPORTED 1
 #endif
 
-#define RING_PAGES 32			/* data pages: ~2000 samples */
+/* Data pages: ~2000 samples with kernel chains (root), ~680 of user
+ * samples (48 bytes each) for a user whose rings count against the
+ * kernel's per-user mlock budget (perf_event_mlock_kb), which the
+ * collector's own per-thread rings need too. */
+#define RING_PAGES_ROOT 32
+#define RING_PAGES_USER 8
 #define PAGE 4096
 
 static struct {
 	int fd;				/* -1: nothing armed */
 	pid_t pid;
 	void *ring;
-	size_t ring_len;
+	size_t ring_len, ring_pages;
 	uint64_t period;
 	uint64_t cpu_ns, user_ns;	/* the thread's CPU and user time when armed */
 } early = { .fd = -1 };
@@ -297,7 +302,8 @@ static RAW void arm(void)
 	fd = rmove_high(fd);
 	if (fd < 0)
 		return;
-	early.ring_len = (RING_PAGES + 1) * PAGE;
+	early.ring_pages = raw(SYS_geteuid, 0, 0, 0, 0, 0, 0) == 0 ? RING_PAGES_ROOT : RING_PAGES_USER;
+	early.ring_len = (early.ring_pages + 1) * PAGE;
 	ring = (void *)raw(SYS_mmap, 0, (long)early.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			   fd, 0);
 	if ((unsigned long)ring > -4096ul) {
@@ -379,7 +385,7 @@ static void drain(struct thr *t)
 {
 	struct perf_event_mmap_page *pg = early.ring;
 	const unsigned char *data = (const unsigned char *)early.ring + PAGE;
-	const uint64_t size = RING_PAGES * PAGE;
+	const uint64_t size = early.ring_pages * PAGE;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
 	const struct lm_snap *snap = loadmap_acquire(&t->hazard);
 	static uint64_t rec[1024];
