@@ -31,6 +31,10 @@
 static uint64_t clone_cpu_ns;		/* atomic */
 static uint64_t clone_n;		/* atomic */
 static uint64_t ended_cpu_ns;		/* atomic: sampled threads that ended */
+/* At init, the process's CPU time not the main thread's: the threads of
+ * an image before an exec (their time stays in the process clock; that
+ * image's profiles had them). */
+static uint64_t before_image_ns;
 
 /* A child's function and argument until it has read them. */
 static struct {
@@ -53,10 +57,13 @@ static uint64_t clock_ns(clockid_t c)
 
 void unseen_init(void)
 {
-	/* Again in a fork child: its clocks start anew. */
+	/* On the main thread; again in a fork child: its clocks start anew. */
 	__atomic_store_n(&ended_cpu_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&clone_cpu_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&clone_n, 0, __ATOMIC_RELAXED);
+	uint64_t proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID), self = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	before_image_ns = proc > self ? proc - self : 0;
 }
 
 void unseen_thread_ended(uint64_t cpu_ns)
@@ -128,7 +135,8 @@ size_t unseen_counters(const struct thr *main_thr, struct prof_counter *out)
 
 	if (main_thr->index != 0)
 		return 0;
-	seen = thr_cpu_sampled() + __atomic_load_n(&ended_cpu_ns, __ATOMIC_RELAXED);
+	seen = thr_cpu_sampled() + __atomic_load_n(&ended_cpu_ns, __ATOMIC_RELAXED) +
+	       before_image_ns;
 	if (proc)
 		out[n++] = (struct prof_counter){ "unsampled_thread_cpu_ns",
 						  proc > seen ? proc - seen : 0 };
