@@ -106,6 +106,11 @@ for mode in rawthread rawclone; do
 		[ "${u:-0}" -ge 30 ] && [ "${u:-0}" -le 70 ]
 done
 
+# ... and none named for a program of pthreads alone, however short they are
+T "$PMCPROF" record -q -e $EV -o churn -- "$PROGS/rec_churn" 200 >/dev/null 2>&1
+"$PMCPROF" report churn >rep.txt 2>&1
+lacks "200 short pthreads: no CPU time called unsampled" "did not sample" rep.txt
+
 # ---- the environment ----
 env -i ./fl env >a.txt
 env -i "$PMCPROF" record -q -e $EV -o envi -- ./fl env >b.txt 2>err.txt
