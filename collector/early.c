@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +62,8 @@ static struct {
 	size_t ring_len, ring_pages;
 	uint64_t period;
 	uint64_t cpu_ns, user_ns;	/* the thread's CPU and user time when armed */
+	dev_t dev;			/* the counter's file, to know it is still ours */
+	ino_t ino;
 } early = { .fd = -1 };
 
 #ifdef EARLY_SUPPORTED
@@ -310,6 +313,14 @@ static RAW void arm(void)
 		raw(SYS_close, fd, 0, 0, 0, 0, 0);
 		return;
 	}
+	{
+		struct stat st;
+
+		if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0) {
+			early.dev = st.st_dev;
+			early.ino = st.st_ino;
+		}
+	}
 	early.ring = ring;
 	early.fd = (int)fd;
 	early.pid = (pid_t)raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
@@ -421,18 +432,30 @@ static void drain(struct thr *t)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* Whether early.fd is still our counter: a constructor may have closed
+ * it (closefrom) and opened a file of its own on the number. */
+static bool still_ours(void)
+{
+	struct stat st;
+
+	return fstat(early.fd, &st) == 0 && st.st_dev == early.dev && st.st_ino == early.ino;
+}
+
 void early_finish(struct thr *t)
 {
 	sigset_t ours, old;
+	bool ours_fd;
 
 	if (early.fd < 0)
 		return;
+	ours_fd = still_ours();
 	/* A fork in a constructor: the counter is the parent's thread's and
 	 * the ring was not inherited (perf rings are not copied). */
 	if (getpid() == early.pid && !t) {
 		munmap(early.ring, early.ring_len);
 	} else if (getpid() == early.pid) {
-		ioctl(early.fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (ours_fd)
+			ioctl(early.fd, PERF_EVENT_IOC_DISABLE, 0);
 		/* Our signal waits: the handler writes the same tree. */
 		sigemptyset(&ours);
 		sigaddset(&ours, coll.sigrt);
@@ -442,8 +465,10 @@ void early_finish(struct thr *t)
 		t->cpu_start_ns = early.cpu_ns;
 		t->user_start_ns = early.user_ns;
 		coll_real.pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* The mapping holds the counter even if its descriptor went. */
 		munmap(early.ring, early.ring_len);
 	}
-	close(early.fd);
+	if (ours_fd)
+		close(early.fd);
 	early.fd = -1;
 }
