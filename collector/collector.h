@@ -215,9 +215,9 @@ int thr_salvage_all(bool partial, const char *reason);
 /* The thread pointer of a thread that was alive when the process ended,
  * or 0. */
 uintptr_t thr_any_tcb(void);
-/* The CPU time of every sampled thread still known (not ended), each
- * since its sampling began: read now where the thread runs, else as at
- * its last write.  For unseen.c. */
+/* The whole CPU time of every sampled thread not ended (each thread's
+ * own clock: read now where the thread runs, else as at its last write).
+ * For unseen.c. */
 uint64_t thr_cpu_sampled(void);
 /* Whether any thread's hazard pointer holds snap. */
 bool thr_hazard_in_use(const struct lm_snap *snap);

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,16 +47,23 @@
 #define EARLY_SUPPORTED 1
 #endif
 
-#define RING_PAGES 32			/* data pages: ~2000 samples */
+/* Data pages: ~2000 samples with kernel chains (root), ~680 of user
+ * samples (48 bytes each) for a user whose rings count against the
+ * kernel's per-user mlock budget (perf_event_mlock_kb), which the
+ * collector's own per-thread rings need too. */
+#define RING_PAGES_ROOT 32
+#define RING_PAGES_USER 8
 #define PAGE 4096
 
 static struct {
 	int fd;				/* -1: nothing armed */
 	pid_t pid;
 	void *ring;
-	size_t ring_len;
+	size_t ring_len, ring_pages;
 	uint64_t period;
 	uint64_t cpu_ns, user_ns;	/* the thread's CPU and user time when armed */
+	dev_t dev;			/* the counter's file, to know it is still ours */
+	ino_t ino;
 } early = { .fd = -1 };
 
 #ifdef EARLY_SUPPORTED
@@ -297,12 +305,21 @@ static RAW void arm(void)
 	fd = rmove_high(fd);
 	if (fd < 0)
 		return;
-	early.ring_len = (RING_PAGES + 1) * PAGE;
+	early.ring_pages = raw(SYS_geteuid, 0, 0, 0, 0, 0, 0) == 0 ? RING_PAGES_ROOT : RING_PAGES_USER;
+	early.ring_len = (early.ring_pages + 1) * PAGE;
 	ring = (void *)raw(SYS_mmap, 0, (long)early.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			   fd, 0);
 	if ((unsigned long)ring > -4096ul) {
 		raw(SYS_close, fd, 0, 0, 0, 0, 0);
 		return;
+	}
+	{
+		struct stat st;
+
+		if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0) {
+			early.dev = st.st_dev;
+			early.ino = st.st_ino;
+		}
 	}
 	early.ring = ring;
 	early.fd = (int)fd;
@@ -378,7 +395,7 @@ static void drain(struct thr *t)
 {
 	struct perf_event_mmap_page *pg = early.ring;
 	const unsigned char *data = (const unsigned char *)early.ring + PAGE;
-	const uint64_t size = RING_PAGES * PAGE;
+	const uint64_t size = early.ring_pages * PAGE;
 	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), tail = pg->data_tail;
 	const struct lm_snap *snap = loadmap_acquire(&t->hazard);
 	static uint64_t rec[1024];
@@ -414,18 +431,30 @@ static void drain(struct thr *t)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* Whether early.fd is still our counter: a constructor may have closed
+ * it (closefrom) and opened a file of its own on the number. */
+static bool still_ours(void)
+{
+	struct stat st;
+
+	return fstat(early.fd, &st) == 0 && st.st_dev == early.dev && st.st_ino == early.ino;
+}
+
 void early_finish(struct thr *t)
 {
 	sigset_t ours, old;
+	bool ours_fd;
 
 	if (early.fd < 0)
 		return;
+	ours_fd = still_ours();
 	/* A fork in a constructor: the counter is the parent's thread's and
 	 * the ring was not inherited (perf rings are not copied). */
 	if (getpid() == early.pid && !t) {
 		munmap(early.ring, early.ring_len);
 	} else if (getpid() == early.pid) {
-		ioctl(early.fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (ours_fd)
+			ioctl(early.fd, PERF_EVENT_IOC_DISABLE, 0);
 		/* Our signal waits: the handler writes the same tree. */
 		sigemptyset(&ours);
 		sigaddset(&ours, coll.sigrt);
@@ -435,8 +464,10 @@ void early_finish(struct thr *t)
 		t->cpu_start_ns = early.cpu_ns;
 		t->user_start_ns = early.user_ns;
 		coll_real.pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* The mapping holds the counter even if its descriptor went. */
 		munmap(early.ring, early.ring_len);
 	}
-	close(early.fd);
+	if (ours_fd)
+		close(early.fd);
 	early.fd = -1;
 }

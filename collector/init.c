@@ -374,7 +374,7 @@ static void fork_child(void)
 	watch_start();
 	flush_marker(true);
 	thr_fork_child();
-	unseen_init(coll_self ? coll_self->cpu_start_ns : 0);
+	unseen_init();
 	coll_inside--;
 	coll_real.pthread_sigmask(SIG_SETMASK, &fork_mask, NULL);
 }
@@ -551,7 +551,7 @@ static void init_once(void)
 		struct thr *main_thr = thr_begin();
 
 		early_finish(main_thr);
-		unseen_init(main_thr ? main_thr->cpu_start_ns : 0);
+		unseen_init();
 	} else {
 		early_finish(NULL);
 	}

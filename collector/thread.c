@@ -220,7 +220,6 @@ static void altstack_off(struct thr *t)
 /* Give the arena's memory back and make the state reusable. */
 static void thr_release(struct thr *t)
 {
-	unseen_thread_ended(t->cpu_last_ns);
 	madvise(t->altstack, COLL_ALTSTACK, MADV_DONTNEED);
 	madvise(t->cct.mem, t->cct.bytes, MADV_DONTNEED);
 	if (t->tl.buf)
@@ -386,6 +385,8 @@ void thr_end(struct thr *t)
 	}
 	pthread_setspecific(key, NULL);
 	altstack_off(t);
+	/* Its whole CPU time, its profile's writing included. */
+	unseen_thread_ended(owntime_thread_cpu_ns(0));
 	thr_release(t);
 	coll_inside--;
 }
@@ -526,13 +527,11 @@ uint64_t thr_cpu_sampled(void)
 		int s = status_get(t);
 		uint64_t now;
 
-		if (s == THR_FREE || s == THR_SETUP || !t->cpu_start_ns)
+		if (s == THR_FREE || s == THR_SETUP)
 			continue;
+		/* Its own clock counts from its creation; gone: as last written. */
 		now = owntime_thread_cpu_ns(t->tid);
-		if (now >= t->cpu_start_ns)
-			sum += now - t->cpu_start_ns;
-		else
-			sum += t->cpu_last_ns;	/* gone: as last written */
+		sum += now ? now : t->cpu_start_ns + t->cpu_last_ns;
 	}
 	return sum;
 }

@@ -4,11 +4,11 @@
  * CLONE_VM outside the thread group (they share our memory and run no
  * constructor).  Two measures, written in the main thread's profile:
  *
- * - unsampled_thread_cpu_ns: the process's CPU time since the collector
- *   started, less the CPU time of every thread it sampled: the threads of
- *   the group it never saw, alive or gone (the process clock keeps a dead
- *   thread's time).  Tens of microseconds per pthread (its start before
- *   sampling) count too: the analyzer names it only past its threshold.
+ * - unsampled_thread_cpu_ns: the process's CPU time (every thread of the
+ *   group, alive or gone: the process clock keeps a dead thread's time)
+ *   less the whole CPU time of every thread it sampled (each thread's own
+ *   clock, read at its end by itself or now): the threads of the group it
+ *   never saw.
  * - unsampled_clone_cpu_ns: the CPU time of children made by the C
  *   library's clone() with CLONE_VM but not CLONE_THREAD (outside the
  *   process clock), read by the child itself when its function returns;
@@ -31,7 +31,10 @@
 static uint64_t clone_cpu_ns;		/* atomic */
 static uint64_t clone_n;		/* atomic */
 static uint64_t ended_cpu_ns;		/* atomic: sampled threads that ended */
-static uint64_t proc_cpu0, main_cpu0;	/* at init: the process's, the main thread's */
+/* At init, the process's CPU time not the main thread's: the threads of
+ * an image before an exec (their time stays in the process clock; that
+ * image's profiles had them). */
+static uint64_t before_image_ns;
 
 /* A child's function and argument until it has read them. */
 static struct {
@@ -52,18 +55,15 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void unseen_init(uint64_t main_cpu_start)
+void unseen_init(void)
 {
-	/* Again in a fork child: its clocks start anew. */
+	/* On the main thread; again in a fork child: its clocks start anew. */
 	__atomic_store_n(&ended_cpu_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&clone_cpu_ns, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&clone_n, 0, __ATOMIC_RELAXED);
-	proc_cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	main_cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	/* The early samples (early.c) stand for the main thread's time
-	 * before init: count it as seen. */
-	if (main_cpu_start && main_cpu_start < main_cpu0)
-		proc_cpu0 -= main_cpu0 - main_cpu_start;
+	uint64_t proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID), self = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	before_image_ns = proc > self ? proc - self : 0;
 }
 
 void unseen_thread_ended(uint64_t cpu_ns)
@@ -130,15 +130,16 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 size_t unseen_counters(const struct thr *main_thr, struct prof_counter *out)
 {
-	uint64_t proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID), seen = 0;
+	uint64_t proc = clock_ns(CLOCK_PROCESS_CPUTIME_ID), seen;
 	size_t n = 0;
 
-	if (!proc_cpu0 || main_thr->index != 0)
+	if (main_thr->index != 0)
 		return 0;
-	seen = thr_cpu_sampled() + __atomic_load_n(&ended_cpu_ns, __ATOMIC_RELAXED);
-	if (proc > proc_cpu0)
+	seen = thr_cpu_sampled() + __atomic_load_n(&ended_cpu_ns, __ATOMIC_RELAXED) +
+	       before_image_ns;
+	if (proc)
 		out[n++] = (struct prof_counter){ "unsampled_thread_cpu_ns",
-						  proc - proc_cpu0 > seen ? proc - proc_cpu0 - seen : 0 };
+						  proc > seen ? proc - seen : 0 };
 	out[n++] = (struct prof_counter){ "unsampled_clone_cpu_ns",
 					  __atomic_load_n(&clone_cpu_ns, __ATOMIC_RELAXED) };
 	out[n++] = (struct prof_counter){ "clone_children",

@@ -10,11 +10,11 @@
 
 struct thr;
 
-/* At init (and in a fork child), on the main thread; main_cpu_start: its CPU time where its
- * samples begin (earlier than now with early samples), 0 if unknown. */
-void unseen_init(uint64_t main_cpu_start);
+/* At init and in a fork child: counts start at zero. */
+void unseen_init(void);
 
-/* A sampled thread ended after cpu_ns of CPU time since its start. */
+/* A sampled thread ends, having used cpu_ns of CPU time in all (its own
+ * clock, read by itself). */
 void unseen_thread_ended(uint64_t cpu_ns);
 
 /* For the main thread's profile (index 0; none for others):

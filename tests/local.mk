@@ -1,7 +1,7 @@
 # tests/: test workloads (tests/progs) and the harness.
 EXTRA_DIST += tests/harness.h tests/lib.sh tests/lsan.supp
 # Built by record_firstlaw.sh itself (cc), not by make.
-EXTRA_DIST += tests/progs/rec_firstlaw.c tests/progs/rec_ctorlib.c
+EXTRA_DIST += tests/progs/rec_firstlaw.c tests/progs/rec_ctorlib.c tests/progs/rec_ctorclose.c
 
 # The bundled example (README's main job profiles it).
 noinst_PROGRAMS += examples/hotspots

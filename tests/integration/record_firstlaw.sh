@@ -33,6 +33,17 @@ e=$(counter ctor/*.pmcp early_samples)
 check "its samples are counted as taken before the collector started (early_samples ${e:-none})" \
 	[ "${e:-0}" -ge 200 ]
 lacks "no trust warning about lost or excess samples" "lost .*% of the expected\|more sample time" rep.txt
+# A constructor that closes everything and reuses the numbers: the early
+# counter's descriptor is not the collector's any more, it leaves it be.
+if cc -O1 -shared -fPIC -o libctorclose.so "$SRC/rec_ctorclose.c" &&
+	cc -O1 -pthread -o flfds "$SRC/rec_firstlaw.c" -Wl,--no-as-needed -L. -lctorclose \
+		-Wl,-rpath,"$PWD"; then
+	T ./flfds fds >a.txt 2>&1
+	T "$PMCPROF" record -q -e $EV -o fds -- ./flfds fds >b.txt 2>err.txt
+	check "a constructor's descriptors on our numbers stay open ($(cat b.txt))" cmp -s a.txt b.txt
+else
+	fail "cannot build the descriptor workload"
+fi
 
 # ---- programs under other tools ----
 if cc -fsanitize=address -O1 -g -o flasan "$SRC/rec_firstlaw.c" 2>/dev/null &&
@@ -105,6 +116,11 @@ for mode in rawthread rawclone; do
 	check "$mode: about half the CPU time is named unsampled (${u:-?}%)" \
 		[ "${u:-0}" -ge 30 ] && [ "${u:-0}" -le 70 ]
 done
+
+# ... and none named for a program of pthreads alone, however short they are
+T "$PMCPROF" record -q -e $EV -o churn -- "$PROGS/rec_churn" 200 >/dev/null 2>&1
+"$PMCPROF" report churn >rep.txt 2>&1
+lacks "200 short pthreads: no CPU time called unsampled" "did not sample" rep.txt
 
 # ---- the environment ----
 env -i ./fl env >a.txt

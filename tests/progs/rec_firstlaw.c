@@ -9,11 +9,14 @@
  *               pthread_create (no TLS of its own) each compute S seconds
  *   lost MODE   setuid (to nobody), chroot DIR or nofile (RLIMIT_NOFILE 4),
  *               then compute 0.2 s
+ *   fds         how many of descriptors 900..1023 are closed (linked with
+ *               rec_ctorclose.c, whose constructor put a file on each)
  *   env         print the environment, one variable a line
  *   work S      compute S seconds of CPU time in main_work
  *   ctor S      (built -DWITH_CTORLIB, linked with rec_ctorlib.c) main_work
  *               S seconds after the library's 0.5 s constructor */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -211,6 +214,14 @@ int main(int argc, char **argv)
 		return rawthread(atof(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "lost") == 0)
 		return lost(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "fds") == 0) {
+		int closed = 0;
+
+		for (int n = 900; n < 1024; n++)
+			closed += fcntl(n, F_GETFD) < 0;
+		printf("descriptors 900..1023 closed under the program: %d\n", closed);
+		return 0;
+	}
 	if (argc > 2 && strcmp(argv[1], "vm") == 0)
 		return vm(atoi(argv[2]));
 	if (argc > 2 && strcmp(argv[1], "aslimit") == 0)
