@@ -97,6 +97,7 @@ struct att_session {
 	struct att_ring *rings;
 	int n_rings;
 	int *pidfds;			/* one per -p/-t target: readable once it ends */
+	uint64_t *proc_cpu0;		/* per -p target: its CPU time at attach (ns) */
 	size_t n_pidfds;
 	bool *target_done;
 	struct att_proc *procs[ATT_HASH];
@@ -147,6 +148,7 @@ extern struct att_machine {
 } att_machine;
 uint64_t facts_steal_ns(void);
 bool facts_alive(pid_t pid);
+int facts_process_cpu(pid_t pid, uint64_t *ns);
 void facts_machine(void);
 void facts_process(struct att_proc *p);
 int facts_thread_cpu(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *user_ns);

@@ -220,6 +220,8 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	t->weight[ev] += period;
 	t->ctr[AC_SAMPLES]++;
 	s->st.samples++;
+	if (!strcmp(s->ev[ev].unit ? s->ev[ev].unit : "", "ns"))
+		s->st.sampled_ns += period;
 }
 
 /* A new thread or process: a process's child starts with its parent's
