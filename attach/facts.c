@@ -241,9 +241,9 @@ static void cpu_at_attach(struct att_session *s, struct att_thr *t)
 		t->user_start_ns = c->user_ns;
 		return;
 	}
-	/* Not there at attach: born since (or -a missed it): from now. */
-	if (facts_thread_cpu(t->pid, t->tid, &t->cpu_start_ns, &t->user_start_ns) < 0)
-		t->cpu_start_ns = t->user_start_ns = UINT64_MAX;
+	/* Not there at attach (every thread of the -p processes, every task
+	 * for -a was read then): born since, so all its CPU time counts. */
+	t->cpu_start_ns = t->user_start_ns = 0;
 }
 
 struct att_thr *thr_get(struct att_session *s, pid_t pid, pid_t tid, bool create)

@@ -104,6 +104,7 @@ struct att_session {
 	struct att_thr *thrs[ATT_HASH];
 	unsigned next_index;
 	uint64_t sample_type;
+	uint64_t max_stack;		/* kernel.perf_event_max_stack: a chain that long was cut */
 	uint8_t *scratch;		/* a record that wraps the ring */
 	size_t scratch_len;
 	struct att_stats st;

@@ -348,6 +348,16 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 	if (s->kern.on)
 		s->kern.build_id_len = (uint32_t)prof_notes_build_id(
 			"/sys/kernel/notes", s->kern.build_id, sizeof(s->kern.build_id));
+	s->max_stack = 127;
+	{
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+		unsigned long long v;
+
+		if (f && fscanf(f, "%llu", &v) == 1 && v > 0)
+			s->max_stack = v;
+		if (f)
+			fclose(f);
+	}
 	facts_machine();
 	if (o->all_cpus) {
 		scan_all_cpu0(s);
