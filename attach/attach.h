@@ -91,6 +91,12 @@ struct att_stats {
 	uint64_t truncated;		/* stacks cut at the kernel's maximum depth */
 	uint64_t cfi_unwound;		/* user stacks unwound from a stack copy */
 	size_t profiles;		/* files written */
+	/* -p: the processes' CPU time over the session (/proc/PID/stat, all
+	 * their threads, those that ended too; clock ticks) and the time the
+	 * samples of time-based events stand for; 0 when not measurable (a
+	 * process ended, -t, -a, no time-based event). */
+	uint64_t proc_cpu_ns, sampled_ns;
+	size_t counters;		/* perf_event counters opened */
 	const char *unwind_note;	/* why CFI was not used, or NULL */
 };
 void att_stats(const struct att_session *s, struct att_stats *st);

@@ -179,6 +179,20 @@ int facts_thread_cpu(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *user_ns)
 	return 0;
 }
 
+int facts_process_cpu(pid_t pid, uint64_t *ns)
+{
+	char path[64], buf[1024];
+	unsigned long long ut, st;
+	const char *r;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(r = strrchr(buf, ')')) ||
+	    sscanf(r + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -ESRCH;
+	*ns = (ut + st) * att_machine.ns_per_tick;
+	return 0;
+}
+
 bool facts_alive(pid_t pid)
 {
 	char path[64], buf[512];
@@ -227,9 +241,9 @@ static void cpu_at_attach(struct att_session *s, struct att_thr *t)
 		t->user_start_ns = c->user_ns;
 		return;
 	}
-	/* Not there at attach: born since (or -a missed it): from now. */
-	if (facts_thread_cpu(t->pid, t->tid, &t->cpu_start_ns, &t->user_start_ns) < 0)
-		t->cpu_start_ns = t->user_start_ns = UINT64_MAX;
+	/* Not there at attach (every thread of the -p processes, every task
+	 * for -a was read then): born since, so all its CPU time counts. */
+	t->cpu_start_ns = t->user_start_ns = 0;
 }
 
 struct att_thr *thr_get(struct att_session *s, pid_t pid, pid_t tid, bool create)

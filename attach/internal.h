@@ -97,12 +97,14 @@ struct att_session {
 	struct att_ring *rings;
 	int n_rings;
 	int *pidfds;			/* one per -p/-t target: readable once it ends */
+	uint64_t *proc_cpu0;		/* per -p target: its CPU time at attach (ns) */
 	size_t n_pidfds;
 	bool *target_done;
 	struct att_proc *procs[ATT_HASH];
 	struct att_thr *thrs[ATT_HASH];
 	unsigned next_index;
 	uint64_t sample_type;
+	uint64_t max_stack;		/* kernel.perf_event_max_stack: a chain that long was cut */
 	uint8_t *scratch;		/* a record that wraps the ring */
 	size_t scratch_len;
 	struct att_stats st;
@@ -147,6 +149,7 @@ extern struct att_machine {
 } att_machine;
 uint64_t facts_steal_ns(void);
 bool facts_alive(pid_t pid);
+int facts_process_cpu(pid_t pid, uint64_t *ns);
 void facts_machine(void);
 void facts_process(struct att_proc *p);
 int facts_thread_cpu(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *user_ns);

@@ -199,7 +199,7 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	if (ips && nr) {
 		n = chain_pcs(ips, nr, pcs, ATT_MAX_DEPTH, &kernel_leaf, &n_user);
 		/* The kernel stops a chain at perf_event_max_stack entries. */
-		if (nr >= 127)
+		if (nr >= s->max_stack)
 			t->ctr[AC_TRUNCATED]++;
 	} else {
 		pcs[0] = ip;
@@ -220,6 +220,8 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	t->weight[ev] += period;
 	t->ctr[AC_SAMPLES]++;
 	s->st.samples++;
+	if (!strcmp(s->ev[ev].unit ? s->ev[ev].unit : "", "ns"))
+		s->st.sampled_ns += period;
 }
 
 /* A new thread or process: a process's child starts with its parent's
@@ -233,6 +235,12 @@ static void fork_rec(struct att_session *s, const struct perf_event_header *h)
 		struct att_proc *parent = proc_get(s, (pid_t)f->ppid, true);
 		struct att_proc *child = proc_get(s, (pid_t)f->pid, true);
 
+		/* A pid used again: the process we knew by it has ended. */
+		if (child && child->exited) {
+			procmap_free(child);
+			child->maps_read = child->exited = false;
+			child->seq = 0;
+		}
 		if (parent && !parent->maps_read)
 			procmap_read(s, parent);
 		if (child && parent && !child->maps_read && child->n_mods == 0 && parent->n_mods) {
@@ -250,10 +258,10 @@ static void fork_rec(struct att_session *s, const struct perf_event_header *h)
 			child->ppid = parent->pid;
 		}
 	}
-	/* A thread born after attach: its CPU time all counts. */
+	/* A thread born after attach: its CPU time from birth counts
+	 * (cpu_at_attach). */
 	t = thr_get(s, (pid_t)f->pid, (pid_t)f->tid, true);
-	if (t && t->ctr[AC_SAMPLES] == 0)
-		t->cpu_start_ns = t->user_start_ns = 0;
+	(void)t;
 }
 
 static void exit_rec(struct att_session *s, const struct perf_event_header *h)

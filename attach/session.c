@@ -194,12 +194,19 @@ static void remember_cpu0(struct att_session *s, pid_t pid, pid_t tid)
 /* Every thread of pid, with the CPU time each had so far (the profiles
  * count from here).  A thread that ends between the listing and the
  * open is skipped (-ESRCH); the process itself missing is an error. */
+static pid_t tgid_of(pid_t tid);
+
 static int open_process(struct att_session *s, pid_t pid, struct att_error *e)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 	int ret = 0, opened = 0;
+	pid_t tgid = tgid_of(pid);
+
+	/* A thread's id names its process, as for perf -p. */
+	if (tgid > 0)
+		pid = tgid;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
@@ -322,7 +329,8 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 	s->rings = calloc((size_t)s->ncpu, sizeof(*s->rings));
 	s->pidfds = calloc(nt + 1, sizeof(*s->pidfds));
 	s->target_done = calloc(nt + 1, sizeof(*s->target_done));
-	if (!s->rings || !s->pidfds || !s->target_done) {
+	s->proc_cpu0 = calloc(o->n_pids + 1, sizeof(*s->proc_cpu0));
+	if (!s->rings || !s->pidfds || !s->target_done || !s->proc_cpu0) {
 		att_close(s);
 		return -ENOMEM;
 	}
@@ -340,12 +348,24 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 	if (s->kern.on)
 		s->kern.build_id_len = (uint32_t)prof_notes_build_id(
 			"/sys/kernel/notes", s->kern.build_id, sizeof(s->kern.build_id));
+	s->max_stack = 127;
+	{
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+		unsigned long long v;
+
+		if (f && fscanf(f, "%llu", &v) == 1 && v > 0)
+			s->max_stack = v;
+		if (f)
+			fclose(f);
+	}
 	facts_machine();
 	if (o->all_cpus) {
 		scan_all_cpu0(s);
 		ret = open_task(s, -1, -1, false, err);
 	}
 	for (size_t i = 0; ret == 0 && i < o->n_pids; i++) {
+		if (facts_process_cpu(o->pids[i], &s->proc_cpu0[i]) < 0)
+			s->proc_cpu0[i] = UINT64_MAX;
 		ret = open_process(s, o->pids[i], err);
 		if (ret == 0)
 			watch_target(s, o->pids[i]);
@@ -482,8 +502,25 @@ int att_poll(struct att_session *s, int timeout_ms)
 	return all_done;
 }
 
+/* The -p processes' CPU time since attach, all alive: else 0. */
+static uint64_t proc_cpu_since(const struct att_session *s)
+{
+	uint64_t sum = 0, now;
+
+	if (s->o.all_cpus || s->o.n_tids || !s->o.n_pids)
+		return 0;
+	for (size_t i = 0; i < s->o.n_pids; i++) {
+		if (s->proc_cpu0[i] == UINT64_MAX || facts_process_cpu(s->o.pids[i], &now) < 0 ||
+		    now < s->proc_cpu0[i])
+			return 0;
+		sum += now - s->proc_cpu0[i];
+	}
+	return sum;
+}
+
 int att_finish(struct att_session *s, const char **failed)
 {
+	s->st.proc_cpu_ns = proc_cpu_since(s);
 	drain_all(s);
 	for (unsigned h = 0; h < ATT_HASH; h++)
 		for (struct att_thr *t = s->thrs[h]; t; t = t->next)
@@ -500,6 +537,7 @@ int att_finish(struct att_session *s, const char **failed)
 void att_stats(const struct att_session *s, struct att_stats *st)
 {
 	*st = s->st;
+	st->counters = s->n_fds;
 	st->unwind_note = s->unwind_note;
 }
 
@@ -540,6 +578,7 @@ void att_close(struct att_session *s)
 	free(s->rings);
 	free(s->pidfds);
 	free(s->target_done);
+	free(s->proc_cpu0);
 	free(s->scratch);
 	for (size_t i = 0; i < PMC_MAX_EVENTS; i++)
 		free(s->requested[i]);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -207,6 +208,19 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A counter per thread and CPU: a big process needs more descriptors
+ * than the usual soft limit of 1024.  Ours, up to the hard limit, as perf
+ * does (the target's limits are its own). */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 /* Our own stop signals; the target's are its own business.  No
  * SA_RESTART: a signal ends the wait in poll. */
 static void catch_stops(void)
@@ -310,6 +324,29 @@ static int run_loop(const char *prog, struct att_session *s, const struct target
 	}
 }
 
+/* Samples that stand for much less CPU time than the processes used:
+ * said, with the reason (a counter per thread and CPU keeps up to one
+ * period unsampled, which a process of many short-running threads feels).
+ * Judged where the shortfall is over 20% and 10 periods. */
+static void warn_coverage(const char *prog, const struct att_stats *st,
+			  const struct rec_settings *set)
+{
+	struct pmc_event ev;
+	char msg[128];
+	double cpu = (double)st->proc_cpu_ns, got = (double)st->sampled_ns;
+
+	if (!st->proc_cpu_ns || set->n_events != 1 ||
+	    pmc_event_parse(set->events[0], &ev, msg, sizeof(msg)) < 0 || !ev.period ||
+	    strcmp(ev.unit, "ns") || got >= 0.8 * cpu || cpu - got < 10.0 * (double)ev.period)
+		return;
+	fprintf(stderr, "%s: warning: the samples stand for %.3f s of the %.3f s of CPU time "
+			"what was profiled used (%.0f%%): each of the %zu counters (a thread on a CPU) "
+			"keeps up to one period (%.3f ms) unsampled, which many short-running "
+			"threads add up; a shorter period (-c) lowers it\n",
+		prog, got / 1e9, cpu / 1e9, 100 * got / cpu, st->counters,
+		(double)ev.period / 1e6);
+}
+
 int attach_record(const struct attach_req *r, const struct rec_settings *set, bool quiet,
 		  void (*make_outdir)(void *arg), void *arg)
 {
@@ -339,6 +376,7 @@ int attach_record(const struct attach_req *r, const struct rec_settings *set, bo
 	/* Fallback may merge events; then the whole request says it best. */
 	for (size_t i = 0; i < n_ev; i++)
 		req_of[i] = set->n_requested == n_ev ? set->requested[i] : requested;
+	raise_nofile();
 	{
 		ATT_OPTS(o, .pids = t.pids, .n_pids = t.n_pids, .tids = t.tids, .n_tids = t.n_tids,
 			 .all_cpus = r->all_cpus, .ev = ev, .n_ev = n_ev, .requested = req_of,
@@ -382,6 +420,7 @@ int attach_record(const struct attach_req *r, const struct rec_settings *set, bo
 			fprintf(stderr, ", %llu stacks truncated", (unsigned long long)st.truncated);
 		fprintf(stderr, ")%s\n", stop_signal ? ", stopped by a signal" : "");
 	}
+	warn_coverage(prog, &st, set);
 	return 0;
 }
 
@@ -398,6 +437,7 @@ int attach_stat(const struct attach_req *r, const struct pmc_plan *plan, struct 
 
 	targets_of(prog, r, &t);
 	refuse_backend(prog, pmc_backend_name(plan->be));
+	raise_nofile();
 	{
 		ATT_OPTS(o, .pids = t.pids, .n_pids = t.n_pids, .tids = t.tids, .n_tids = t.n_tids,
 			 .all_cpus = r->all_cpus, .ev = plan->ev, .n_ev = plan->n);

@@ -58,6 +58,7 @@ static struct att_session *session(const char *outdir)
 	s->ev[0].period = 1000000;
 	s->o.ev = s->ev;
 	s->kern.on = true;
+	s->max_stack = 127;
 	s->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	facts_machine();
