@@ -50,9 +50,11 @@ static unsigned long midr(void)
  * ("linux,dummy-virt" in the device tree, or "QEMU" in DMI when booted
  * through UEFI) is a virtual machine, and its CPU is QEMU's own emulation
  * (TCG) when the MIDR's implementer is 0, "reserved for software use",
- * which QEMU's "max" CPU reports; otherwise it is the host's CPU under
- * KVM.  Anything else reads as bare metal: arm64 has no architected
- * "running under a hypervisor" bit visible at EL0. */
+ * which QEMU's "max" CPU reports.  With a real part's MIDR it is the host's
+ * CPU under KVM or a model of one under TCG (-cpu cortex-a57): nothing
+ * at EL0 tells them apart, so it is "QEMU", not a guess.  Anything else
+ * reads as bare metal: arm64 has no architected "running under a
+ * hypervisor" bit visible at EL0. */
 static void probe_hypervisor(struct pmc_env *env, unsigned long m)
 {
 	char compat[64], vendor[64];
@@ -70,7 +72,7 @@ static void probe_hypervisor(struct pmc_env *env, unsigned long m)
 	read_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof(vendor));
 	if (strcmp(compat, "linux,dummy-virt") == 0 || strcmp(vendor, "QEMU") == 0) {
 		env->hv_present = true;
-		env->hv_name = m && (m >> 24) == 0 ? "QEMU-TCG" : "KVM";
+		env->hv_name = m && (m >> 24) == 0 ? "QEMU-TCG" : "QEMU";
 		pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s",
 			compat[0] ? "dummy-virt" : "DMI QEMU");
 	}
