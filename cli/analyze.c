@@ -1,6 +1,7 @@
 /* Text tables, shared options, headers and notes for report and diff. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/analyze.h"
@@ -252,6 +254,13 @@ const struct opt common_split_opts[] = {
 	  "one report per thread, process, rank or host"),
 	OPT_END,
 };
+const struct opt common_input_opts[] = {
+	OPT(COMMON_MERGE, "merge", no_argument, NULL,
+	  "merge the runs found under a directory (each\n"
+	  "directory holding profiles is one record run) into\n"
+	  "one; without it such a directory is refused"),
+	OPT_END,
+};
 const struct opt common_symbol_opts[] = {
 	OPT(COMMON_DEBUG_DIR, "debug-dir", required_argument, "DIR",
 	  "look for debug info under DIR too (repeatable)"),
@@ -344,6 +353,9 @@ int common_option(struct common *c, int id, const char *v)
 		break;
 	case COMMON_HEADER:
 		c->header = true;
+		break;
+	case COMMON_MERGE:
+		c->merge = true;
 		break;
 	case COMMON_LINES:
 		c->view = ANA_VIEW_LINES;
@@ -475,8 +487,82 @@ struct ana_set *common_set(struct common *c)
 	return s;
 }
 
+struct runs_walk {
+	char *names;
+	size_t len, n;
+	const char *top;
+};
+
+static bool pmcp_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, ".pmcp");
+}
+
+/* As the analyzer walks (analyzer/set.c): hidden names skipped, symlinked
+ * directories not followed. */
+static int runs_walk(struct runs_walk *w, const char *dir, int depth)
+{
+	DIR *d = depth > 64 ? NULL : opendir(dir);
+	struct dirent *e;
+	bool here = false;
+	int err = 0;
+
+	if (!d)
+		return depth > 64 ? 0 : -errno;
+	while ((e = readdir(d)) != NULL && !err) {
+		char path[4096];
+		struct stat sb;
+
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
+		    lstat(path, &sb))
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			err = runs_walk(w, path, depth + 1);
+		else if (pmcp_name(e->d_name) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)))
+			here = true;
+	}
+	closedir(d);
+	if (here && w->n++ < 3) {
+		size_t off = strlen(w->names);
+		snprintf(w->names + off, w->len - off, "%s%s", off ? ", " : "", dir);
+	}
+	return err;
+}
+
+int runs_under(const char *path, char *names, size_t len)
+{
+	struct runs_walk w = { names, len, 0, path };
+	struct stat sb;
+
+	names[0] = '\0';
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return 0;
+	int e = runs_walk(&w, path, 0);
+	return e < 0 ? e : (int)w.n;
+}
+
+int check_runs(const char *prog, const char *path, bool merge)
+{
+	char names[1024];
+	int n = merge ? 0 : runs_under(path, names, sizeof(names));
+
+	if (n <= 1)
+		return 0;	/* a file, one run, or unreadable: the analyzer says */
+	progress_done();
+	fprintf(stderr, "%s: %s holds the profiles of %d runs, one directory each (%s%s): "
+		"name one, compare them with pmcprof diff, or --merge to merge them into one\n",
+		prog, path, n, names, n > 3 ? ", ..." : "");
+	return -1;
+}
+
 int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path)
 {
+	if (check_runs(c->prog, path, c->merge)) {
+		ana_set_free(s);
+		return -1;
+	}
 	/* a bad file is noted by the analyzer and the others still read */
 	if (ana_set_add(s, run, repeat, path) != -ENOMEM)
 		return 0;

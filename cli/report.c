@@ -23,6 +23,7 @@ static const struct opt report_opts[] = {
 	OPT_SECTION("Input:"),
 	OPT('i', "input", required_argument, "PROFILE|DIR",
 	  "read this too (repeatable; as an operand, perf's -i)"),
+	OPT_INCLUDE(common_input_opts),
 	OPT_SECTION("Views (default: flat per function):"),
 	OPT_INCLUDE(common_view_opts),
 	OPT(O_FUNCTION, "function", required_argument, "FUNC",

@@ -15,7 +15,7 @@
 #include "cli/options.h"
 #include "viewer-tui/view.h"
 
-enum { O_MIN = OPT_LONG, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT,
+enum { O_MIN = OPT_LONG, O_MERGE, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT,
        O_NOCACHE };
 
 static const struct opt view_opts[] = {
@@ -27,6 +27,9 @@ static const struct opt view_opts[] = {
 	OPT(O_MIN, "min-samples", required_argument, "N",
 	  "compare: hide functions with fewer samples in every run"),
 	OPT(O_NOCMP, "no-compare", no_argument, NULL, "open several runs without compare mode"),
+	OPT(O_MERGE, "merge", no_argument, NULL,
+	  "merge the runs found under a directory (each\n"
+	  "directory holding profiles is one record run)"),
 	OPT(O_DEBUG, "debug-dir", required_argument, "DIRS",
 	  "extra debug-info and source roots, colon-separated"),
 	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
 	struct load_opts lo = { 0 };
 	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
 	const char *event = NULL;
-	bool mouse = true, no_cache = false;
+	bool mouse = true, no_cache = false, merge = false;
 	int snap_w = 0, snap_h = 0, opt, rc, first;
 	char err[1024], cache[4096], *end;
 	const char *val;
@@ -144,6 +147,9 @@ int main(int argc, char **argv)
 			break;
 		case O_NOCMP:
 			uo.compare = false;
+			break;
+		case O_MERGE:
+			merge = true;
 			break;
 		case O_DEBUG:
 			lo.debug_dirs = val;
@@ -192,6 +198,18 @@ int main(int argc, char **argv)
 				"output use 'pmcprof report' or 'pmcprof diff'\n",
 			isatty(STDIN_FILENO) ? "standard output" : "standard input");
 		return 1;
+	}
+	/* Runs compared are operands ("A,B": repeats); under one, one run. */
+	for (int i = first; i < argc; i++) {
+		char *copy = strdup(argv[i]), *save = NULL;
+		for (char *q = copy ? strtok_r(copy, ",", &save) : NULL; q;
+		     q = strtok_r(NULL, ",", &save)) {
+			if (check_runs("pmcprof view", q, merge)) {
+				free(copy);
+				return 2;
+			}
+		}
+		free(copy);
 	}
 	lo.cache_dir = symbol_cache_dir(no_cache, cache, sizeof(cache));
 	if (isatty(STDERR_FILENO)) {
