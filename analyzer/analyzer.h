@@ -40,7 +40,8 @@ enum ana_err {
 ANA_API const char *ana_strerror(int err);
 
 /* Split each run into groups by this profile metadata (--by). */
-enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_RANK, ANA_SPLIT_HOST };
+enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_RANK, ANA_SPLIT_HOST,
+		 ANA_SPLIT_COMM	/* the thread's comm (metadata thread_name): "comm=NAME" */ };
 
 /* Progress: done out of total work units of the current phase ("read",
  * "symbolize"); total 0 when unknown. */
@@ -66,6 +67,16 @@ struct ana_opts {
 	bool line_contexts;		/* also keep each calling context with the source
 					 * line of every frame, for ana_set_write_pprof's
 					 * line numbers (memory: about the raw contexts') */
+	/* perf report's filters: comma-separated lists (copied), NULL for all.
+	 * Threads: only the files of the threads named (metadata thread_name,
+	 * pid, tid) are read, and they are the run.  Samples: only those whose
+	 * sampled instruction is in one of the modules (basename or path) and
+	 * in one of the functions (name or linkage name; code inlined into a
+	 * function counts as that function's too) reach any row, tree or
+	 * export; the run's totals keep every sample, so percentages are of
+	 * the whole run (perf's --percentage absolute). */
+	const char *comms, *pids, *tids;
+	const char *dsos, *symbols;
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 

@@ -218,6 +218,10 @@ void common_free(struct common *c)
 	free(c->debug_dirs);
 	c->metrics = c->remap = NULL;
 	c->debug_dirs = NULL;
+	for (size_t i = 0; i < 5; i++) {
+		free(c->filter[i]);
+		c->filter[i] = NULL;
+	}
 }
 
 int usage_error(const struct common *c, const char *fmt, ...)
@@ -251,7 +255,7 @@ const struct opt common_split_opts[] = {
 	  "derived column, e.g. 'CPI=cycles/instructions'\n"
 	  "(+ - * / parentheses, event names, numbers)"),
 	OPT(COMMON_BY, "by", required_argument, "WHAT",
-	  "one report per thread, process, rank or host"),
+	  "one report per thread, process, rank, host or comm"),
 	OPT_END,
 };
 const struct opt common_input_opts[] = {
@@ -259,6 +263,21 @@ const struct opt common_input_opts[] = {
 	  "merge the runs found under a directory (each\n"
 	  "directory holding profiles is one record run) into\n"
 	  "one; without it such a directory is refused"),
+	OPT_END,
+};
+const struct opt common_filter_opts[] = {
+	OPT(COMMON_COMM, "comm", required_argument, "COMM[,...]",
+	  "only the threads named COMM (their comm; repeatable)"),
+	OPT(COMMON_COMM, "comms", required_argument, "COMM[,...]", "the same, perf's spelling"),
+	OPT(COMMON_PID, "pid", required_argument, "PID[,...]", "only these processes' threads"),
+	OPT(COMMON_TID, "tid", required_argument, "TID[,...]", "only these threads"),
+	OPT(COMMON_DSO, "dso", required_argument, "MODULE[,...]",
+	  "only samples in these modules (basename or path);\n"
+	  "percentages stay of the whole run, as perf's"),
+	OPT(COMMON_DSO, "dsos", required_argument, "MODULE[,...]", "the same, perf's spelling"),
+	OPT(COMMON_SYMBOLS, "symbols", required_argument, "FUNC[,...]",
+	  "only samples in these functions (or code inlined\n"
+	  "into them); percentages of the whole run"),
 	OPT_END,
 };
 const struct opt common_symbol_opts[] = {
@@ -307,7 +326,7 @@ static int push(const char ***v, size_t *n, const char *s)
 
 static const char *const split_names[] = {
 	[ANA_SPLIT_THREAD] = "thread", [ANA_SPLIT_PROCESS] = "process",
-	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host",
+	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host", [ANA_SPLIT_COMM] = "comm",
 };
 
 static int add_debug_dir(struct common *c, const char *v)
@@ -319,6 +338,30 @@ static int add_debug_dir(struct common *c, const char *v)
 		return -1;
 	sprintf(d + n, "%s%s", n ? ":" : "", v);
 	c->debug_dirs = d;
+	return 0;
+}
+
+int filter_option(char **filter, const char *prog, int id, const char *v)
+{
+	static const char *const names[] = { "--comm", "--pid", "--tid", "--dso", "--symbols" };
+	int k = id - COMMON_COMM;
+	size_t n;
+	char *p;
+
+	if (k < 0 || k > 4)
+		return -1;
+	if (!*v || strstr(v, ",,") || *v == ',' || v[strlen(v) - 1] == ',' ||
+	    ((k == 1 || k == 2) && strspn(v, "0123456789,") != strlen(v))) {
+		fprintf(stderr, "%s: %s: expected a comma-separated list of %s, got '%s'\n"
+			"Try '%s --help'.\n", prog, names[k], k == 1 || k == 2 ? "numbers" : "names",
+			v, prog);
+		return -1;
+	}
+	n = filter[k] ? strlen(filter[k]) : 0;
+	if (!(p = realloc(filter[k], n + strlen(v) + 2)))
+		return -1;
+	sprintf(p + n, "%s%s", n ? "," : "", v);
+	filter[k] = p;
 	return 0;
 }
 
@@ -357,6 +400,14 @@ int common_option(struct common *c, int id, const char *v)
 	case COMMON_MERGE:
 		c->merge = true;
 		break;
+	case COMMON_COMM:
+	case COMMON_PID:
+	case COMMON_TID:
+	case COMMON_DSO:
+	case COMMON_SYMBOLS:
+		if (filter_option(c->filter, c->prog, id, v))
+			return -1;
+		break;
 	case COMMON_LINES:
 		c->view = ANA_VIEW_LINES;
 		break;
@@ -392,7 +443,7 @@ int common_option(struct common *c, int id, const char *v)
 				break;
 		if (k == sizeof(split_names) / sizeof(*split_names)) {
 			const char *s = opts_suggest(v, split_names + 1, k - 1);
-			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'%s%s%s",
+			return usage_error(c, "--by: expected thread, process, rank, host or comm, got '%s'%s%s%s",
 					   v, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
 		}
 		c->o.split = (enum ana_split)k;
@@ -476,6 +527,11 @@ struct ana_set *common_set(struct common *c)
 	c->o.cache_dir = symbol_cache_dir(c->no_cache, c->cache_dir, sizeof(c->cache_dir));
 	c->o.debug_dirs = c->debug_dirs;
 	c->o.remap = c->remap;
+	c->o.comms = c->filter[0];
+	c->o.pids = c->filter[1];
+	c->o.tids = c->filter[2];
+	c->o.dsos = c->filter[3];
+	c->o.symbols = c->filter[4];
 	if (isatty(2) && !c->quiet) {
 		progress_start(c->prog);
 		c->o.progress = progress_cb;

@@ -29,7 +29,7 @@ enum {
 	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
 	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
 	COMMON_NO_HEADER, COMMON_HEADER, COMMON_NO_INLINE, COMMON_SHORT_NAMES,
-	COMMON_MERGE,
+	COMMON_MERGE, COMMON_COMM, COMMON_PID, COMMON_TID, COMMON_DSO, COMMON_SYMBOLS,
 	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
 };
 extern const struct opt common_event_opts[];	/* -e */
@@ -40,6 +40,7 @@ extern const struct opt common_format_opts[];	/* --csv --json */
 extern const struct opt common_text_opts[];	/* --width --no-header -q */
 extern const struct opt common_split_opts[];	/* --metric --by */
 extern const struct opt common_input_opts[];	/* --merge */
+extern const struct opt common_filter_opts[];	/* --comm --pid --tid --dso --symbols */
 
 struct common {
 	const char *prog;
@@ -59,12 +60,17 @@ struct common {
 	bool no_header;
 	bool header;		/* --header: every fact */
 	bool merge;		/* --merge: the runs found under a directory, as one */
+	char *filter[5];	/* --comm, --pid, --tid, --dso, --symbols lists (ana_opts) */
 	char cache_dir[4096];
 };
 /* The allocator's settings for an analysis (call first; common_init does). */
 void analysis_malloc_policy(void);
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
+/* --comm, --pid, --tid, --dso, --symbols (id COMMON_COMM...): append v to
+ * the list in filter[5] (malloc'd); 0, or -1 with the usage error printed
+ * as prog. */
+int filter_option(char **filter, const char *prog, int id, const char *v);
 /* Take option id (with its argument): 1 if it is a common one, 0 if not,
  * -1 on a usage error (printed). */
 int common_option(struct common *c, int id, const char *arg);
