@@ -1344,7 +1344,7 @@ static void cross_checks(struct ana_set *s)
 		}
 		/* other sample sources, other machines: what was measured differs */
 		static const char *const facts[] = { "backend", "command", "hypervisor", "vpmu",
-						      "fallback", "kernel_frames" };
+						      "fallback", "kernel_frames", "call_graph" };
 		for (size_t k = 0; k < sizeof(facts) / sizeof(*facts); k++) {
 			const char *x = meta_of(a, facts[k]), *y = meta_of(b, facts[k]);
 			if (!x || !y || !strcmp(x, y))
