@@ -743,6 +743,10 @@ static int agg_begin(struct sum_state *g, struct ana_set *s)
 	    !s->ptot || !s->ptot_wt || !s->rtot || !s->rtot_val ||
 	    first_occurrences(s, &g->fofs, &g->first) || func_filter(g, s))
 		return -ENOMEM;
+	if (s->o.addr_samples &&
+	    !(s->addr_smp = calloc((s->n_addr ? s->n_addr : 1) * (s->n_orun ? s->n_orun : 1) * ne,
+				   sizeof(uint64_t))))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -788,6 +792,8 @@ static void agg_self(struct sum_state *g, uint32_t p, const struct part *pt)
 		s->ptot_wt[p * ne + ev] += w;
 		if (g->fkeep && !g->fkeep[f])
 			continue;	/* filtered: in the totals only */
+		if (s->addr_smp && r)
+			s->addr_smp[((size_t)s->raddr[r] * s->n_orun + pt->orun) * ne + ev] += c;
 		fill_add(&g->fs, p, leaf, ev, 0, c, w);
 		fill_add(&g->ff, p, f, ev, 0, c, w);
 		fill_add(&g->fm, p, m, ev, 0, c, w);

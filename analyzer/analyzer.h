@@ -77,6 +77,10 @@ struct ana_opts {
 	 * the whole run (perf's --percentage absolute). */
 	const char *comms, *pids, *tids;
 	const char *dsos, *symbols;
+	bool addr_samples;		/* also keep the samples of each sampled
+					 * instruction, per run and event, for
+					 * ana_set_annotate (memory: addresses x runs
+					 * x events x 8 bytes) */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 
@@ -401,6 +405,43 @@ ANA_API int ana_set_write_pprof(struct ana_set *s, FILE *f);
  * column ev, one sample per calling context weighted by its self samples.
  * 0, -EINVAL (ev is a metric), -ENOMEM, -EIO. */
 ANA_API int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f);
+
+/* ---- a function's instructions (annotate.c) ---- */
+
+struct ana_insn {
+	uint64_t addr;			/* ELF address in the module */
+	unsigned size;			/* bytes */
+	const char *text;		/* "mnemonic operands" (capstone, Intel syntax) */
+	const char *file;		/* its source line (the innermost, as the line
+					 * table says), or NULL */
+	unsigned line;
+	const char *inlined;		/* the innermost function inlined here, or NULL:
+					 * the function's own code */
+	uint64_t samples;		/* samples whose sampled instruction is this one */
+	double pct;			/* of the function's samples */
+};
+struct ana_annotation {
+	const char *func;		/* the function disassembled: FUNC, or the one
+					 * it was inlined into */
+	const char *module;		/* its module's path */
+	uint64_t lo, hi;		/* its ELF symbol's range [lo, hi) */
+	uint64_t samples;		/* its samples in the run, on the event */
+	uint64_t outside;		/* of them, at no instruction start of the range */
+	size_t n;
+	const struct ana_insn *insn;	/* in address order */
+};
+/* Disassemble FUNC ("name" or "module:name"; an inlined function: the
+ * function it was inlined into) with each instruction's samples of run on
+ * event column ev.  Needs ana_opts.addr_samples and a finished set; reads
+ * the module from its file (--remap applies; its build-id must be the
+ * recorded one) and debug info as symbolization does.  Where several
+ * functions match, the one with the most samples.  0 and *out (free with
+ * ana_annotation_free; strings owned by the set); -ANA_ENOFUNC; -ANA_ESTATE;
+ * -ENOTSUP (kernel, vdso, JIT code, another architecture), -ENOENT, -ESTALE
+ * (rebuilt), -EFBIG (over 1 MiB), -EIO, -ENOMEM, with a line in msg. */
+ANA_API int ana_set_annotate(struct ana_set *s, const char *func, unsigned run, size_t ev,
+			     struct ana_annotation **out, char *msg, size_t len);
+ANA_API void ana_annotation_free(struct ana_annotation *a);
 
 /* ---- source files ---- */
 

@@ -358,6 +358,7 @@ struct ana_set {
 	char *debug_dirs, *cache_dir;
 	char *filter[5];		/* copies of opts comms, pids, tids, dsos, symbols */
 	size_t n_filtered_out;		/* files left out by comms/pids/tids */
+	uint64_t *addr_smp;		/* opts.addr_samples: [addr][orun][ev] self samples */
 	char **remap;
 	size_t n_remap;
 	bool finished;
@@ -484,5 +485,7 @@ size_t rows_event(const struct ana_rows *r, unsigned run);
 bool filter_has(const char *list, const char *v);
 /* Whether samples in function f pass --dso and --symbols (aggregate.c). */
 bool func_kept(const struct ana_set *s, uint32_t f);
+/* Mark in is[] the functions q->func names (or q->node); how many (query.c). */
+int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is);
 
 #endif

@@ -160,6 +160,7 @@ void ana_set_free(struct ana_set *s)
 		return;
 	for (size_t i = 0; i < sizeof(s->filter) / sizeof(s->filter[0]); i++)
 		free(s->filter[i]);
+	free(s->addr_smp);
 	free_raw(s);
 	for (size_t i = 0; i < s->n_orun; i++) {
 		struct orun *o = &s->orun[i];
