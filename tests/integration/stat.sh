@@ -66,6 +66,16 @@ if "$PMCPROF" probe | grep -q 'hardware events do not open'; then
 	contains "--no-fallback says why" "no hardware PMU" nfb.txt
 fi
 
+# <not counted>: an event enabled but never on a counter (a fake PMU that
+# reports running 0, as perf_event does for a multiplexed-out event)
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=unscheduled \
+	"$PMCPROF" stat -b fakecounter -x , -o nc.csv -e instructions -- true 2>/dev/null
+check "never scheduled: perf's <not counted> line (<not counted>,,instructions,0,0.00,,)" \
+	grep -qx '<not counted>,,instructions,0,0.00,,' nc.csv
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=unscheduled \
+	"$PMCPROF" stat -b fakecounter -e instructions -- true 2>nch.txt
+contains "  ... and in the text" "<not counted> *instructions" nch.txt
+
 # perf stat's own lines on this machine, field by field: what each event
 # is (a count, <not supported>, <not counted>), its unit and name, and
 # how many fields; the numbers differ run to run.
