@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "backend/pmc.h"
 #include "cli/exe.h"
 #include "cli/options.h"
@@ -311,14 +313,26 @@ static void check_periods(const struct opts *o, const struct pmc_plan *plan)
 	struct pmc_env env;
 
 	pmc_env_probe(&env);
-	for (size_t i = 0; i < plan->n && plan->fell_back; i++) {
-		const struct pmc_event *req = &plan->req[i < o->n_specs ? i : 0];
-		const struct pmc_event *used = &plan->ev[i];
-		bool same_time = !strcmp(req->unit, "ns") && !strcmp(used->unit, "us");
+	size_t n_req = o->n_specs ? o->n_specs : 1;
+	for (size_t i = 0; i < n_req && plan->fell_back && plan->n; i++) {
+		const struct pmc_event *req = &plan->req[i], *used = NULL;
 		char rate[64] = "";
 
-		if (!req->period || !strcmp(req->unit, used->unit))
+		/* its own event (perhaps with ':u') is used: nothing converted */
+		for (size_t k = 0; k < plan->n && used != req; k++)
+			if (plan->ev[k].kind == req->kind && plan->ev[k].type == req->type &&
+			    plan->ev[k].config == req->config)
+				used = req;
+		if (!req->period || used == req)
 			continue;
+		/* what it became (fallen-back events were merged: cycles and
+		 * instructions both into one cpu-clock) */
+		used = &plan->ev[i < plan->n ? i : plan->n - 1];
+		for (size_t k = 0; k < plan->n && strcmp(used->unit, req->unit) == 0; k++)
+			used = &plan->ev[k];
+		if (!strcmp(req->unit, used->unit))
+			continue;
+		bool same_time = !strcmp(req->unit, "ns") && !strcmp(used->unit, "us");
 		if (same_time) {
 			if (!o->quiet)
 				fprintf(stderr, "pmcprof record: period converted: %s -> %s@%llu: "
@@ -331,22 +345,31 @@ static void check_periods(const struct opts *o, const struct pmc_plan *plan)
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(req->spec, "@"), req->spec);
 		snprintf(to, sizeof(to), "%.*s", (int)strcspn(used->spec, "@"),
 			 used->spec[0] ? used->spec : used->name);
-		if (env.cpu_mhz > 0)
+		/* cycles have a rate in time at the nominal clock; other
+		 * events none (the plan gave those the clock's default) */
+		bool cycles = req->type == PERF_TYPE_HARDWARE && req->config == PERF_COUNT_HW_CPU_CYCLES;
+		char same[PMC_NAME_MAX + 128] = "";
+		uint64_t eq = cycles && env.cpu_mhz > 0 ? (uint64_t)(req->period * 1000.0 / env.cpu_mhz) : 0;
+		if (eq) {
 			snprintf(rate, sizeof(rate), " if the CPU runs at its nominal %.0f MHz",
 				 env.cpu_mhz);
+			snprintf(same, sizeof(same), " (-e %s -c %llu is the same rate%s)", to,
+				 (unsigned long long)eq, rate);
+		}
 		if (o->convert_period) {
 			fprintf(stderr, "pmcprof record: period converted (--convert-period): "
-				"%s@%llu (%s events) -> %s@%llu (ns): the same sampling rate%s\n",
-				what, (unsigned long long)req->period, what, to,
-				(unsigned long long)used->period, rate);
+				"%s@%llu (%s events) -> %s@%llu (ns): %s%s\n", what,
+				(unsigned long long)req->period, what, to, (unsigned long long)used->period,
+				eq && used->period == eq ? "the same sampling rate" :
+				"not a conversion: that clock's own period", eq && used->period == eq ? rate : "");
 			continue;
 		}
 		die(EXIT_RUNTIME, "%s@%llu asks for a sample every %llu %s events, but %s cannot be "
 		    "sampled here and its replacement %s counts nanoseconds: a period of %s "
-		    "means nothing to it. Give %s's own period (-e %s -c %llu is the same rate%s), "
-		    "a frequency (-F), or --convert-period to take that conversion", what,
-		    (unsigned long long)req->period, (unsigned long long)req->period, what, what, to,
-		    what, to, to, (unsigned long long)used->period, rate);
+		    "means nothing to it. Give %s's own period%s, a frequency (-F), or "
+		    "--convert-period to take %s@%llu", what, (unsigned long long)req->period,
+		    (unsigned long long)req->period, what, what, to, what, to, same, to,
+		    (unsigned long long)used->period);
 	}
 }
 

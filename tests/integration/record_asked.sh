@@ -13,6 +13,11 @@ if "$PMCPROF" probe | grep -q 'hardware events do not open'; then
 	check "  ... and writes nothing" [ ! -e c1 ]
 	timeout 30 "$PMCPROF" record -e cycles@200000 -o c2 -- true 2>c2.txt
 	check "no PMU: -e cycles@200000 is refused the same way (2)" [ $? -eq 2 ]
+	timeout 30 "$PMCPROF" record -e cpu-clock,cycles -c 100000 -o c6 -- true 2>c6.txt
+	check "no PMU: -e cpu-clock,cycles -c: the cycles period refused too (merged into cpu-clock)" [ $? -eq 2 ]
+	timeout 30 "$PMCPROF" record -e instructions -c 100000 -o c7 -- true 2>c7.txt
+	check "no PMU: -e instructions -c 100000: refused (2)" [ $? -eq 2 ]
+	lacks "  ... and no 'same rate' claimed for instructions" "same rate" c7.txt
 	timeout 30 "$PMCPROF" record --convert-period -c 100000 -o c3 -- "$PROGS/busy" 1 0.1 >/dev/null 2>c3.txt
 	check "--convert-period: recorded (0)" [ $? -eq 0 ]
 	contains "  ... says exactly what became what" \
