@@ -522,11 +522,11 @@ static void fg_legend_diff(struct fg *g)
 	diff_color(color, sizeof(color), &only, m);
 	fprintf(f, "<rect x=\"%.0f\" y=\"52\" width=\"10\" height=\"10\" fill=\"%s\"/>"
 		"<text x=\"%.0f\" y=\"61\" class=\"small\" id=\"only\">only in ", x + 10, color, x + 24);
-	xml_put(f, ana_set_run(g->s, g->run)->label, 60);
-	fprintf(f, ": %zu context%s (%.1f%% of its samples), no ratio.  Only in ", g->only_run,
+	xml_put(f, ana_set_run(g->s, g->run)->label, 30);
+	fprintf(f, ": %zu context%s, %.1f%% of it (no ratio); only in ", g->only_run,
 		g->only_run == 1 ? "" : "s", g->only_run_pct);
-	xml_put(f, ana_set_run(g->s, g->base)->label, 60);
-	fprintf(f, ": %zu context%s (%.1f%% of its samples), not drawn (no width here)</text>",
+	xml_put(f, ana_set_run(g->s, g->base)->label, 30);
+	fprintf(f, ": %zu context%s, %.1f%% of it (not drawn)</text>",
 		g->only_base, g->only_base == 1 ? "" : "s", g->only_base_pct);
 	if (g->warn[0]) {
 		fprintf(f, "<text x=\"10\" y=\"%d\" class=\"small\" id=\"warning\" "
