@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -427,8 +428,15 @@ static void group_digits(char *out, size_t len, uint64_t v)
 
 /* perf stat -x: value, unit, event, [+- %,] running ns, running %, metric
  * value, metric unit; ev NULL: <not supported>. */
+/* perf's metric for instructions: per cycle, where cycles were counted
+ * too (cycles NAN otherwise). */
+static bool is_hw(const struct pmc_event *ev, uint64_t config)
+{
+	return ev && ev->kind == PMC_KIND_PERF && ev->type == PERF_TYPE_HARDWARE && ev->config == config;
+}
+
 static void print_csv(FILE *out, const char *sep, bool repeated, const char *shown,
-		      const struct pmc_event *ev, const struct tally *t, double elapsed)
+		      const struct pmc_event *ev, const struct tally *t, double elapsed, double cycles)
 {
 	double pct = t && t->enabled ? 100.0 * t->running / t->enabled : 100.0;
 	double mean = t ? tally_mean(t) : 0, spread = t ? rel_stderr(t->sum, t->sumsq, t->runs) : 0;
@@ -448,6 +456,8 @@ static void print_csv(FILE *out, const char *sep, bool repeated, const char *sho
 				 mean / (ns ? 1e9 : 1e6) / elapsed, sep);
 	} else {
 		snprintf(value, sizeof(value), "%.0f", mean);
+		if (is_hw(ev, PERF_COUNT_HW_INSTRUCTIONS) && cycles > 0)
+			snprintf(metric, sizeof(metric), "%.2f%sinsn per cycle", mean / cycles, sep);
 	}
 	if (!metric[0])
 		snprintf(metric, sizeof(metric), "%s", sep);
@@ -458,10 +468,10 @@ static void print_csv(FILE *out, const char *sep, bool repeated, const char *sho
 }
 
 static void print_count(FILE *out, const char *sep, bool repeated, const char *shown,
-			const struct pmc_event *ev, const struct tally *t, double elapsed)
+			const struct pmc_event *ev, const struct tally *t, double elapsed, double cycles)
 {
 	if (sep) {
-		print_csv(out, sep, repeated, shown, ev, t, elapsed);
+		print_csv(out, sep, repeated, shown, ev, t, elapsed, cycles);
 		return;
 	}
 	if (!ev || t->not_counted) {
@@ -479,6 +489,8 @@ static void print_count(FILE *out, const char *sep, bool repeated, const char *s
 		char digits[40];
 		group_digits(digits, sizeof(digits), (uint64_t)llround(mean));
 		fprintf(out, "%20s      %-24s", digits, shown);
+		if (is_hw(ev, PERF_COUNT_HW_INSTRUCTIONS) && cycles > 0)
+			fprintf(out, " #  %5.2f  insn per cycle", mean / cycles);
 	}
 	if (repeated)
 		fprintf(out, "  ( +- %5.2f%% )", spread);
@@ -507,10 +519,14 @@ static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_
 			fprintf(out, " (%u run%s)", runs, runs == 1 ? "" : "s");
 		fprintf(out, ":\n\n");
 	}
+	double cycles = NAN;
+	for (size_t i = 0; i < plan->n; i++)
+		if (is_hw(&plan->ev[i], PERF_COUNT_HW_CPU_CYCLES) && !tally[i].not_counted)
+			cycles = tally_mean(&tally[i]);
 	for (size_t i = 0; i < n_rows; i++) {
 		int e = rows[i].ev;
 		print_count(out, a->sep, repeated, rows[i].name, e < 0 ? NULL : &plan->ev[e],
-			    e < 0 ? NULL : &tally[e], elapsed);
+			    e < 0 ? NULL : &tally[e], elapsed, cycles);
 	}
 	if (a->sep)
 		return;

@@ -76,6 +76,13 @@ PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" P
 	"$PMCPROF" stat -b fakecounter -e instructions -- true 2>nch.txt
 contains "  ... and in the text" "<not counted> *instructions" nch.txt
 
+# perf's metric for instructions, with cycles: insn per cycle (the fake
+# PMU counts the same number on both: 1.00)
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=garbage \
+	"$PMCPROF" stat -b fakecounter -x , -o ipc.csv -e cycles,instructions -- true 2>/dev/null
+check "-x with cycles and instructions: perf's 'insn per cycle' metric fields" \
+	grep -q '^[0-9]*,,instructions,[0-9]*,100.00,1.00,insn per cycle$' ipc.csv
+
 # perf stat's own lines on this machine, field by field: what each event
 # is (a count, <not supported>, <not counted>), its unit and name, and
 # how many fields; the numbers differ run to run.

@@ -39,7 +39,8 @@ static int fake_read(void *ctx, struct pmc_count *vals, size_t n)
 
 	(void)ctx;
 	for (size_t i = 0; i < n; i++)
-		vals[i] = (struct pmc_count){ .value = v, .raw = v, .enabled = 1000, .running = !idle };
+		vals[i] = (struct pmc_count){ .value = v, .raw = v, .enabled = idle ? 1000 : 1,
+					     .running = !idle };
 	return 0;
 }
 
