@@ -65,7 +65,7 @@ check "no operand: reads the newest ./pmcprof-*/ (exit 0)" [ $? -eq 0 ]
 contains "  ... and says which" "reading pmcprof-new (the newest of 2" deferr.txt
 
 # A real recording: the hot loop's line holds most of hot_lines' samples
-timeout 60 "$PMCPROF" record -q -e cpu-clock -o real -- "$W" lines 2 >/dev/null 2>&1
+timeout 60 "$PMCPROF" record -q -e cpu-clock -o real -- "$W" lines 10 >/dev/null 2>&1
 "$PMCPROF" annotate hot_lines real >real.txt 2>&1
 n=$("$PMCPROF" report --csv real | awk -F, '$2 == "hot_lines" { print $6 }')
 check "real run: annotate's total is report's self samples for hot_lines ($n)" \
