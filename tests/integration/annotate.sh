@@ -124,4 +124,17 @@ tm send-keys -t an A
 if wait_for "Annotate inline_caller"; then pass "view: A on inline_caller"; else fail "view: A on inline_caller"; fi
 check "view: inlined instructions marked '|'" grep -q '75.00 *300 *[0-9a-f]* | ' screen.txt
 check "view: inlined source lines marked" grep -q 'ana_work.c:4[12] \[inlined hot_inline\]' screen.txt
+# from a function's page (Enter on a row) and from a tree frame
+tm send-keys -t an Escape
+wait_for 'Functions:' >/dev/null
+tm send-keys -t an / w o r k Escape / h o t _ l Enter Enter
+sleep 0.5
+tm send-keys -t an A
+if wait_for 'Annotate hot_lines (ana_work): 800'; then pass "view: A on a function's page"
+else fail "view: A on a function's page"; sed 's/^/    | /' screen.txt; fi
+tm send-keys -t an Escape Escape t
+sleep 0.5
+tm send-keys -t an A
+if wait_for 'Annotate main (ana_work)'; then pass "view: A on a tree frame (main, the root)"
+else fail "view: A on a tree frame"; sed 's/^/    | /' screen.txt; fi
 tm send-keys -t an q
