@@ -685,7 +685,38 @@ struct sum_state {
 	size_t nt;
 	uint64_t *ri;			/* raw inclusive counts [node][ev] */
 	double *rw;			/* the same in weights (--weight) */
+	uint8_t *fkeep;			/* --dso, --symbols: [func] -> its samples count;
+					 * NULL: all do */
 };
+
+/* Whether function f (or the one it is inlined into, and so on out) is
+ * one of --symbols. */
+static bool func_named(const struct ana_set *s, uint32_t f)
+{
+	for (unsigned hops = 0; f != NONE && hops < 64; f = s->func[f].inl_caller, hops++)
+		if (filter_has(s->o.symbols, s->func[f].name) || filter_has(s->o.symbols, s->func[f].key))
+			return true;
+	return false;
+}
+
+bool func_kept(const struct ana_set *s, uint32_t f)
+{
+	const struct func *fn = &s->func[f];
+	bool dso = !s->o.dsos || filter_has(s->o.dsos, fn->base) || filter_has(s->o.dsos, fn->path);
+	return dso && (!s->o.symbols || func_named(s, f));
+}
+
+/* --dso and --symbols, once per function; 0 or -ENOMEM. */
+static int func_filter(struct sum_state *g, const struct ana_set *s)
+{
+	if (!s->o.dsos && !s->o.symbols)
+		return 0;
+	if (!(g->fkeep = malloc(s->n_func ? s->n_func : 1)))
+		return -ENOMEM;
+	for (size_t f = 0; f < s->n_func; f++)
+		g->fkeep[f] = func_kept(s, (uint32_t)f);
+	return 0;
+}
 
 static int agg_begin(struct sum_state *g, struct ana_set *s)
 {
@@ -710,7 +741,11 @@ static int agg_begin(struct sum_state *g, struct ana_set *s)
 	int e4 = fill_new(&g->fm, &s->a_mod, s->n_modrow, np, ne, wtd);
 	if (e1 || e2 || e3 || e4 || !g->seen || !g->touched || !g->ri || (wtd && !g->rw) ||
 	    !s->ptot || !s->ptot_wt || !s->rtot || !s->rtot_val ||
-	    first_occurrences(s, &g->fofs, &g->first))
+	    first_occurrences(s, &g->fofs, &g->first) || func_filter(g, s))
+		return -ENOMEM;
+	if (s->o.addr_samples &&
+	    !(s->addr_smp = calloc((s->n_addr ? s->n_addr : 1) * (s->n_orun ? s->n_orun : 1) * ne,
+				   sizeof(uint64_t))))
 		return -ENOMEM;
 	return 0;
 }
@@ -727,6 +762,7 @@ static void agg_end(struct sum_state *g)
 	free(g->touched);
 	free(g->ri);
 	free(g->rw);
+	free(g->fkeep);
 }
 
 /* Remember that part p has counts at raw node x. */
@@ -754,6 +790,10 @@ static void agg_self(struct sum_state *g, uint32_t p, const struct part *pt)
 		uint32_t f = s->sfunc[leaf], m = s->func[f].modrow;
 		s->ptot[p * ne + ev] += c;
 		s->ptot_wt[p * ne + ev] += w;
+		if (g->fkeep && !g->fkeep[f])
+			continue;	/* filtered: in the totals only */
+		if (s->addr_smp && r)
+			s->addr_smp[((size_t)s->raddr[r] * s->n_orun + pt->orun) * ne + ev] += c;
 		fill_add(&g->fs, p, leaf, ev, 0, c, w);
 		fill_add(&g->ff, p, f, ev, 0, c, w);
 		fill_add(&g->fm, p, m, ev, 0, c, w);

@@ -40,7 +40,8 @@ enum ana_err {
 ANA_API const char *ana_strerror(int err);
 
 /* Split each run into groups by this profile metadata (--by). */
-enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_RANK, ANA_SPLIT_HOST };
+enum ana_split { ANA_SPLIT_NONE, ANA_SPLIT_THREAD, ANA_SPLIT_PROCESS, ANA_SPLIT_RANK, ANA_SPLIT_HOST,
+		 ANA_SPLIT_COMM	/* the thread's comm (metadata thread_name): "comm=NAME" */ };
 
 /* Progress: done out of total work units of the current phase ("read",
  * "symbolize"); total 0 when unknown. */
@@ -86,6 +87,20 @@ struct ana_opts {
 					 * (perf's --time; ana_time_parse): counts come
 					 * from the timelines, files without one add none */
 	size_t n_time;
+	/* perf report's filters: comma-separated lists (copied), NULL for all.
+	 * Threads: only the files of the threads named (metadata thread_name,
+	 * pid, tid) are read, and they are the run.  Samples: only those whose
+	 * sampled instruction is in one of the modules (basename or path) and
+	 * in one of the functions (name or linkage name; code inlined into a
+	 * function counts as that function's too) reach any row, tree or
+	 * export; the run's totals keep every sample, so percentages are of
+	 * the whole run (perf's --percentage absolute). */
+	const char *comms, *pids, *tids;
+	const char *dsos, *symbols;
+	bool addr_samples;		/* also keep the samples of each sampled
+					 * instruction, per run and event, for
+					 * ana_set_annotate (memory: addresses x runs
+					 * x events x 8 bytes) */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 
@@ -468,6 +483,42 @@ ANA_API size_t ana_set_stack(const struct ana_set *s, uint32_t stack, struct ana
  * process and thread names as metadata events.  0, -ENODATA (no
  * timeline), -EIO. */
 ANA_API int ana_set_write_trace(struct ana_set *s, FILE *f);
+/* ---- a function's instructions (annotate.c) ---- */
+
+struct ana_insn {
+	uint64_t addr;			/* ELF address in the module */
+	unsigned size;			/* bytes */
+	const char *text;		/* "mnemonic operands" (capstone, Intel syntax) */
+	const char *file;		/* its source line (the innermost, as the line
+					 * table says), or NULL */
+	unsigned line;
+	const char *inlined;		/* the innermost function inlined here, or NULL:
+					 * the function's own code */
+	uint64_t samples;		/* samples whose sampled instruction is this one */
+	double pct;			/* of the function's samples */
+};
+struct ana_annotation {
+	const char *func;		/* the function disassembled: FUNC, or the one
+					 * it was inlined into */
+	const char *module;		/* its module's path */
+	uint64_t lo, hi;		/* its ELF symbol's range [lo, hi) */
+	uint64_t samples;		/* its samples in the run, on the event */
+	uint64_t outside;		/* of them, at no instruction start of the range */
+	size_t n;
+	const struct ana_insn *insn;	/* in address order */
+};
+/* Disassemble FUNC ("name" or "module:name"; an inlined function: the
+ * function it was inlined into) with each instruction's samples of run on
+ * event column ev.  Needs ana_opts.addr_samples and a finished set; reads
+ * the module from its file (--remap applies; its build-id must be the
+ * recorded one) and debug info as symbolization does.  Where several
+ * functions match, the one with the most samples.  0 and *out (free with
+ * ana_annotation_free; strings owned by the set); -ANA_ENOFUNC; -ANA_ESTATE;
+ * -ENOTSUP (kernel, vdso, JIT code, another architecture), -ENOENT, -ESTALE
+ * (rebuilt), -EFBIG (over 1 MiB), -EIO, -ENOMEM, with a line in msg. */
+ANA_API int ana_set_annotate(struct ana_set *s, const char *func, unsigned run, size_t ev,
+			     struct ana_annotation **out, char *msg, size_t len);
+ANA_API void ana_annotation_free(struct ana_annotation *a);
 
 /* ---- source files ---- */
 

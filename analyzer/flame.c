@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,14 +95,15 @@ static void module_color(char *buf, size_t len, const char *const *mods, size_t 
 /* Differential colour: red where RUN has the larger share, blue where the
  * smaller, deeper with |log ratio| up to 4x; only significant changes get
  * strong colours (full at 2x or 1/2x, or 10 points), the others a faint
- * tint. */
+ * tint.  A context of RUN that BASE has not at all is violet: no ratio. */
 static void diff_color(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode)
 {
 	double t;
 	bool up;
 	if (c->presence == ANA_ONLY_RUN) {
-		t = 1;
-		up = true;
+		/* not a ratio: a context the base has not at all, its own hue */
+		snprintf(buf, len, "rgb(178,132,232)");
+		return;
 	} else if (isnan(c->ratio)) {
 		snprintf(buf, len, "rgb(224,224,224)");
 		return;
@@ -134,6 +136,12 @@ struct fg {
 	double total;		/* width of the root */
 	double scale;		/* px per value unit */
 	unsigned max_depth;
+	unsigned top;		/* px above the frames: FG_TOP, more with a warning */
+	char warn[256];		/* the runs were unwound differently, or "" */
+	size_t only_run, only_base;	/* contexts on one side only (outermost of each) */
+	struct ana_rows *funcs;	/* compare mode: the functions as the text diff matches
+				 * them, for each frame's function-level ratio */
+	double only_run_pct, only_base_pct;	/* their inclusive share of their run */
 	unsigned long n_frames;
 	const char *mods[N_PALETTE];	/* the heaviest modules, heaviest first */
 	size_t n_mods;
@@ -147,8 +155,8 @@ static double fg_x(const struct fg *g, double off)
 static unsigned fg_y(const struct fg *g, unsigned depth)
 {
 	if (g->o->icicle)
-		return FG_TOP + depth * FG_FRAME;
-	return FG_TOP + (g->max_depth - depth) * FG_FRAME;
+		return g->top + depth * FG_FRAME;
+	return g->top + (g->max_depth - depth) * FG_FRAME;
 }
 
 /* The label that fits w px (the script does the same after a zoom). */
@@ -167,7 +175,7 @@ static void fg_label(FILE *f, const char *name, double w)
 }
 
 struct frame_desc {
-	const char *name, *module, *file;
+	const char *name, *module, *file, *inlined_into;
 	unsigned line;
 	bool inlined, synthetic;
 	double value;		/* drawn width, in value units */
@@ -177,6 +185,33 @@ struct frame_desc {
 	double base_pct;
 	uint64_t base_samples;
 };
+
+/* The frame's function in the text diff's rows (module and function, and
+ * for inlined code the function it was inlined into): its comparison. */
+static bool func_cmp(const struct fg *g, const struct frame_desc *d, struct ana_cmp *out)
+{
+	for (size_t i = 0; g->funcs && i < ana_rows_n(g->funcs); i++) {
+		const struct ana_row *r = ana_rows_row(g->funcs, i);
+		if ((r->name == d->name || !strcmp(r->name, d->name)) &&
+		    !strcmp(base_of(r->module), base_of(d->module)) &&
+		    (!d->inlined || !r->inlined_into || !d->inlined_into ||
+		     !strcmp(r->inlined_into, d->inlined_into)))
+			return !ana_rows_compare(g->funcs, i, g->run, out);
+	}
+	return false;
+}
+
+/* "0.9 [0.79, 1.03]" or "new"/"gone" (static buffer: one use at a time). */
+static const char *fmt_ratio(const struct ana_cmp *c, enum ana_ratio m)
+{
+	static char buf[96];
+	if (c->presence == ANA_ONLY_RUN || c->presence == ANA_ONLY_BASE)
+		snprintf(buf, sizeof(buf), "%s", c->presence == ANA_ONLY_RUN ? "new" : "gone");
+	else
+		snprintf(buf, sizeof(buf), "%s%.3g [%.3g, %.3g]%s", m == ANA_RATIO_DELTA ? "delta " : "",
+			 c->ratio, c->lo, c->hi, c->significant ? " significant" : "");
+	return buf;
+}
 
 static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 		     const struct frame_desc *d)
@@ -219,6 +254,10 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 		fprintf(f, " data-mode=\"%s\"", m == ANA_RATIO_DELTA ? "delta" : m == ANA_RATIO_RAW ? "raw"
 								: "share");
 	}
+	struct ana_cmp fc;
+	bool have_fc = g->diff && !d->synthetic && func_cmp(g, d, &fc);
+	if (have_fc && !isnan(fc.ratio))
+		fprintf(f, " data-fr=\"%s\"", fmt_ratio(&fc, rows_query(g->r)->ratio));
 	fputs(">\n<title>", f);
 	xml_put(f, d->name, 4096);
 	if (d->inlined)
@@ -230,9 +269,14 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 	}
 	fprintf(f, ": %llu samples, %.2f%%", (unsigned long long)d->samples,
 		isnan(d->pct) ? 0 : d->pct);
-	if (g->diff && c && !isnan(c->lo))
+	if (g->diff && c && c->presence == ANA_ONLY_RUN)
+		fputs("; only in this run: the base has no such calling context", f);
+	else if (g->diff && c && !isnan(c->lo))
 		fprintf(f, "; ratio %.3g [%.3g, %.3g]%s", c->ratio, c->lo, c->hi,
 			c->significant ? " significant" : "");
+	if (have_fc && !isnan(fc.ratio))
+		fprintf(f, "; as a function, as pmcprof diff matches it: %s",
+			fmt_ratio(&fc, rows_query(g->r)->ratio));
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\""
 		" rx=\"2\"/>", x, fg_y(g, depth), w, FG_FRAME - 1, color);
 	fprintf(f, "<text x=\"%.2f\" y=\"%u\">", x + 3, fg_y(g, depth) + FG_FRAME - 4);
@@ -278,6 +322,7 @@ static int fg_rows(struct fg *g, unsigned run, double start, unsigned base_depth
 		bool have_cmp = g->diff && !ana_rows_compare(r, i, run, &cmp);
 		struct frame_desc fd = {
 			.name = row->name, .module = row->module, .file = row->file, .line = row->line,
+			.inlined_into = row->inlined_into,
 			.inlined = row->flags & ANA_ROW_INLINED, .value = v,
 			.pct = ana_rows_pct(r, i, run, rows_event(r, run), g->kind),
 			.samples = ana_rows_samples(r, i, run, rows_event(r, run), g->kind),
@@ -334,11 +379,13 @@ static const char fg_script[] =
 	" if(g.hasAttribute('data-bp')){\n"
 	"  s+=' (base '+num(g,'data-bp').toFixed(2)+'%, '+g.getAttribute('data-bs')+' samples)';\n"
 	"  var pr=g.getAttribute('data-pr');\n"
-	"  if(pr!=='both')s+=', '+pr;\n"
+	"  if(pr==='new')s+=', only in this run: the base has no such calling context';\n"
+	"  else if(pr!=='both')s+=', '+pr;\n"
 	"  if(g.hasAttribute('data-r'))s+=(g.getAttribute('data-mode')==='delta'?', delta ':', ratio ')\n"
 	"   +g.getAttribute('data-r');\n"
 	"  if(g.hasAttribute('data-lo'))s+=' CI ['+g.getAttribute('data-lo')+', '+g.getAttribute('data-hi')+']';\n"
-	"  s+=g.getAttribute('data-sig')==='1'?' significant':' not significant';}\n"
+	"  s+=g.getAttribute('data-sig')==='1'?' significant':' not significant';\n"
+	"  if(g.hasAttribute('data-fr'))s+='; as a function (pmcprof diff): '+g.getAttribute('data-fr');}\n"
 	" return s;}\n"
 	"function search(p){\n"
 	" var re=null;pattern=p||null;\n"
@@ -469,10 +516,73 @@ static void fg_legend_diff(struct fg *g)
 		100 * (rows_query(g->r)->conf > 0 ? rows_query(g->r)->conf : 0.95),
 		m == ANA_RATIO_DELTA ? "0" : "1");
 	xml_put(f, ana_set_run(g->s, g->run)->label, 60);
-	fputs(" (contexts only in ", f);
-	xml_put(f, ana_set_run(g->s, g->base)->label, 60);
-	fputs(" have none)</text>", f);
+	fputs("</text>", f);
+	/* one side only: not a change of share, said apart */
+	struct ana_cmp only = { .presence = ANA_ONLY_RUN };
+	diff_color(color, sizeof(color), &only, m);
+	fprintf(f, "<rect x=\"%.0f\" y=\"52\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+		"<text x=\"%.0f\" y=\"61\" class=\"small\" id=\"only\">only in ", x + 10, color, x + 24);
+	xml_put(f, ana_set_run(g->s, g->run)->label, 30);
+	fprintf(f, ": %zu context%s, %.1f%% of it (no ratio); only in ", g->only_run,
+		g->only_run == 1 ? "" : "s", g->only_run_pct);
+	xml_put(f, ana_set_run(g->s, g->base)->label, 30);
+	fprintf(f, ": %zu context%s, %.1f%% of it (not drawn)</text>",
+		g->only_base, g->only_base == 1 ? "" : "s", g->only_base_pct);
+	if (g->warn[0]) {
+		fprintf(f, "<text x=\"10\" y=\"%d\" class=\"small\" id=\"warning\" "
+			"style=\"fill:#b00000;font-weight:bold\">", FG_TOP + 2);
+		xml_put(f, g->warn, sizeof(g->warn));
+		fputs("</text>", f);
+	}
 	fputs("</g>\n", f);
+}
+
+static const char *run_meta(const struct ana_set *s, unsigned run, const char *key)
+{
+	const struct ana_run *r = ana_set_run(s, run);
+	for (size_t i = 0; r && i < r->n_meta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+/* What the legend says about the sides: the outermost contexts present on
+ * one side only, with their inclusive share; and a warning when the runs
+ * were unwound differently (frame pointers against DWARF: their contexts
+ * differ where the unwinders do, not where the program does). */
+static void fg_sides(struct fg *g)
+{
+	const struct ana_rows *r = g->r;
+	unsigned skip_run = UINT_MAX, skip_base = UINT_MAX;
+	for (size_t i = 0; i < ana_rows_n(r); i++) {
+		const struct ana_row *row = ana_rows_row(r, i);
+		struct ana_cmp c;
+		if (row->depth <= skip_run)
+			skip_run = UINT_MAX;
+		if (row->depth <= skip_base)
+			skip_base = UINT_MAX;
+		if (ana_rows_compare(r, i, g->run, &c))
+			continue;
+		if (c.presence == ANA_ONLY_RUN && skip_run == UINT_MAX) {
+			g->only_run++;
+			g->only_run_pct += ana_rows_pct(r, i, g->run, rows_event(r, g->run), g->kind);
+			skip_run = row->depth;
+		} else if (c.presence == ANA_ONLY_BASE && skip_base == UINT_MAX) {
+			g->only_base++;
+			g->only_base_pct += ana_rows_pct(r, i, g->base, rows_event(r, g->base), g->kind);
+			skip_base = row->depth;
+		}
+	}
+	const struct ana_query *q = rows_query(r);
+	ANA_QUERY(fq, .view = ANA_VIEW_FUNCS, .event = q->event, .kind = q->kind, .ratio = q->ratio,
+		  .conf = q->conf);
+	fq.base = q->base;
+	g->funcs = ana_set_query(rows_set(r), &fq);	/* NULL: frames go without it */
+	const char *a = run_meta(g->s, g->base, "call_graph"), *b = run_meta(g->s, g->run, "call_graph");
+	if (a && b && strcmp(a, b))
+		snprintf(g->warn, sizeof(g->warn), "warning: the runs were unwound differently (%s in "
+			 "the base, %s in the run): their calling contexts differ where the unwinders "
+			 "do; compare functions with pmcprof diff", a, b);
 }
 
 int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *oin, FILE *f)
@@ -487,13 +597,16 @@ int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *
 	if (q->event >= s->n_ev)
 		return -EINVAL;	/* a metric has no samples to draw */
 	struct fg g = { .f = f, .r = r, .s = s, .o = &o, .diff = q->base >= 0,
-			.kind = q->view == ANA_VIEW_BOTTOMUP ? ANA_SELF : ANA_INCL };
+			.kind = q->view == ANA_VIEW_BOTTOMUP ? ANA_SELF : ANA_INCL, .top = FG_TOP };
 	unsigned nr = ana_set_n_runs(s);
 	if (g.diff) {
 		g.base = (unsigned)q->base;
 		g.run = o.run < nr && o.run != g.base ? o.run : g.base == 0 ? 1 : 0;
 		if (g.run >= nr)
 			return -EINVAL;
+		fg_sides(&g);
+		if (g.warn[0])
+			g.top += 14;
 	}
 	/* runs drawn: compare mode one, else all (several: a frame each) */
 	unsigned r0 = g.diff ? g.run : 0, r1 = g.diff ? g.run + 1 : nr;
@@ -510,7 +623,7 @@ int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *
 			deepest = d - top + 1;
 	}
 	g.max_depth = deepest + (run_roots ? 1 : 0);
-	unsigned height = FG_TOP + (g.max_depth + 1) * FG_FRAME + FG_BOTTOM;
+	unsigned height = g.top + (g.max_depth + 1) * FG_FRAME + FG_BOTTOM;
 
 	const char *title = o.title;
 	char tbuf[512];
@@ -592,6 +705,7 @@ int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *
 		start += t;
 	}
 	fputs("</g>\n", f);
+	ana_rows_free(g.funcs);
 	fputs(fg_script, f);
 	fputs("</svg>\n", f);
 	if (o.html)

@@ -383,6 +383,9 @@ struct ana_set {
 	struct ana_opts o;
 	struct ana_time_range *time;	/* copy of o.time */
 	char *debug_dirs, *cache_dir;
+	char *filter[5];		/* copies of opts comms, pids, tids, dsos, symbols */
+	size_t n_filtered_out;		/* files left out by comms/pids/tids */
+	uint64_t *addr_smp;		/* opts.addr_samples: [addr][orun][ev] self samples */
 	char **remap;
 	size_t n_remap;
 	bool finished;
@@ -532,5 +535,12 @@ const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);
 /* The event column run is compared on (compare mode), else query.event. */
 size_t rows_event(const struct ana_rows *r, unsigned run);
+
+/* Whether v is an element of the comma-separated list (ana_opts filters). */
+bool filter_has(const char *list, const char *v);
+/* Whether samples in function f pass --dso and --symbols (aggregate.c). */
+bool func_kept(const struct ana_set *s, uint32_t f);
+/* Mark in is[] the functions q->func names (or q->node); how many (query.c). */
+int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is);
 
 #endif

@@ -94,6 +94,9 @@ int set_line_contexts(struct ana_set *s)
 		const struct part *pt = &s->part[p];
 		for (size_t i = 0; i < pt->n; i++) {
 			uint32_t r = pt->node[i];
+			if ((s->o.dsos || s->o.symbols) &&
+			    !func_kept(s, s->sfunc[r ? s->rsym[r] : s->nostack]))
+				continue;	/* --dso, --symbols */
 			s->lsmp[s->n_lsmp++] = (struct lsample){
 				.run = pt->orun, .node = r ? at[r] : nostack, .ev = pt->ev[i],
 				.cnt = pt->cnt[i], .wt = pt->wt ? pt->wt[i] : (double)pt->cnt[i],

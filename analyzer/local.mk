@@ -5,11 +5,13 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c \
-	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c
+	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
+	analyzer/annotate.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
-analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS)
+analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
+	$(CAPSTONE_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) \
-	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) -lm
+	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) $(CAPSTONE_LIBS) -lm
 
 # pprof's profile.proto (the messages we write), compiled at build time.
 EXTRA_DIST += analyzer/profile.proto

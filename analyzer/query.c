@@ -384,7 +384,7 @@ static struct ana_row func_row(const struct ana_set *s, uint32_t f)
 				 .n_inlined_into = fn->inl_n };
 }
 
-static int match_funcs(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
+int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
 {
 	size_t n = 0;
 	if (!q->func) {
@@ -432,7 +432,7 @@ static int flat(struct ana_rows *r)
 		if (r->q.func) {
 			if (!(is = calloc(s->n_func ? s->n_func : 1, 1)))
 				return -ENOMEM;
-			if (!match_funcs(s, &r->q, is)) {
+			if (!funcs_match(s, &r->q, is)) {
 				free(is);
 				return -ANA_ENOFUNC;
 			}
@@ -806,7 +806,7 @@ static int relatives(struct ana_rows *r)
 	int e = -ENOMEM;
 	if (!is || !stamp || agg_alloc(&a, s->n_func, s->n_part, s->n_ev, s->o.weighted))
 		goto out;
-	if (!match_funcs(s, &r->q, is)) {
+	if (!funcs_match(s, &r->q, is)) {
 		e = -ANA_ENOFUNC;
 		goto out;
 	}

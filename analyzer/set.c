@@ -94,6 +94,12 @@ struct ana_set *ana_set_new(const struct ana_opts *opts)
 		memcpy(s->time, s->o.time, s->o.n_time * sizeof(*s->time));
 	}
 	s->o.time = s->time;
+	const char **flt[] = { &s->o.comms, &s->o.pids, &s->o.tids, &s->o.dsos, &s->o.symbols };
+	for (size_t i = 0; i < sizeof(flt) / sizeof(flt[0]); i++) {
+		if (*flt[i] && !(s->filter[i] = strdup(*flt[i])))
+			goto fail;
+		*flt[i] = s->filter[i];
+	}
 	/* raw node 0: the root */
 	if (vec_reserve(&s->rparent, &s->cap_raw, 1, sizeof(uint32_t)))
 		goto fail;
@@ -160,6 +166,9 @@ void ana_set_free(struct ana_set *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < sizeof(s->filter) / sizeof(s->filter[0]); i++)
+		free(s->filter[i]);
+	free(s->addr_smp);
 	free_raw(s);
 	tl_free(s);
 	free(s->time);
@@ -211,6 +220,7 @@ static const char *const split_key[] = {
 	[ANA_SPLIT_PROCESS] = "pid",
 	[ANA_SPLIT_RANK] = "rank",
 	[ANA_SPLIT_HOST] = "host",
+	[ANA_SPLIT_COMM] = "thread_name",
 };
 
 static int get_orun(struct ana_set *s, unsigned run, const char *group, unsigned *out)
@@ -545,12 +555,12 @@ static int counts_fit(struct ana_set *s, const struct prof *p, const char *path)
 static int merge_group(struct ana_set *s, const struct prof *p, const char **group)
 {
 	*group = NULL;
-	if (s->o.split == ANA_SPLIT_NONE || s->o.split > ANA_SPLIT_HOST)
+	if (s->o.split == ANA_SPLIT_NONE || s->o.split > ANA_SPLIT_COMM)
 		return 0;
 	const char *k = split_key[s->o.split];
 	const char *v = prof_meta_get(p, k);
 	char buf[300];
-	snprintf(buf, sizeof(buf), "%s=%s", k, v ? v : "?");
+	snprintf(buf, sizeof(buf), "%s=%s", s->o.split == ANA_SPLIT_COMM ? "comm" : k, v ? v : "?");
 	return (*group = strpool_str(&s->pool, buf)) ? 0 : -ENOMEM;
 }
 
@@ -791,6 +801,34 @@ static int merge(struct ana_set *s, unsigned run, unsigned repeat, const char *p
 	return e;
 }
 
+bool filter_has(const char *list, const char *v)
+{
+	size_t n = v ? strlen(v) : 0;
+
+	for (const char *p = list; v && p && *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, v, n))
+			return true;
+		p += k + (p[k] == ',');
+	}
+	return false;
+}
+
+/* --comm, --pid, --tid: whether this thread's file is wanted.  A profile
+ * without thread_name is matched on its command's basename. */
+static bool thread_wanted(const struct ana_set *s, const struct prof *p)
+{
+	const char *comm = prof_meta_get(p, "thread_name");
+
+	if (!comm || !*comm) {
+		const char *cmd = prof_meta_get(p, "command"), *sl = cmd ? strrchr(cmd, '/') : NULL;
+		comm = sl ? sl + 1 : cmd;
+	}
+	return (!s->o.comms || filter_has(s->o.comms, comm)) &&
+	       (!s->o.pids || filter_has(s->o.pids, prof_meta_get(p, "pid"))) &&
+	       (!s->o.tids || filter_has(s->o.tids, prof_meta_get(p, "tid")));
+}
+
 static int read_file(struct ana_set *s, unsigned run, unsigned repeat, const char *path)
 {
 	char msg[512];
@@ -800,6 +838,11 @@ static int read_file(struct ana_set *s, unsigned run, unsigned repeat, const cha
 		set_note(s, ANA_NOTE_ERROR, s->o.split ? -1 : (int)run, "%s: %s", path,
 			 msg[0] ? msg : ana_strerror(e));
 		return e;
+	}
+	if (!thread_wanted(s, prof_file_data(f))) {
+		s->n_filtered_out++;
+		prof_file_free(f);
+		return 0;
 	}
 	e = merge(s, run, repeat, path, prof_file_data(f));
 	prof_file_free(f);
@@ -1319,7 +1362,7 @@ static void cross_checks(struct ana_set *s)
 		}
 		/* other sample sources, other machines: what was measured differs */
 		static const char *const facts[] = { "backend", "command", "hypervisor", "vpmu",
-						      "fallback", "kernel_frames" };
+						      "fallback", "kernel_frames", "call_graph" };
 		for (size_t k = 0; k < sizeof(facts) / sizeof(*facts); k++) {
 			const char *x = meta_of(a, facts[k]), *y = meta_of(b, facts[k]);
 			if (!x || !y || !strcmp(x, y))
@@ -1369,6 +1412,10 @@ int ana_set_finish(struct ana_set *s)
 	for (size_t i = 0; i < s->n_orun; i++)
 		for (size_t k = 0; k < s->n_ev && k < s->orun[i].cap_ev; k++)
 			total += s->orun[i].ev[k].samples;
+	if (s->n_filtered_out)
+		set_note(s, total ? ANA_NOTE_INFO : ANA_NOTE_WARN, -1, "%zu profile%s of other "
+			 "threads left out (--comm, --pid, --tid)%s", s->n_filtered_out,
+			 s->n_filtered_out == 1 ? "" : "s", total ? "" : ": none is of those threads");
 	if (!total)
 		return -ANA_ENODATA;
 	if ((e = order_runs(s)))

@@ -1,6 +1,7 @@
 /* Text tables, shared options, headers and notes for report and diff. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/analyze.h"
@@ -216,6 +218,10 @@ void common_free(struct common *c)
 	free(c->debug_dirs);
 	c->metrics = c->remap = NULL;
 	c->debug_dirs = NULL;
+	for (size_t i = 0; i < 5; i++) {
+		free(c->filter[i]);
+		c->filter[i] = NULL;
+	}
 }
 
 int usage_error(const struct common *c, const char *fmt, ...)
@@ -249,7 +255,29 @@ const struct opt common_split_opts[] = {
 	  "derived column, e.g. 'CPI=cycles/instructions'\n"
 	  "(+ - * / parentheses, event names, numbers)"),
 	OPT(COMMON_BY, "by", required_argument, "WHAT",
-	  "one report per thread, process, rank or host"),
+	  "one report per thread, process, rank, host or comm"),
+	OPT_END,
+};
+const struct opt common_input_opts[] = {
+	OPT(COMMON_MERGE, "merge", no_argument, NULL,
+	  "merge the runs found under a directory (each\n"
+	  "directory holding profiles is one record run) into\n"
+	  "one; without it such a directory is refused"),
+	OPT_END,
+};
+const struct opt common_filter_opts[] = {
+	OPT(COMMON_COMM, "comm", required_argument, "COMM[,...]",
+	  "only the threads named COMM (their comm; repeatable)"),
+	OPT(COMMON_COMM, "comms", required_argument, "COMM[,...]", "the same, perf's spelling"),
+	OPT(COMMON_PID, "pid", required_argument, "PID[,...]", "only these processes' threads"),
+	OPT(COMMON_TID, "tid", required_argument, "TID[,...]", "only these threads"),
+	OPT(COMMON_DSO, "dso", required_argument, "MODULE[,...]",
+	  "only samples in these modules (basename or path);\n"
+	  "percentages stay of the whole run, as perf's"),
+	OPT(COMMON_DSO, "dsos", required_argument, "MODULE[,...]", "the same, perf's spelling"),
+	OPT(COMMON_SYMBOLS, "symbols", required_argument, "FUNC[,...]",
+	  "only samples in these functions (or code inlined\n"
+	  "into them); percentages of the whole run"),
 	OPT_END,
 };
 const struct opt common_symbol_opts[] = {
@@ -298,7 +326,7 @@ static int push(const char ***v, size_t *n, const char *s)
 
 static const char *const split_names[] = {
 	[ANA_SPLIT_THREAD] = "thread", [ANA_SPLIT_PROCESS] = "process",
-	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host",
+	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host", [ANA_SPLIT_COMM] = "comm",
 };
 
 static int add_debug_dir(struct common *c, const char *v)
@@ -310,6 +338,30 @@ static int add_debug_dir(struct common *c, const char *v)
 		return -1;
 	sprintf(d + n, "%s%s", n ? ":" : "", v);
 	c->debug_dirs = d;
+	return 0;
+}
+
+int filter_option(char **filter, const char *prog, int id, const char *v)
+{
+	static const char *const names[] = { "--comm", "--pid", "--tid", "--dso", "--symbols" };
+	int k = id - COMMON_COMM;
+	size_t n;
+	char *p;
+
+	if (k < 0 || k > 4)
+		return -1;
+	if (!*v || strstr(v, ",,") || *v == ',' || v[strlen(v) - 1] == ',' ||
+	    ((k == 1 || k == 2) && strspn(v, "0123456789,") != strlen(v))) {
+		fprintf(stderr, "%s: %s: expected a comma-separated list of %s, got '%s'\n"
+			"Try '%s --help'.\n", prog, names[k], k == 1 || k == 2 ? "numbers" : "names",
+			v, prog);
+		return -1;
+	}
+	n = filter[k] ? strlen(filter[k]) : 0;
+	if (!(p = realloc(filter[k], n + strlen(v) + 2)))
+		return -1;
+	sprintf(p + n, "%s%s", n ? "," : "", v);
+	filter[k] = p;
 	return 0;
 }
 
@@ -344,6 +396,17 @@ int common_option(struct common *c, int id, const char *v)
 		break;
 	case COMMON_HEADER:
 		c->header = true;
+		break;
+	case COMMON_MERGE:
+		c->merge = true;
+		break;
+	case COMMON_COMM:
+	case COMMON_PID:
+	case COMMON_TID:
+	case COMMON_DSO:
+	case COMMON_SYMBOLS:
+		if (filter_option(c->filter, c->prog, id, v))
+			return -1;
 		break;
 	case COMMON_LINES:
 		c->view = ANA_VIEW_LINES;
@@ -380,7 +443,7 @@ int common_option(struct common *c, int id, const char *v)
 				break;
 		if (k == sizeof(split_names) / sizeof(*split_names)) {
 			const char *s = opts_suggest(v, split_names + 1, k - 1);
-			return usage_error(c, "--by: expected thread, process, rank or host, got '%s'%s%s%s",
+			return usage_error(c, "--by: expected thread, process, rank, host or comm, got '%s'%s%s%s",
 					   v, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
 		}
 		c->o.split = (enum ana_split)k;
@@ -464,6 +527,11 @@ struct ana_set *common_set(struct common *c)
 	c->o.cache_dir = symbol_cache_dir(c->no_cache, c->cache_dir, sizeof(c->cache_dir));
 	c->o.debug_dirs = c->debug_dirs;
 	c->o.remap = c->remap;
+	c->o.comms = c->filter[0];
+	c->o.pids = c->filter[1];
+	c->o.tids = c->filter[2];
+	c->o.dsos = c->filter[3];
+	c->o.symbols = c->filter[4];
 	if (isatty(2) && !c->quiet) {
 		progress_start(c->prog);
 		c->o.progress = progress_cb;
@@ -475,8 +543,82 @@ struct ana_set *common_set(struct common *c)
 	return s;
 }
 
+struct runs_walk {
+	char *names;
+	size_t len, n;
+	const char *top;
+};
+
+static bool pmcp_name(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 5 && !strcmp(name + n - 5, ".pmcp");
+}
+
+/* As the analyzer walks (analyzer/set.c): hidden names skipped, symlinked
+ * directories not followed. */
+static int runs_walk(struct runs_walk *w, const char *dir, int depth)
+{
+	DIR *d = depth > 64 ? NULL : opendir(dir);
+	struct dirent *e;
+	bool here = false;
+	int err = 0;
+
+	if (!d)
+		return depth > 64 ? 0 : -errno;
+	while ((e = readdir(d)) != NULL && !err) {
+		char path[4096];
+		struct stat sb;
+
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
+		    lstat(path, &sb))
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			err = runs_walk(w, path, depth + 1);
+		else if (pmcp_name(e->d_name) && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)))
+			here = true;
+	}
+	closedir(d);
+	if (here && w->n++ < 3) {
+		size_t off = strlen(w->names);
+		snprintf(w->names + off, w->len - off, "%s%s", off ? ", " : "", dir);
+	}
+	return err;
+}
+
+int runs_under(const char *path, char *names, size_t len)
+{
+	struct runs_walk w = { names, len, 0, path };
+	struct stat sb;
+
+	names[0] = '\0';
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return 0;
+	int e = runs_walk(&w, path, 0);
+	return e < 0 ? e : (int)w.n;
+}
+
+int check_runs(const char *prog, const char *path, bool merge)
+{
+	char names[1024];
+	int n = merge ? 0 : runs_under(path, names, sizeof(names));
+
+	if (n <= 1)
+		return 0;	/* a file, one run, or unreadable: the analyzer says */
+	progress_done();
+	fprintf(stderr, "%s: %s holds the profiles of %d runs, one directory each (%s%s): "
+		"name one, compare them with pmcprof diff, or --merge to merge them into one\n",
+		prog, path, n, names, n > 3 ? ", ..." : "");
+	return -1;
+}
+
 int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path)
 {
+	if (check_runs(c->prog, path, c->merge)) {
+		ana_set_free(s);
+		return -1;
+	}
 	/* a bad file is noted by the analyzer and the others still read */
 	if (ana_set_add(s, run, repeat, path) != -ENOMEM)
 		return 0;

@@ -29,6 +29,7 @@ enum {
 	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
 	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
 	COMMON_NO_HEADER, COMMON_HEADER, COMMON_NO_INLINE, COMMON_SHORT_NAMES,
+	COMMON_MERGE, COMMON_COMM, COMMON_PID, COMMON_TID, COMMON_DSO, COMMON_SYMBOLS,
 	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
 };
 extern const struct opt common_event_opts[];	/* -e */
@@ -38,6 +39,8 @@ extern const struct opt common_symbol_opts[];	/* --debug-dir --remap --no-cache 
 extern const struct opt common_format_opts[];	/* --csv --json */
 extern const struct opt common_text_opts[];	/* --width --no-header -q */
 extern const struct opt common_split_opts[];	/* --metric --by */
+extern const struct opt common_input_opts[];	/* --merge */
+extern const struct opt common_filter_opts[];	/* --comm --pid --tid --dso --symbols */
 
 struct common {
 	const char *prog;
@@ -56,12 +59,18 @@ struct common {
 	bool no_cache;
 	bool no_header;
 	bool header;		/* --header: every fact */
+	bool merge;		/* --merge: the runs found under a directory, as one */
+	char *filter[5];	/* --comm, --pid, --tid, --dso, --symbols lists (ana_opts) */
 	char cache_dir[4096];
 };
 /* The allocator's settings for an analysis (call first; common_init does). */
 void analysis_malloc_policy(void);
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
+/* --comm, --pid, --tid, --dso, --symbols (id COMMON_COMM...): append v to
+ * the list in filter[5] (malloc'd); 0, or -1 with the usage error printed
+ * as prog. */
+int filter_option(char **filter, const char *prog, int id, const char *v);
 /* Take option id (with its argument): 1 if it is a common one, 0 if not,
  * -1 on a usage error (printed). */
 int common_option(struct common *c, int id, const char *arg);
@@ -69,8 +78,16 @@ int common_option(struct common *c, int id, const char *arg);
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */
 struct ana_set *common_set(struct common *c);
+/* Directories at or under path holding profiles (*.pmcp, as the analyzer
+ * finds them): record writes one run per directory, so each is a run.
+ * 0 for a file; -errno.  The first few, comma-separated, into names. */
+int runs_under(const char *path, char *names, size_t len);
+/* A directory holding several runs, refused unless merge (--merge), said
+ * on stderr as prog: 0 or -1. */
+int check_runs(const char *prog, const char *path, bool merge);
 /* ana_set_add; out of memory is said (the progress line erased first) and
- * s freed: 0, or -1 (the command exits 2). */
+ * s freed: 0, or -1 (the command exits 2).  So is a directory of several
+ * runs without --merge (check_runs). */
 int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repeat, const char *path);
 /* ana_set_finish, then the progress line erased.  runs: how many runs the
  * set must have (0: any), else it is -ANA_ENODATA, said as no_run (NULL:

@@ -33,6 +33,8 @@ static const struct opt diff_opts[] = {
 	  "a run without it is compared on its own event at\n"
 	  "that place (a fallback's cpu-clock, a CPUTIME run)"),
 	OPT(O_INCL, "incl", no_argument, NULL, "compare inclusive samples (default: self)"),
+	OPT_INCLUDE(common_input_opts),
+	OPT_INCLUDE(common_filter_opts),
 	OPT_INCLUDE(common_view_opts),
 	OPT(O_MIN_SAMPLES, "min-samples", required_argument, "N",
 	  "hide rows with fewer than N samples in every run"),

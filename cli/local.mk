@@ -10,7 +10,7 @@ pmcprof_LDADD = backend/libpmc-core.la
 cli_options = cli/options.c cli/options.h
 
 pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
-	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump pmcprof-script
+	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump pmcprof-script pmcprof-annotate
 
 pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 	collector/settings.c collector/settings.h cli/attach.c cli/attach.h
@@ -32,6 +32,8 @@ pmcprof_script_SOURCES = cli/script.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_script_LDADD = analyzer/libpmcprof-analyzer.la
 pmcprof_diff_SOURCES = cli/diff.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
+pmcprof_annotate_SOURCES = cli/annotate.c cli/analyze.c cli/analyze.h $(cli_options)
+pmcprof_annotate_LDADD = analyzer/libpmcprof-analyzer.la
 
 pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c cli/analyze.c cli/analyze.h \
 	$(cli_options)
@@ -59,7 +61,7 @@ CLEANFILES += scripts/pmcprof
 # EXAMPLES, EXIT STATUS, ENVIRONMENT, FILES, SEE ALSO); the install's paths
 # and version filled in (their '_' escaped: scdoc would read it as emphasis).  tests/integration/man_pages.sh keeps their
 # OPTIONS in step with each command's --help.
-MAN_PAGES = pmcprof pmcprof-record pmcprof-report pmcprof-script pmcprof-diff pmcprof-view \
+MAN_PAGES = pmcprof pmcprof-record pmcprof-report pmcprof-script pmcprof-diff pmcprof-view pmcprof-annotate \
 	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump pmcprof-vm
 man1_MANS = $(MAN_PAGES:%=doc-man/%.1)
 CLEANFILES += $(man1_MANS)

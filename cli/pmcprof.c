@@ -24,6 +24,7 @@ static const struct {
 	{ "report", "flat, per-line, per-module and tree reports of profiles; CSV, FlameGraph" },
 	{ "script", "every sample of the timelines, in time order, with its stack (perf script)" },
 	{ "diff", "compare runs function by function (ratios with confidence intervals)" },
+	{ "annotate", "a function's instructions with their share of samples, and its source" },
 	{ "view", "interactive ncurses viewer, with side-by-side comparison of runs" },
 	{ "stat", "count events over a whole run, like perf stat" },
 	{ "list", "list backends (usable or why not) and events" },

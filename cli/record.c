@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include "backend/pmc.h"
 #include "cli/attach.h"
 #include "cli/exe.h"
@@ -43,6 +45,7 @@ enum {
 	OPT_APPEND,
 	OPT_DURATION,
 	OPT_NO_TIMELINE,
+	OPT_CONVERT_PERIOD,
 };
 
 static const struct opt record_opts[] = {
@@ -77,6 +80,10 @@ static const struct opt record_opts[] = {
 	  "when the processes end, or when CMD, if given, ends)"),
 	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
 	  "fail instead of replacing an unusable event"),
+	OPT(OPT_CONVERT_PERIOD, "convert-period", no_argument, NULL,
+	  "let a period given in events (-c, @PERIOD) of an\n"
+	  "event that falls back to a clock become that clock's\n"
+	  "nanoseconds at the nominal CPU clock (default: refused)"),
 	OPT(OPT_FORCE, "force", no_argument, NULL,
 	  "record even with a hardware counter that failed\n"
 	  "calibration (counted zero or implausibly)"),
@@ -139,6 +146,7 @@ struct opts {
 	const char *backend;
 	const char *outdir;
 	bool no_fallback;
+	bool convert_period;
 	bool force;
 	bool append;
 	bool quiet;
@@ -266,6 +274,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_NO_FALLBACK:
 			o->no_fallback = true;
 			break;
+		case OPT_CONVERT_PERIOD:
+			o->convert_period = true;
+			break;
 		case OPT_PRIVATE:
 			o->set.private_files = true;
 			break;
@@ -318,6 +329,76 @@ static void event_spec(const struct pmc_event *ev, char *out, size_t len)
 	    back.exclude_user != ev->exclude_user || back.exclude_kernel != ev->exclude_kernel)
 		die(EXIT_RUNTIME, "cannot hand event '%s' to the collector: it reads back as '%s'",
 		    ev->name, out);
+}
+
+/* A period the user gave (-c, @PERIOD) means that many events of the
+ * event asked for, as in perf.  When the event fell back to another
+ * unit (cycles -> cpu-clock, counted in ns) the plan converted it at the
+ * nominal clock: refused unless --convert-period, and said exactly
+ * either way.  ns -> us (cpu-clock -> CPUTIME) is the same time. */
+static void check_periods(const struct opts *o, const struct pmc_plan *plan)
+{
+	struct pmc_env env;
+
+	pmc_env_probe(&env);
+	size_t n_req = o->n_specs ? o->n_specs : 1;
+	for (size_t i = 0; i < n_req && plan->fell_back && plan->n; i++) {
+		const struct pmc_event *req = &plan->req[i], *used = NULL;
+		char rate[64] = "";
+
+		/* its own event (perhaps with ':u') is used: nothing converted */
+		for (size_t k = 0; k < plan->n && used != req; k++)
+			if (plan->ev[k].kind == req->kind && plan->ev[k].type == req->type &&
+			    plan->ev[k].config == req->config)
+				used = req;
+		if (!req->period || used == req)
+			continue;
+		/* what it became (fallen-back events were merged: cycles and
+		 * instructions both into one cpu-clock) */
+		used = &plan->ev[i < plan->n ? i : plan->n - 1];
+		for (size_t k = 0; k < plan->n && strcmp(used->unit, req->unit) == 0; k++)
+			used = &plan->ev[k];
+		if (!strcmp(req->unit, used->unit))
+			continue;
+		bool same_time = !strcmp(req->unit, "ns") && !strcmp(used->unit, "us");
+		if (same_time) {
+			if (!o->quiet)
+				fprintf(stderr, "pmcprof record: period converted: %s -> %s@%llu: "
+					"%llu ns of CPU time are %llu us\n", req->spec, used->name,
+					(unsigned long long)used->period, (unsigned long long)req->period,
+					(unsigned long long)used->period);
+			continue;
+		}
+		char what[PMC_NAME_MAX], to[PMC_NAME_MAX];
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(req->spec, "@"), req->spec);
+		snprintf(to, sizeof(to), "%.*s", (int)strcspn(used->spec, "@"),
+			 used->spec[0] ? used->spec : used->name);
+		/* cycles have a rate in time at the nominal clock; other
+		 * events none (the plan gave those the clock's default) */
+		bool cycles = req->type == PERF_TYPE_HARDWARE && req->config == PERF_COUNT_HW_CPU_CYCLES;
+		char same[PMC_NAME_MAX + 128] = "";
+		uint64_t eq = cycles && env.cpu_mhz > 0 ? (uint64_t)(req->period * 1000.0 / env.cpu_mhz) : 0;
+		if (eq) {
+			snprintf(rate, sizeof(rate), " if the CPU runs at its nominal %.0f MHz",
+				 env.cpu_mhz);
+			snprintf(same, sizeof(same), " (-e %s -c %llu is the same rate%s)", to,
+				 (unsigned long long)eq, rate);
+		}
+		if (o->convert_period) {
+			fprintf(stderr, "pmcprof record: period converted (--convert-period): "
+				"%s@%llu (%s events) -> %s@%llu (ns): %s%s\n", what,
+				(unsigned long long)req->period, what, to, (unsigned long long)used->period,
+				eq && used->period == eq ? "the same sampling rate" :
+				"not a conversion: that clock's own period", eq && used->period == eq ? rate : "");
+			continue;
+		}
+		die(EXIT_RUNTIME, "%s@%llu asks for a sample every %llu %s events, but %s cannot be "
+		    "sampled here and its replacement %s counts nanoseconds: a period of %s "
+		    "means nothing to it. Give %s's own period%s, a frequency (-F), or "
+		    "--convert-period to take %s@%llu", what, (unsigned long long)req->period,
+		    (unsigned long long)req->period, what, what, to, what, to, same, to,
+		    (unsigned long long)used->period);
+	}
 }
 
 /* Count a loop of known work on each hardware event before trusting it
@@ -387,6 +468,7 @@ static void make_plan(struct opts *o)
 			exit(EXIT_USAGE);
 		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
 	}
+	check_periods(o, &plan);
 	if (!o->quiet)
 		fprintf(stderr, "pmcprof record: %s\n", plan.why);
 	if (!o->quiet && pmc_backend_signals_only(plan.be))
@@ -560,6 +642,60 @@ static int foreign_link(const char *path, char *link, size_t len)
 	return 0;
 }
 
+/* Whether entry name of directory dfd may sit in an output directory: a
+ * regular *.pmcp file that starts with a profile's magic (docs/profile-
+ * format.md), or a writer's temporary or probe file (a profile being
+ * written by another MPI rank). */
+static bool profile_entry(int dfd, const char *name)
+{
+	static const char magic[8] = "\x89PMCPRF\n";
+	size_t l = strlen(name);
+	char head[sizeof(magic)];
+	struct stat st;
+	bool ok;
+	int fd;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return true;
+	if (name[0] == '.' && (strstr(name, ".pmcp.tmp.") || !strncmp(name, ".pmcprof-probe.", 15)))
+		return true;
+	if (l <= 5 || strcmp(name + l - 5, ".pmcp") ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ok = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+	     !memcmp(head, magic, sizeof(magic));
+	close(fd);
+	return ok;
+}
+
+/* -o DIR that exists: refuse it if it holds anything but profiles, so a
+ * run never scatters its files among someone else's (and a later report
+ * of DIR never reads them as one run). */
+static void refuse_foreign(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	char first[NAME_MAX + 1] = "";
+
+	if (!d)
+		die(EXIT_RUNTIME, "cannot read %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		if (profile_entry(dirfd(d), e->d_name))
+			continue;
+		if (!n++)
+			snprintf(first, sizeof(first), "%s", e->d_name);
+	}
+	closedir(d);
+	if (n)
+		die(EXIT_RUNTIME, "%s holds %zu file%s that %s not %spmcprof profile%s ('%s'%s): "
+		    "name an empty or new directory with -o", dir, n, n == 1 ? "" : "s",
+		    n == 1 ? "is" : "are", n == 1 ? "a " : "", n == 1 ? "" : "s", first, n > 1 ? ", ..." : "");
+}
+
 /* Create (or, when named with -o, accept) the output directory and make
  * sure a profile can be created in it before anything runs. */
 static void make_outdir(struct opts *o, const char *cmd)
@@ -598,6 +734,7 @@ static void make_outdir(struct opts *o, const char *cmd)
 		if (stat(name, &st) < 0 || !S_ISDIR(st.st_mode))
 			die(EXIT_RUNTIME, "%s exists and is not a directory", name);
 		created = false;
+		refuse_foreign(name);
 	}
 	/* Profiles of an earlier run would merge silently into this one. */
 	if (!created && !o->append && (n = count_profiles(name, NULL, NULL)))

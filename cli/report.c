@@ -16,13 +16,16 @@
 enum {
 	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
 	O_MIN_PCT, O_COLLAPSED, O_INPUT, O_STDIO, O_NO_CHILDREN, O_NR_SAMPLES,
-	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE, O_TIME, O_TRACE,
+	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE, O_TIME, O_TRACE, O_CALL_GRAPH,
 };
 
 static const struct opt report_opts[] = {
 	OPT_SECTION("Input:"),
 	OPT('i', "input", required_argument, "PROFILE|DIR",
 	  "read this too (repeatable; as an operand, perf's -i)"),
+	OPT_INCLUDE(common_input_opts),
+	OPT_SECTION("Filters (perf's):"),
+	OPT_INCLUDE(common_filter_opts),
 	OPT_SECTION("Views (default: flat per function):"),
 	OPT_INCLUDE(common_view_opts),
 	OPT(O_FUNCTION, "function", required_argument, "FUNC",
@@ -34,13 +37,19 @@ static const struct opt report_opts[] = {
 	  "calling-context tree (bottom-up: each function's\n"
 	  "own samples, then the callers they came through)"),
 	OPT(O_DEPTH, "depth", required_argument, "N", "tree levels to show (default: all)"),
+	OPT('g', "call-graph", required_argument, "caller|callee[,...]",
+	  "perf's -g: caller (--tree), callee (--tree=bottom-up),\n"
+	  "graph/fractal (a tree), folded (--collapsed), none\n"
+	  "(flat), a number (--min-pct)"),
 	OPT_SECTION("Selection:"),
 	OPT_INCLUDE(common_event_opts),
 	OPT(O_SORT, "sort", required_argument, "KEY[,KEY...]",
 	  "self, incl or name: the order (default: self;\n"
 	  "top-down tree: incl; bottom-up tree: self); perf's\n"
-	  "keys: overhead (self), sym, dso (--modules), srcline\n"
-	  "(--lines)"),
+	  "keys, the rows' identity, columns in their order:\n"
+	  "overhead (self), sym, dso (alone: --modules),\n"
+	  "srcline (--lines), comm, pid, tid (one table over\n"
+	  "the threads: dso,sym  comm,sym  pid,dso ...)"),
 	OPT(O_TOP, "top", required_argument, "N",
 	  "show the first N rows (trees: N children per node)"),
 	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
@@ -108,6 +117,11 @@ struct opts {
 	const char *trace;
 	const char *time_spec;		/* --time, as given */
 	struct ana_time_range time[16];
+	/* --sort with perf's keys: the columns in the keys' order */
+	enum ana_split key_thread;	/* comm, pid or tid: one table over the threads */
+	bool key_rows;			/* sym, dso or srcline among the keys */
+	bool dso_first;			/* dso before sym: the Module column first */
+	bool by_given;			/* --by */
 };
 
 static int add_path(struct opts *o, const char *path)
@@ -122,17 +136,30 @@ static int add_path(struct opts *o, const char *path)
 }
 
 /* --sort KEY[,KEY...]: ours (self, incl, name) or perf's (overhead, sym,
- * dso, srcline, where the last two pick the module and line views). */
+ * dso, srcline, comm, pid, tid): perf's keys are the rows' identity (dso
+ * alone: modules; srcline: lines; comm, pid, tid: the threads, split as
+ * --by does and shown as one table with a column for them). */
 static int sort_keys(struct opts *o, const char *list)
 {
 	static const char *const keys[] = { "self", "incl", "name", "overhead", "sym", "symbol",
-					     "dso", "srcline" };
+					     "dso", "srcline", "comm", "pid", "tid" };
+	static const struct { const char *key; enum ana_split split; } threads[] = {
+		{ "comm", ANA_SPLIT_COMM }, { "pid", ANA_SPLIT_PROCESS }, { "tid", ANA_SPLIT_THREAD },
+	};
 	char buf[256], *save;
 	bool dso = false, sym = false, srcline = false;
 
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(k, "self") || !strcmp(k, "overhead")) {
+		size_t t;
+		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+			if (!strcmp(k, threads[t].key))
+				break;
+		if (t < sizeof(threads) / sizeof(threads[0])) {
+			if (o->key_thread && o->key_thread != threads[t].split)
+				return usage_error(&o->c, "--sort: one of comm, pid and tid at a time"), -1;
+			o->key_thread = threads[t].split;
+		} else if (!strcmp(k, "self") || !strcmp(k, "overhead")) {
 			o->q.kind = ANA_SELF;
 		} else if (!strcmp(k, "incl")) {
 			o->q.kind = ANA_INCL;
@@ -142,19 +169,52 @@ static int sort_keys(struct opts *o, const char *list)
 			sym = true;
 		} else if (!strcmp(k, "dso")) {
 			dso = true;
+			o->dso_first |= !sym;
 		} else if (!strcmp(k, "srcline")) {
 			srcline = true;
 		} else {
 			const char *s = opts_suggest(k, keys, sizeof(keys) / sizeof(keys[0]));
-			return usage_error(&o->c, "--sort: expected self, incl, name, overhead, sym, dso "
-					   "or srcline, got '%s'%s%s%s", k, s ? "; did you mean '" : "",
-					   s ? s : "", s ? "'?" : ""), -1;
+			return usage_error(&o->c, "--sort: expected self, incl, name, overhead, sym, dso, "
+					   "srcline, comm, pid or tid, got '%s'%s%s%s", k,
+					   s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
 		}
 	}
+	o->dso_first &= sym || srcline;
+	o->key_rows = dso || sym || srcline;
 	if (srcline)
 		o->c.view = ANA_VIEW_LINES;
 	else if (dso && !sym)
 		o->c.view = ANA_VIEW_MODULES;
+	return 0;
+}
+
+/* perf's -g / --call-graph: the tokens of its comma list that mean
+ * something here (print type, threshold, order); the rest is refused. */
+static int call_graph(struct opts *o, const char *list)
+{
+	char buf[256], *save, *end;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		double pct = strtod(k, &end);
+		if (!strcmp(k, "caller") || !strcmp(k, "graph") || !strcmp(k, "fractal")) {
+			o->tree = true;
+		} else if (!strcmp(k, "callee")) {
+			o->tree = o->bottom_up = true;
+		} else if (!strcmp(k, "folded")) {
+			o->c.out = OUT_COLLAPSED;
+		} else if (!strcmp(k, "none")) {
+			o->tree = o->bottom_up = false;
+		} else if (!strcmp(k, "function") || !strcmp(k, "percent")) {
+			;	/* perf's defaults: what rows are and show */
+		} else if (end != k && !*end && pct >= 0 && pct <= 100) {
+			o->q.min_pct = pct;
+			o->min_pct_given = true;
+		} else {
+			return usage_error(&o->c, "-g: expected caller, callee, graph, fractal, folded, "
+					   "none or a threshold in %%, got '%s'", k), -1;
+		}
+	}
 	return 0;
 }
 
@@ -164,6 +224,7 @@ static int option(struct opts *o, int id, const char *v)
 	unsigned long long n;
 	int r = common_option(c, id, v);
 
+	o->by_given |= id == COMMON_BY;
 	if (r)
 		return r < 0 ? -1 : 0;
 	switch (id) {
@@ -186,6 +247,10 @@ static int option(struct opts *o, int id, const char *v)
 		if (sort_keys(o, v))
 			return -1;
 		o->sort_given = true;
+		break;
+	case 'g':
+		if (call_graph(o, v))
+			return -1;
 		break;
 	case 'i':
 		if (add_path(o, v))
@@ -262,6 +327,12 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 		return usage_error(c, "no profile given");
 	if (o->tree && o->no_children)
 		return usage_error(c, "--no-children is for flat views, not --tree");
+	if (o->key_thread) {
+		if (o->by_given && c->o.split != o->key_thread)
+			return usage_error(c, "--sort comm, pid or tid splits the run itself: not with "
+					   "another --by");
+		c->o.split = o->key_thread;
+	}
 	if (o->tree && c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "--tree does not combine with --lines, --modules, --callers, --callees");
 	if ((o->flame || o->pprof || o->speedscope || o->trace) &&
@@ -388,6 +459,20 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		if (c->view != ANA_VIEW_LINES)
 			cols[nc++] = (struct tcol){ "Source", true, 3, 8, 16 };
 	}
+	/* --sort dso,sym: columns in the keys' order */
+	size_t fcol = nc, mcol = nc;
+	for (size_t j = 0; j < nc; j++) {
+		if (!strcmp(cols[j].title, "Function"))
+			fcol = j;
+		else if (!strcmp(cols[j].title, "Module"))
+			mcol = j;
+	}
+	bool swap = o->dso_first && fcol < nc && mcol < nc;
+	if (swap) {
+		struct tcol tmp = cols[fcol];
+		cols[fcol] = cols[mcol];
+		cols[mcol] = tmp;
+	}
 	size_t n_order, *order = run_order(o, s, rows, run, &n_order);
 	struct table *t = order ? table_new(cols, nc) : NULL;
 	if (!t) {
@@ -445,6 +530,10 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		}
 		for (size_t j = 0; j < nc; j++)
 			cell[j] = buf[j];
+		if (swap) {
+			cell[fcol] = buf[mcol];
+			cell[mcol] = buf[fcol];
+		}
 		if (table_add(t, cell)) {
 			table_free(t);
 			free(order);
@@ -454,6 +543,208 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	table_print(t, out, out_width(c));
 	table_free(t);
 	free(order);
+	return 0;
+}
+
+/* --sort comm|pid|tid[,...]: the column's title and a run's value in it
+ * (its --by label "comm=NAME" without the key). */
+static const char *key_title(const struct opts *o)
+{
+	return o->key_thread == ANA_SPLIT_COMM ? "Command" : o->key_thread == ANA_SPLIT_PROCESS
+											     ? "Pid" : "Tid";
+}
+
+static const char *key_value(const struct ana_set *s, unsigned run)
+{
+	const char *l = ana_set_run(s, run)->label, *eq = strchr(l, '=');
+	return eq ? eq + 1 : l;
+}
+
+/* A run's total on the query's event, in what the table shows. */
+static double run_total(const struct opts *o, const struct ana_set *s, unsigned run)
+{
+	int ev = ana_set_run_event(s, run, o->q.event);
+	const struct ana_run *r = ana_set_run(s, run);
+	if (ev < 0)
+		return 0;
+	return o->c.o.weighted ? r->events[ev].weight : (double)r->events[ev].samples;
+}
+
+/* --sort comm (pid, tid) alone: one row per thread group, perf's way:
+ * its share of all the samples, as text, CSV or JSON. */
+static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
+{
+	unsigned nr = ana_set_n_runs(s);
+	double all = 0;
+	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
+	if (!ord)
+		return -ENOMEM;
+	for (unsigned r = 0; r < nr; r++) {
+		all += run_total(o, s, r);
+		ord[r] = r;
+	}
+	for (unsigned a = 1; a < nr; a++)	/* largest first; few groups */
+		for (unsigned b = a; b > 0 && run_total(o, s, (unsigned)ord[b]) >
+					      run_total(o, s, (unsigned)ord[b - 1]); b--) {
+			size_t t = ord[b];
+			ord[b] = ord[b - 1];
+			ord[b - 1] = t;
+		}
+	const char *key = o->key_thread == ANA_SPLIT_COMM ? "comm" :
+			  o->key_thread == ANA_SPLIT_PROCESS ? "pid" : "tid";
+	if (o->c.out == OUT_CSV)
+		fprintf(out, "%s,samples,pct\n", key);
+	else if (o->c.out == OUT_JSON)
+		fprintf(out, "{\"schema\":\"pmcprof-report-keys/1\",\"sort\":\"%s\",\"rows\":[", key);
+	struct tcol cols[] = { { "Overhead", false, 0, 0, 0 }, { o->c.o.weighted ? "Weight" : "Samples",
+				false, 0, 0, 0 }, { key_title(o), true, 1, 8, 16 } };
+	struct table *t = o->c.out == OUT_TEXT ? table_new(cols, 3) : NULL;
+	if (o->c.out == OUT_TEXT && !t) {
+		free(ord);
+		return -ENOMEM;
+	}
+	size_t shown = o->top && o->top < nr ? o->top : nr;
+	for (size_t k = 0; k < shown; k++) {
+		unsigned r = (unsigned)ord[k];
+		double v = run_total(o, s, r), pct = all > 0 ? 100 * v / all : 0;
+		const char *name = key_value(s, r);
+		char c0[32], c1[32];
+		if (o->q.min_pct > 0 && pct < o->q.min_pct)
+			continue;
+		snprintf(c0, sizeof(c0), "%.2f%%", pct);
+		snprintf(c1, sizeof(c1), "%.15g", v);
+		if (t) {
+			const char *cell[] = { c0, c1, name };
+			if (table_add(t, cell)) {
+				table_free(t);
+				free(ord);
+				return -ENOMEM;
+			}
+		} else if (o->c.out == OUT_CSV) {
+			fputc('"', out);
+			for (const char *p = name; *p; p++)
+				fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
+			fprintf(out, "\",%s,%.4f\n", c1, pct);
+		} else {
+			fprintf(out, "%s{\"%s\":\"", k ? "," : "", key);
+			for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+				fprintf(out, *p == '"' || *p == '\\' ? "\\%c" : *p < 0x20 ? "\\u%04x" : "%c", *p);
+			fprintf(out, "\",\"samples\":%s,\"pct\":%.4f}", c1, pct);
+		}
+	}
+	if (o->c.out == OUT_JSON)
+		fprintf(out, "]}\n");
+	if (t) {
+		table_print(t, out, out_width(&o->c));
+		table_free(t);
+	}
+	free(ord);
+	return 0;
+}
+
+struct keyed {
+	unsigned run;
+	size_t row;
+	double v;
+};
+
+static int by_keyed_value(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->run != y->run ? (x->run > y->run) - (x->run < y->run) : (x->row > y->row) - (x->row < y->row);
+}
+
+/* --sort comm,sym (pid,dso, tid,srcline ...): one table over the thread
+ * groups, a row per (group, row), percentages of all their samples (as
+ * perf prints them), largest first; --top and --min-pct over the whole. */
+static int print_keyed(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
+{
+	const struct common *c = &o->c;
+	unsigned nr = ana_set_n_runs(s);
+	size_t n = ana_rows_n(rows), k = 0, ev = o->q.event;
+	double all = 0;
+	size_t cap = n * nr;
+	struct keyed *e = malloc((cap ? cap : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (unsigned r = 0; r < nr; r++) {
+		all += run_total(o, s, r);
+		int rev = ana_set_run_event(s, r, ev);
+		for (size_t i = 0; rev >= 0 && i < n; i++) {
+			if (!ana_rows_samples(rows, i, r, (size_t)rev, ANA_SELF) &&
+			    !ana_rows_samples(rows, i, r, (size_t)rev, ANA_INCL))
+				continue;
+			e[k++] = (struct keyed){ r, i, ana_rows_value(rows, i, r, (size_t)rev, o->q.kind) };
+		}
+	}
+	qsort(e, k, sizeof(*e), by_keyed_value);
+	struct tcol cols[8];
+	size_t nc = 0;
+	cols[nc++] = (struct tcol){ "Self%", false, 0, 0, 0 };
+	if (!o->no_children)
+		cols[nc++] = (struct tcol){ "Incl%", false, 0, 0, 0 };
+	cols[nc++] = (struct tcol){ c->o.weighted ? "Self value" : "Self", false, 0, 0, 0 };
+	cols[nc++] = (struct tcol){ key_title(o), true, 2, 8, 12 };
+	bool mods = c->view == ANA_VIEW_MODULES, lines = c->view == ANA_VIEW_LINES;
+	const char *a = mods ? "Module" : o->dso_first ? "Module" : "Function";
+	const char *b = mods ? "Path" : o->dso_first ? "Function" : "Module";
+	cols[nc++] = (struct tcol){ a, true, 1, 10, 20 };
+	cols[nc++] = (struct tcol){ b, true, 2, 6, 12 };
+	if (!mods)
+		cols[nc++] = (struct tcol){ lines ? "Line" : "Source", true, 3, 8, 16 };
+	struct table *t = table_new(cols, nc);
+	if (!t) {
+		free(e);
+		return -ENOMEM;
+	}
+	static char buf[8][CELL_MAX];
+	const char *cell[8];
+	size_t shown = 0;
+	for (size_t j = 0; j < k && (!o->top || shown < o->top); j++) {
+		const struct ana_row *r = ana_rows_row(rows, e[j].row);
+		unsigned run = e[j].run;
+		size_t rev = (size_t)ana_set_run_event(s, run, ev);
+		double self = ana_rows_value(rows, e[j].row, run, rev, ANA_SELF);
+		double incl = ana_rows_value(rows, e[j].row, run, rev, ANA_INCL);
+		double ps = all > 0 ? 100 * self / all : 0, pi = all > 0 ? 100 * incl / all : 0;
+		if (o->q.min_pct > 0 && (o->q.kind == ANA_SELF ? ps : pi) < o->q.min_pct)
+			continue;
+		size_t m = 0;
+		snprintf(buf[m++], CELL_MAX, "%.2f", ps);
+		if (!o->no_children)
+			snprintf(buf[m++], CELL_MAX, "%.2f", pi);
+		snprintf(buf[m++], CELL_MAX, c->o.weighted ? "%.4g" : "%.0f", self);
+		snprintf(buf[m++], CELL_MAX, "%s", key_value(s, run));
+		char fn[CELL_MAX], mod[CELL_MAX];
+		if (mods) {
+			snprintf(fn, sizeof(fn), "%s", r->name);
+			snprintf(mod, sizeof(mod), "%s", r->module ? r->module : "");
+		} else {
+			if (r->inlined_into)
+				snprintf(fn, sizeof(fn), "%s [inlined into %s]", r->name, r->inlined_into);
+			else
+				snprintf(fn, sizeof(fn), "%s", r->name);
+			snprintf(mod, sizeof(mod), "%s", base_name(r->module));
+		}
+		bool swap = o->dso_first && !mods;
+		snprintf(buf[m++], CELL_MAX, "%s", swap ? mod : fn);
+		snprintf(buf[m++], CELL_MAX, "%s", swap ? fn : mod);
+		if (!mods)
+			fmt_source(buf[m++], CELL_MAX, r);
+		for (size_t x = 0; x < m; x++)
+			cell[x] = buf[x];
+		if (table_add(t, cell)) {
+			table_free(t);
+			free(e);
+			return -ENOMEM;
+		}
+		shown++;
+	}
+	table_print(t, out, out_width(c));
+	table_free(t);
+	free(e);
 	return 0;
 }
 
@@ -669,6 +960,19 @@ static int run(struct opts *op, int argc, char **argv)
 		}
 		goto done;
 	}
+	if (op->key_thread && !op->key_rows && !op->tree) {
+		/* --sort comm: the thread groups are the rows */
+		print_notes(c, s, NULL);
+		if (c->out == OUT_TEXT && !c->no_header)
+			print_summary(c, s, NULL, out);
+		if ((e = print_groups(op, s, out))) {
+			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+			rc = EXIT_RUNTIME;
+		}
+		goto done;
+	}
+	if (op->key_thread && !op->tree && c->out == OUT_TEXT)
+		op->q.top = 0;	/* over all the groups, after sorting */
 	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
 		e = errno;
@@ -695,7 +999,17 @@ static int run(struct opts *op, int argc, char **argv)
 			if (op->time_spec)
 				fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
 					op->time_spec);
+			if (c->filter[3] || c->filter[4])
+				fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
+					"are of all the run's samples\n", c->filter[3] ? " --dso " : "",
+					c->filter[3] ? c->filter[3] : "", c->filter[4] ? " --symbols " : "",
+					c->filter[4] ? c->filter[4] : "");
 			print_warning_line(c, s, out);
+		}
+		e = 0;
+		if (op->key_thread && !op->tree) {
+			e = print_keyed(op, s, rows, out);
+			nr = 0;
 		}
 		for (unsigned r = 0; r < nr && !e; r++) {
 			if (r)

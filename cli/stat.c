@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include "cli/attach.h"
 #include "cli/options.h"
 
-enum { OPT_NO_FALLBACK = OPT_LONG, OPT_DURATION };
+enum { OPT_NO_FALLBACK = OPT_LONG, OPT_DURATION, OPT_FALLBACK };
 
 static const struct opt stat_opts[] = {
 	OPT('e', "event", required_argument, "EVENT[,EVENT...]",
@@ -38,11 +39,16 @@ static const struct opt stat_opts[] = {
 	  "run CMD N times; print the mean and its standard\n"
 	  "error as +- % (perf stat -r)"),
 	OPT('x', "field-separator", required_argument, "SEP",
-	  "machine-readable output, one line per event: value, unit,\n"
-	  "event, running_ns, running_pct (with -r: a 6th field, the +- %)"),
+	  "perf stat's CSV, one line per event: value, unit, event,\n"
+	  "[with -r: the +- %,] running_ns, running_pct,\n"
+	  "metric value, metric unit"),
 	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
+	OPT(OPT_FALLBACK, "fallback", no_argument, NULL,
+	  "count a replacement for an event that cannot be\n"
+	  "counted here (cycles -> cpu-clock), as record does;\n"
+	  "default: a <not supported> row, as perf stat prints"),
 	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
-	  "fail instead of falling back when an event cannot be counted"),
+	  "fail instead of printing <not supported>"),
 	OPT('p', "pid", required_argument, "PID[,PID...]",
 	  "count these running processes (every thread, and\n"
 	  "threads and children they start)"),
@@ -71,6 +77,7 @@ struct stat_args {
 	size_t n;
 	const char *backend, *sep, *outpath;
 	unsigned flags;
+	bool fallback;			/* --fallback: replace, as record does */
 	unsigned long long repeat;
 	char **cmd;		/* the program and its arguments */
 	struct attach_req att;	/* -p/-t/-a: cli/attach.c */
@@ -142,8 +149,13 @@ static void parse_args(struct stat_args *a, int argc, char **argv)
 		case OPT_DURATION:
 			a->att.duration = v;
 			break;
+		case OPT_FALLBACK:
+			a->fallback = true;
+			break;
 		}
 	}
+	if (a->fallback && (a->flags & PMC_PLAN_NO_FALLBACK))
+		opts_die(&stat_cmd, "--fallback and --no-fallback do not combine");
 	if (a->att.duration && !attach_wanted(&a->att))
 		opts_die(&stat_cmd, "--duration goes with -p, -t or -a (a command runs to its end)");
 	if (attach_wanted(&a->att)) {
@@ -197,8 +209,25 @@ static void default_events(struct stat_args *a)
 	}
 }
 
-/* 0, or the exit status for an error (printed). */
-static int make_plan(struct stat_args *a, struct pmc_plan *plan)
+/* One printed row: a requested event and where its count is. */
+struct row {
+	char name[PMC_NAME_MAX];	/* as the user wrote it */
+	int ev;				/* index into the plan, or -1: <not supported> */
+};
+
+/* Whether used is requested itself, perhaps with ':u' added (the one
+ * change perf stat makes on its own where paranoid refuses the kernel). */
+static bool same_event(const struct pmc_event *req, const struct pmc_event *used)
+{
+	return req->kind == used->kind && req->type == used->type && req->config == used->config &&
+	       req->config1 == used->config1 && req->config2 == used->config2 &&
+	       !strcmp(req->kind == PMC_KIND_PLUGIN ? req->plugin : "", 
+		       used->kind == PMC_KIND_PLUGIN ? used->plugin : "");
+}
+
+/* --fallback / --no-fallback: one plan for the list, replacements said
+ * on stderr; every row is an event of the plan. */
+static int plan_whole(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
 {
 	struct pmc_diag diag;
 	char err[512];
@@ -214,7 +243,81 @@ static int make_plan(struct stat_args *a, struct pmc_plan *plan)
 	}
 	if (plan->fell_back)
 		fprintf(stderr, "pmcprof stat: %s\n", plan->why);
+	for (size_t i = 0; i < plan->n; i++) {
+		snprintf(rows[i].name, sizeof(rows[i].name), "%s",
+			 plan->ev[i].spec[0] ? plan->ev[i].spec : plan->ev[i].name);
+		rows[i].ev = (int)i;
+	}
+	*n_rows = plan->n;
 	return 0;
+}
+
+/* perf stat's way: each event counted as asked, or a <not supported> row
+ * (why on stderr, with the option that would count a replacement).
+ * plan->n is 0 when none can be counted: the program still runs. */
+static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
+{
+	static char used[PMC_MAX_EVENTS][PMC_NAME_MAX];
+	const char *keep[PMC_MAX_EVENTS];
+	struct pmc_event parsed[PMC_MAX_EVENTS];
+	struct pmc_diag diag;
+	size_t k = 0;
+	char err[512];
+	bool say = !a->sep || a->outpath;	/* not into -x's lines on stderr */
+
+	if (pmc_event_parse_list(a->specs, a->n, parsed, &diag) < 0) {
+		for (int i = 0; i < diag.n; i++)
+			fprintf(stderr, "pmcprof stat: -e %s: %s\n", a->specs[diag.item[i].index],
+				diag.item[i].msg);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		struct pmc_plan one;
+		int ret = pmc_plan_make(&a->specs[i], 1, a->backend, 0, &one, NULL, err, sizeof(err));
+
+		snprintf(rows[i].name, sizeof(rows[i].name), "%s", a->specs[i]);
+		rows[i].ev = -1;
+		if (ret == 0 && (!one.fell_back || same_event(&one.req[0], &one.ev[0]))) {
+			if (one.fell_back)
+				fprintf(stderr, "pmcprof stat: %s\n", one.why);
+			snprintf(used[k], sizeof(used[k]), "%s", one.ev[0].spec);
+			snprintf(rows[i].name, sizeof(rows[i].name), "%s", one.ev[0].spec);
+			rows[i].ev = (int)k;
+			keep[k] = used[k];
+			k++;
+		} else if (ret == 0 && say) {
+			/* why ends "; using X on the Y backend": the option says it */
+			char *using = strstr(one.why, "; using ");
+			if (using)
+				*using = '\0';
+			fprintf(stderr, "pmcprof stat: <not supported>: %s; --fallback counts %s "
+				"instead\n", one.why, one.ev[0].spec);
+		} else if (say) {
+			fprintf(stderr, "pmcprof stat: <not supported>: %s: %s\n", a->specs[i], err);
+		}
+		if (ret == 0)
+			pmc_plan_release(&one);
+	}
+	*n_rows = a->n;
+	memset(plan, 0, sizeof(*plan));
+	if (!k)
+		return 0;
+	/* Each opens alone; together they must share a backend. */
+	int ret = pmc_plan_make(keep, k, a->backend, PMC_PLAN_NO_FALLBACK, plan, &diag, err,
+				sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "pmcprof stat: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* 0, or the exit status for an error (printed). */
+static int make_plan(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
+{
+	if (a->fallback || (a->flags & PMC_PLAN_NO_FALLBACK))
+		return plan_whole(a, plan, rows, n_rows);
+	return plan_each(a, plan, rows, n_rows);
 }
 
 static double now_sec(void)
@@ -245,7 +348,8 @@ static void counts_from_rusage(const struct pmc_plan *plan, const struct rusage 
  * let it exec and wait.  0, or the exit status for an error (printed). */
 static int run_once(const struct stat_args *a, const struct pmc_plan *plan, struct run *r)
 {
-	bool by_rusage = !pmc_backend_follows_children(plan->be);
+	bool none = plan->n == 0;	/* nothing countable: run it all the same */
+	bool by_rusage = !none && !pmc_backend_follows_children(plan->be);
 	struct pmc_group *g = NULL;
 	struct rusage ru;
 	int go[2], ret;
@@ -273,7 +377,7 @@ static int run_once(const struct stat_args *a, const struct pmc_plan *plan, stru
 		_exit(127);
 	}
 	close(go[0]);
-	if (!by_rusage) {
+	if (!by_rusage && !none) {
 		PMC_GROUP_OPTS(opts, .pid = pid, .inherit = true, .enable_on_exec = true);
 		ret = pmc_group_open(plan->be, plan->ev, plan->n, &opts, &g);
 		if (ret < 0) {
@@ -296,6 +400,8 @@ static int run_once(const struct stat_args *a, const struct pmc_plan *plan, stru
 		counts_from_rusage(plan, &ru, r);
 		return 0;
 	}
+	if (none)
+		return 0;
 	ret = pmc_group_read(g, r->counts, plan->n);
 	if (ret < 0)
 		fprintf(stderr, "pmcprof stat: read failed: %s\n", pmc_strerror(ret));
@@ -306,7 +412,9 @@ static int run_once(const struct stat_args *a, const struct pmc_plan *plan, stru
 
 static void tally_add(struct tally *t, const struct pmc_count *c, bool counted)
 {
-	if (!counted) {
+	/* perf's <not counted>: a read that failed, or an event that was
+	 * enabled but never got a counter (multiplexing). */
+	if (!counted || (c->enabled && !c->running)) {
 		t->not_counted = true;
 		return;
 	}
@@ -350,34 +458,61 @@ static void group_digits(char *out, size_t len, uint64_t v)
 	out[o] = '\0';
 }
 
-static void print_count(FILE *out, const char *sep, bool repeated, const struct pmc_event *ev,
-			const struct tally *t, double elapsed)
+/* perf stat -x: value, unit, event, [+- %,] running ns, running %, metric
+ * value, metric unit; ev NULL: <not supported>. */
+/* perf's metric for instructions: per cycle, where cycles were counted
+ * too (cycles NAN otherwise). */
+static bool is_hw(const struct pmc_event *ev, uint64_t config)
 {
+	return ev && ev->kind == PMC_KIND_PERF && ev->type == PERF_TYPE_HARDWARE && ev->config == config;
+}
+
+static void print_csv(FILE *out, const char *sep, bool repeated, const char *shown,
+		      const struct pmc_event *ev, const struct tally *t, double elapsed, double cycles)
+{
+	double pct = t && t->enabled ? 100.0 * t->running / t->enabled : 100.0;
+	double mean = t ? tally_mean(t) : 0, spread = t ? rel_stderr(t->sum, t->sumsq, t->runs) : 0;
+	bool ns = ev && strcmp(ev->unit, "ns") == 0, us = ev && strcmp(ev->unit, "us") == 0;
+	unsigned long long running = t && t->runs ? t->running / t->runs : 0;
+	char value[64], unit[8] = "", var[32] = "", metric[64] = "";
+
+	if (!ev || t->not_counted) {
+		snprintf(value, sizeof(value), "%s", ev ? "<not counted>" : "<not supported>");
+		pct = ev ? 0 : 100;
+		running = 0;
+	} else if (ns || us) {
+		snprintf(value, sizeof(value), "%.2f", mean / (ns ? 1e6 : 1e3));
+		snprintf(unit, sizeof(unit), "msec");
+		if (elapsed > 0)
+			snprintf(metric, sizeof(metric), "%.3f%sCPUs utilized",
+				 mean / (ns ? 1e9 : 1e6) / elapsed, sep);
+	} else {
+		snprintf(value, sizeof(value), "%.0f", mean);
+		if (is_hw(ev, PERF_COUNT_HW_INSTRUCTIONS) && cycles > 0)
+			snprintf(metric, sizeof(metric), "%.2f%sinsn per cycle", mean / cycles, sep);
+	}
+	if (!metric[0])
+		snprintf(metric, sizeof(metric), "%s", sep);
+	if (repeated)
+		snprintf(var, sizeof(var), "%.2f%%%s", spread, sep);
+	fprintf(out, "%s%s%s%s%s%s%s%llu%s%.2f%s%s\n", value, sep, unit, sep, shown, sep, var,
+		running, sep, pct, sep, metric);
+}
+
+static void print_count(FILE *out, const char *sep, bool repeated, const char *shown,
+			const struct pmc_event *ev, const struct tally *t, double elapsed, double cycles)
+{
+	if (sep) {
+		print_csv(out, sep, repeated, shown, ev, t, elapsed, cycles);
+		return;
+	}
+	if (!ev || t->not_counted) {
+		fprintf(out, "%20s      %-24s\n", ev ? "<not counted>" : "<not supported>", shown);
+		return;
+	}
 	double pct = t->enabled ? 100.0 * t->running / t->enabled : 100.0;
 	double mean = tally_mean(t), spread = rel_stderr(t->sum, t->sumsq, t->runs);
 	bool ns = strcmp(ev->unit, "ns") == 0, us = strcmp(ev->unit, "us") == 0;
-	const char *shown = ev->spec[0] ? ev->spec : ev->name;
-	unsigned long long running = t->runs ? t->running / t->runs : 0;
-
-	if (sep) {
-		if (t->not_counted)
-			fprintf(out, "<not counted>%s%s%s%s%s0%s0.00", sep, ev->unit, sep, shown,
-				sep, sep);
-		else if (ns || us)
-			fprintf(out, "%.3f%smsec%s%s%s%llu%s%.2f", mean / (ns ? 1e6 : 1e3), sep, sep,
-				shown, sep, running, sep, pct);
-		else
-			fprintf(out, "%.0f%s%s%s%s%llu%s%.2f", mean, sep, sep, shown, sep, running,
-				sep, pct);
-		if (repeated)
-			fprintf(out, "%s%.2f%%", sep, spread);
-		fputc('\n', out);
-		return;
-	}
-	if (t->not_counted) {
-		fprintf(out, "%20s      %-24s\n", "<not counted>", shown);
-		return;
-	}
 	if (ns || us) {
 		double ms = mean / (ns ? 1e6 : 1e3);
 		fprintf(out, "%20.2f msec %-24s #  %6.3f CPUs utilized", ms, shown,
@@ -386,6 +521,8 @@ static void print_count(FILE *out, const char *sep, bool repeated, const struct 
 		char digits[40];
 		group_digits(digits, sizeof(digits), (uint64_t)llround(mean));
 		fprintf(out, "%20s      %-24s", digits, shown);
+		if (is_hw(ev, PERF_COUNT_HW_INSTRUCTIONS) && cycles > 0)
+			fprintf(out, " #  %5.2f  insn per cycle", mean / cycles);
 	}
 	if (repeated)
 		fprintf(out, "  ( +- %5.2f%% )", spread);
@@ -395,7 +532,8 @@ static void print_count(FILE *out, const char *sep, bool repeated, const struct 
 }
 
 static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_plan *plan,
-			 const struct tally *tally, unsigned runs, double el_sum, double el_sumsq)
+			 const struct row *rows, size_t n_rows, const struct tally *tally,
+			 unsigned runs, double el_sum, double el_sumsq)
 {
 	bool repeated = a->repeat > 1;
 	double elapsed = runs ? el_sum / runs : 0;
@@ -410,14 +548,24 @@ static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_
 		fprintf(out, "\n Performance counter stats for '");
 		for (char **c = a->cmd; *c; c++)
 			fprintf(out, "%s%s", c > a->cmd ? " " : "", *c);
-		fprintf(out, "' (backend %s%s)", pmc_backend_name(plan->be),
-			pmc_backend_follows_children(plan->be) ? "" : ", whole-tree rusage");
+		if (plan->n)
+			fprintf(out, "' (backend %s%s)", pmc_backend_name(plan->be),
+				pmc_backend_follows_children(plan->be) ? "" : ", whole-tree rusage");
+		else
+			fputc('\'', out);
 		if (repeated)
 			fprintf(out, " (%u run%s)", runs, runs == 1 ? "" : "s");
 		fprintf(out, ":\n\n");
 	}
+	double cycles = NAN;
 	for (size_t i = 0; i < plan->n; i++)
-		print_count(out, a->sep, repeated, &plan->ev[i], &tally[i], elapsed);
+		if (is_hw(&plan->ev[i], PERF_COUNT_HW_CPU_CYCLES) && !tally[i].not_counted)
+			cycles = tally_mean(&tally[i]);
+	for (size_t i = 0; i < n_rows; i++) {
+		int e = rows[i].ev;
+		print_count(out, a->sep, repeated, rows[i].name, e < 0 ? NULL : &plan->ev[e],
+			    e < 0 ? NULL : &tally[e], elapsed, cycles);
+	}
 	if (a->sep)
 		return;
 	if (repeated)
@@ -433,6 +581,8 @@ int main(int argc, char **argv)
 	struct stat_args a = { 0 };
 	struct tally tally[PMC_MAX_EVENTS] = { 0 };
 	struct pmc_plan plan;
+	struct row rows[PMC_MAX_EVENTS];
+	size_t n_rows = 0;
 	double el_sum = 0, el_sumsq = 0;
 	unsigned runs = 0;
 	struct run r;
@@ -446,7 +596,7 @@ int main(int argc, char **argv)
 	}
 	if (a.n == 0)
 		default_events(&a);
-	if ((rc = make_plan(&a, &plan)))
+	if ((rc = make_plan(&a, &plan, rows, &n_rows)))
 		return rc;
 
 	FILE *out = stderr;
@@ -480,10 +630,11 @@ int main(int argc, char **argv)
 		if (WIFSIGNALED(r.status))
 			break;
 	}
-	print_counts(out, &a, &plan, tally, runs, el_sum, el_sumsq);
+	print_counts(out, &a, &plan, rows, n_rows, tally, runs, el_sum, el_sumsq);
 	if (out != stderr)
 		fclose(out);
-	pmc_plan_release(&plan);
+	if (plan.n)
+		pmc_plan_release(&plan);
 
 	if (WIFSIGNALED(r.status)) {
 		int sig = WTERMSIG(r.status);

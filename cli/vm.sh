@@ -21,8 +21,9 @@ input (stdin is /dev/null on both sides), event and period, then compare
 the two with `pmcprof diff`.  The guest sees this machine's / read-only
 (over 9p) and runs CMD in the same directory with the same environment.
 
-  -o, --output=DIR      write the profiles into DIR/native/ and DIR/vm/
-                        (DIR/native/1..N with repeats), the comparison into
+  -o, --output=DIR      write the profiles into DIR/native/profiles/ and
+                        DIR/vm/profiles/ (DIR/native/1..N/profiles/ with
+                        repeats), the comparison into
                         DIR/diff.txt.  Default: ./pmcprof-vm-CMD-PID
   -e, --event=EVENT[@PERIOD]  event to sample, on both sides (repeatable;
                         default cpu-clock, whose default period is 1 ms)
@@ -353,7 +354,7 @@ q() { printf '%q ' "$@"; }
 	echo "i=1; while [ \$i -le $repeats ]; do"
 	echo "  d=$(printf %q "$out/vm")/\$i; [ $repeats -eq 1 ] && d=$(printf %q "$out/vm")"
 	echo "  mkdir -p \"\$d\" || exit 125"
-	echo "  $(q "$here/pmcprof-record" "${ev_args[@]}") -o \"\$d\" -- $(q "$@") </dev/null" \
+	echo "  $(q "$here/pmcprof-record" "${ev_args[@]}") -o \"\$d/profiles\" -- $(q "$@") </dev/null" \
 		">\"\$d/cmd.stdout\" 2>\"\$d/cmd.stderr\"; st=\$?; echo \$st >\"\$d/cmd.status\""
 	echo '  t "recorded $i"; i=$((i + 1)); done'
 	echo 'sync; exit $st'
@@ -366,7 +367,9 @@ for i in $(seq 1 "$repeats"); do
 	d=$out/native/$i
 	[ "$repeats" -eq 1 ] && d=$out/native
 	mkdir -p "$d" || die "cannot create $d"
-	"$here/pmcprof-record" "${ev_args[@]}" -o "$d" -- "$@" </dev/null >"$d/cmd.stdout" 2>"$d/cmd.stderr"
+	# the profiles apart from what the side keeps beside them (record
+	# refuses a directory holding anything but profiles)
+	"$here/pmcprof-record" "${ev_args[@]}" -o "$d/profiles" -- "$@" </dev/null >"$d/cmd.stdout" 2>"$d/cmd.stderr"
 	echo $? >"$d/cmd.status"
 done
 [ -n "$(find "$out/native" -name '*.pmcp' -print -quit)" ] ||

@@ -25,7 +25,9 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 	ANA_OPTS(opts, .weighted = o->weighted, .debug_dirs = o->debug_dirs, .remap = o->remap,
 		 .no_inline = o->no_inline, .short_names = o->short_names,
 		 .cache_dir = o->cache_dir, .progress = o->progress_fn,
-		 .progress_arg = o->progress_arg);
+		 .progress_arg = o->progress_arg, .comms = o->comms, .pids = o->pids,
+		 .tids = o->tids, .dsos = o->dsos, .symbols = o->symbols,
+		 .addr_samples = true);	/* A: annotate */
 	struct ana_set *s;
 	int rc = 0;
 

@@ -87,6 +87,11 @@ static enum react flat_key(struct panel *p, struct ui *ui, int key)
 	struct flat *f = (struct flat *)p;
 	const struct ana_row *r = f->rows ? ana_rows_row(f->rows, p->t.sel) : NULL;
 
+	if (key == 'A' && f->kind == FLAT_FUNCS) {
+		if (r)
+			ui_push(ui, panel_annotate_new(ui, r));
+		return REACT_ALL;
+	}
 	if (key != VK_ENTER && key != VK_RIGHT)
 		return REACT_NONE;
 	if (!r)

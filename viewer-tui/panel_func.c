@@ -221,6 +221,11 @@ static enum react func_key(struct panel *p, struct ui *ui, int key)
 	const struct ana_row *r = e && e->i < EMPTY ? ana_rows_row(f->rs[e->sect], e->i) : NULL;
 
 	switch (key) {
+	case 'A': {	/* annotate the page's function (a caller: Enter, then A) */
+		struct ana_row me = { .name = f->name, .module = f->module };
+		ui_push(ui, panel_annotate_new(ui, &me));
+		return REACT_ALL;
+	}
 	case VK_ENTER:
 	case VK_RIGHT:
 		if (!r)

@@ -242,6 +242,10 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 	}
 	if (t->n == 0)
 		return REACT_NONE;
+	if (key == 'A') {	/* annotate this frame's function */
+		ui_push(ui, panel_annotate_new(ui, ana_rows_row(t->e[k].rs, t->e[k].i)));
+		return REACT_ALL;
+	}
 	switch (key) {
 	case VK_ENTER:
 	case ' ':

@@ -24,6 +24,9 @@ const struct keyhelp ui_keyhelp[] = {
 	{ "t", "calling-context tree: top-down, t again bottom-up, t again back", "Tree" },
 	{ "l", "source lines; in a function: its annotated source", "Lines" },
 	{ "m", "modules", NULL },
+	{ "A", "on a function (a row, a function's page, a tree frame): annotate, its "
+	       "instructions with their share of its samples under their source lines "
+	       "('|': inlined code)", "Annotate" },
 	{ "c", "compare mode on and off: one ratio column per run against the base", "Compare" },
 	{ "r", "ratio in compare mode: share of run / share of base, raw counts, "
 	       "delta in percentage points", NULL },

@@ -238,6 +238,7 @@ struct load_opts {
 	void *progress_arg;
 	bool no_inline;		/* ana_opts.no_inline */
 	bool short_names;	/* ana_opts.short_names */
+	const char *comms, *pids, *tids, *dsos, *symbols;	/* ana_opts' filters */
 };
 /* A finished set with one run per entry of runs[] (a file or directory;
  * "A,B" gives one run with repeats A and B).  Returns 0 with *out set, or a
@@ -292,6 +293,9 @@ struct panel *panel_tree_new(struct ui *ui, bool bottomup, const char *select_na
 /* Source of file with per-line samples; line = the line to show first (0:
  * the hottest). */
 struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line);
+/* A function's instructions (a FUNCS row: its name and module) with their
+ * samples, between their source lines (ana_set_annotate). */
+struct panel *panel_annotate_new(struct ui *ui, const struct ana_row *fn);
 struct panel *panel_help_new(struct ui *ui);
 struct panel *panel_facts_new(struct ui *ui);
 

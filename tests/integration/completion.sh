@@ -26,3 +26,9 @@ complete_words "$PMCPROF" report --sort ds >c8.txt
 contains "report --sort keys complete (perf's too)" "^dso$" c8.txt
 complete_words "$PMCPROF" report --perc >c9.txt
 contains "new options come from --help" "^--percent-limit$" c9.txt
+complete_words "$PMCPROF" ann >c20.txt
+contains "annotate completes" "^annotate$" c20.txt
+complete_words "$PMCPROF" report -g cal >c21.txt
+contains "report -g completes perf's orders" "^caller$" c21.txt
+complete_words "$PMCPROF" report --sort co >c22.txt
+contains "report --sort completes comm" "^comm$" c22.txt

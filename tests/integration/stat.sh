@@ -52,11 +52,56 @@ check "a missing program exits 127" [ $? -eq 127 ]
 contains "a missing program is named" "cannot run '/nonexistent/program'" nx.txt
 
 if "$PMCPROF" probe | grep -q 'hardware events do not open'; then
-	"$PMCPROF" stat -e cycles -- true 2>fb.txt
-	contains "no PMU: cycles falls back openly" "cpu-clock" fb.txt
+	"$PMCPROF" stat -e cycles,instructions -- true 2>ns.txt
+	check "no PMU: cycles,instructions exits 0, as perf stat" [ $? -eq 0 ]
+	check "no PMU: two <not supported> rows, no replacement counted" \
+		[ "$(grep -c '<not supported> *\(cycles\|instructions\)' ns.txt)" -eq 2 ]
+	check "no PMU: no cpu-clock row without --fallback" sh -c '! grep -q "msec cpu-clock" ns.txt'
+	contains "no PMU: stderr names the option that would replace it" "--fallback counts cpu-clock" ns.txt
+	"$PMCPROF" stat --fallback -e cycles -- true 2>fb.txt
+	contains "--fallback: cycles falls back openly" "cpu-clock" fb.txt
+	contains "--fallback: a cpu-clock row" "msec cpu-clock" fb.txt
 	"$PMCPROF" stat --no-fallback -e cycles -- true 2>nfb.txt
 	check "--no-fallback: an error instead (2)" [ $? -eq 2 ]
 	contains "--no-fallback says why" "no hardware PMU" nfb.txt
+fi
+
+# <not counted>: an event enabled but never on a counter (a fake PMU that
+# reports running 0, as perf_event does for a multiplexed-out event)
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=unscheduled \
+	"$PMCPROF" stat -b fakecounter -x , -o nc.csv -e instructions -- true 2>/dev/null
+check "never scheduled: perf's <not counted> line (<not counted>,,instructions,0,0.00,,)" \
+	grep -qx '<not counted>,,instructions,0,0.00,,' nc.csv
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=unscheduled \
+	"$PMCPROF" stat -b fakecounter -e instructions -- true 2>nch.txt
+contains "  ... and in the text" "<not counted> *instructions" nch.txt
+
+# perf's metric for instructions, with cycles: insn per cycle (the fake
+# PMU counts the same number on both: 1.00)
+PMCPROF_PLUGIN_PATH="$PMCPROF_BUILD/tests/unit/.libs:${PMCPROF_PLUGIN_PATH:-}" PMC_FAKE_MODE=garbage \
+	"$PMCPROF" stat -b fakecounter -x , -o ipc.csv -e cycles,instructions -- true 2>/dev/null
+check "-x with cycles and instructions: perf's 'insn per cycle' metric fields" \
+	grep -q '^[0-9]*,,instructions,[0-9]*,100.00,1.00,insn per cycle$' ipc.csv
+
+# perf stat's own lines on this machine, field by field: what each event
+# is (a count, <not supported>, <not counted>), its unit and name, and
+# how many fields; the numbers differ run to run.
+perf_shape() {	# file: value-kind,unit,event,NF per line
+	awk -F, '{ v = $1 ~ /^</ ? $1 : "N"; print v "," $2 "," $3 "," NF }' "$1"
+}
+if command -v perf >/dev/null 2>&1 &&
+	timeout 20 perf stat -x , -o perf1.csv -e task-clock,cycles,instructions -- true 2>/dev/null &&
+	timeout 30 perf stat -x , -r 3 -o perf3.csv -e task-clock,cycles -- true 2>/dev/null; then
+	grep -v '^#' perf1.csv | grep -v '^$' >perf1c.csv
+	grep -v '^#' perf3.csv | grep -v '^$' >perf3c.csv
+	"$PMCPROF" stat -x , -o ours1.csv -e task-clock,cycles,instructions -- true 2>/dev/null
+	"$PMCPROF" stat -x , -r 3 -o ours3.csv -e task-clock,cycles -- true 2>/dev/null
+	perf_shape perf1c.csv >p1.txt; perf_shape ours1.csv >o1.txt
+	perf_shape perf3c.csv >p3.txt; perf_shape ours3.csv >o3.txt
+	check "-x: the fields perf stat prints here, in its order ($(tr '\n' ' ' <p1.txt))" cmp -s p1.txt o1.txt
+	check "-x -r 3: the fields perf stat prints here, +- % 4th ($(tr '\n' ' ' <p3.txt))" cmp -s p3.txt o3.txt
+else
+	skip "perf stat cannot run here: no field-by-field comparison"
 fi
 
 # perf's spellings: -e a,b and -r N (mean, and +- the standard error as % of it)
@@ -65,7 +110,7 @@ s0=$(steal_ms)
 check "-r 3: exits 0" [ $? -eq 0 ]
 strep=$(( $(steal_ms) - s0 ))
 check "-e a,b: two events counted" test "$(wc -l <rep.csv)" -eq 2
-check "-r 3 -x: a 6th field, the +- %" awk -F, '$6 !~ /^[0-9.]+%$/ { exit 1 }' rep.csv
+check "-r 3 -x: the +- % is the 4th field, as perf's" awk -F, '$4 !~ /^[0-9.]+%$/ || NF != 8 { exit 1 }' rep.csv
 mean=$(awk -F, '$3 == "task-clock" { print $1 }' rep.csv)
 truth=$(sed -n 's/^cpu_ms=//p' rep.txt | awk '{ s += $1; n++ } END { if (n == 3) print s / n }')
 within "-r 3: task-clock is the mean of the 3 runs" "$mean" "$truth" 5 "$strep"

@@ -1,6 +1,8 @@
 /* A hardware-counter plugin that lies, for the calibration tests: it opens
  * any perf_event encoding and reads zeros (PMC_FAKE_MODE=zero) or garbage
- * (PMC_FAKE_MODE=garbage), as a broken virtual PMU might. */
+ * (PMC_FAKE_MODE=garbage), as a broken virtual PMU might; or, for stat's
+ * <not counted>, counters enabled but never scheduled (PMC_FAKE_MODE=
+ * unscheduled: running 0, as perf_event reports a multiplexed-out event). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -33,10 +35,12 @@ static int fake_read(void *ctx, struct pmc_count *vals, size_t n)
 {
 	const char *mode = getenv("PMC_FAKE_MODE");
 	uint64_t v = mode && strcmp(mode, "garbage") == 0 ? 0xdeadbeef12345ULL : 0;
+	bool idle = mode && strcmp(mode, "unscheduled") == 0;
 
 	(void)ctx;
 	for (size_t i = 0; i < n; i++)
-		vals[i] = (struct pmc_count){ .value = v, .raw = v, .enabled = 1, .running = 1 };
+		vals[i] = (struct pmc_count){ .value = v, .raw = v, .enabled = idle ? 1000 : 1,
+					     .running = !idle };
 	return 0;
 }
 

@@ -977,6 +977,83 @@ static void test_cross_events(void)
 	}
 }
 
+/* perf's filters (ana_opts comms/pids/tids: which files; dsos/symbols:
+ * which samples, totals kept) and the per-instruction samples annotate
+ * reads, over test_merge_and_views' two threads. */
+static void test_filters_and_annotate(void)
+{
+	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
+	static const struct {
+		int line;
+		const char *tids, *dsos, *symbols;
+		uint64_t total;		/* the run's samples */
+		const char *name;	/* a row and its self, incl */
+		uint64_t self, incl;
+		double pct;		/* its self share */
+		size_t rows;
+	} cases[] = {
+		{ __LINE__, NULL, NULL, NULL, 200, "t_a", 120, 120, 60, 4 },
+		{ __LINE__, "1001", NULL, NULL, 50, "t_a", 20, 20, 40, 3 },
+		{ __LINE__, "1000,1001", NULL, NULL, 200, "t_b", 50, 50, 25, 4 },
+		{ __LINE__, NULL, NULL, "t_a", 200, "t_main", 0, 120, 0, 2 },
+		{ __LINE__, NULL, NULL, "t_b,t_rec", 200, "t_b", 50, 50, 25, 3 },
+		{ __LINE__, NULL, "no-such.so", NULL, 200, NULL, 0, 0, 0, 0 },
+		{ __LINE__, "1000", NULL, "t_a", 150, "t_a", 100, 100, 100.0 * 100 / 150, 2 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
+		ANA_OPTS(o, .tids = cases[k].tids, .dsos = cases[k].dsos, .symbols = cases[k].symbols);
+		struct ana_set *s = open_set(&o, files, 0);
+		bool ok = ana_set_finish(s) == 0 && ana_set_run(s, 0)->events[0].samples == cases[k].total;
+		ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
+		struct ana_rows *r = ok ? ana_set_query(s, &q) : NULL;
+		ok = r && ana_rows_n(r) == cases[k].rows;
+		if (ok && cases[k].name) {
+			long i = find(r, cases[k].name);
+			ok = i >= 0 && smp(r, cases[k].name, 0, ANA_SELF) == cases[k].self &&
+			     smp(r, cases[k].name, 0, ANA_INCL) == cases[k].incl &&
+			     fabs(ana_rows_pct(r, (size_t)i, 0, 0, ANA_SELF) - cases[k].pct) < 1e-9;
+		}
+		T_OK(ok, "filters line %d: %s%s%s%s%s%s", cases[k].line,
+		     cases[k].tids ? " tids " : "", cases[k].tids ? cases[k].tids : "",
+		     cases[k].dsos ? " dsos " : "", cases[k].dsos ? cases[k].dsos : "",
+		     cases[k].symbols ? " symbols " : "", cases[k].symbols ? cases[k].symbols : "");
+		ana_rows_free(r);
+		ana_set_free(s);
+	}
+
+	/* annotate: t_a's 120 samples on its first instruction (the address
+	 * the stacks name), none elsewhere */
+	ANA_OPTS(o, .addr_samples = true);
+	struct ana_set *s = open_set(&o, files, 0);
+	struct ana_annotation *a = NULL;
+	char msg[256];
+	T_OK(ana_set_finish(s) == 0, "annotate: set finished");
+	int e = ana_set_annotate(s, "t_a", 0, 0, &a, msg, sizeof(msg));
+	T_OK(e == 0 && a, "annotate t_a: %s", e ? msg : "ok");
+	if (a) {
+		uint64_t at = 0, sum = 0;
+		for (size_t i = 0; i < a->n; i++) {
+			sum += a->insn[i].samples;
+			if (a->insn[i].addr == F(t_a))
+				at = a->insn[i].samples;
+		}
+		T_OK(a->lo == F(t_a) && a->hi > a->lo && a->n >= 1, "annotate: t_a's symbol range");
+		T_OK(a->samples == 120 && at == 120 && sum == 120 && !a->outside,
+		     "annotate: 120 samples, all at t_a's first instruction (%llu)", (unsigned long long)at);
+		T_OK(a->insn[0].text && a->insn[0].text[0], "annotate: disassembled (%s)", a->insn[0].text);
+	}
+	ana_annotation_free(a);
+	T_OK(ana_set_annotate(s, "no_such", 0, 0, &a, msg, sizeof(msg)) == -ANA_ENOFUNC,
+	     "annotate: an unknown function");
+	ana_set_free(s);
+	ANA_OPTS(o2, .weighted = false);
+	s = open_set(&o2, files, 0);
+	T_OK(ana_set_finish(s) == 0 &&
+	     ana_set_annotate(s, "t_a", 0, 0, &a, msg, sizeof(msg)) == -ANA_ESTATE,
+	     "annotate without addr_samples: ANA_ESTATE");
+	ana_set_free(s);
+}
+
 int main(void)
 {
 	dl_iterate_phdr(first_phdr, NULL);
@@ -986,6 +1063,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 77;
 	test_merge_and_views();
+	test_filters_and_annotate();
 	test_bottomup_chains();
 	test_duration();
 	test_lines_and_sources();

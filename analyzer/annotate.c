@@ -1,0 +1,381 @@
+/* A function's instructions with the samples each one took, as perf
+ * annotate shows them: disassembled by capstone from the module's bytes,
+ * each instruction with its source line and the function inlined there
+ * (libdw), its samples from the per-address counts the set kept at
+ * aggregation (ana_opts.addr_samples: the leaf frame of a sample is the
+ * sampled instruction itself, docs/profile-format.md). */
+#include "config.h"
+
+#include <capstone/capstone.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/internal.h"
+
+/* The physical function holding f's code: f, or for an inlined f the
+ * function it was inlined into (out to the first that was not). */
+static uint32_t physical(const struct ana_set *s, uint32_t f)
+{
+	for (unsigned hops = 0; s->func[f].inl_caller != NONE && hops < 64; hops++)
+		f = s->func[f].inl_caller;
+	return f;
+}
+
+static uint64_t addr_count(const struct ana_set *s, size_t a, unsigned run, size_t ev)
+{
+	return s->addr_smp[(a * s->n_orun + run) * s->n_ev + ev];
+}
+
+/* Which (physical function, module) FUNC names: of those matching, the one
+ * with the most samples.  0 or -ANA_ENOFUNC. */
+static int pick(struct ana_set *s, const char *func, unsigned run, size_t ev, uint32_t *pf,
+		uint32_t *pm)
+{
+	uint8_t *is = calloc(s->n_func ? s->n_func : 1, 1), *phys = calloc(s->n_func ? s->n_func : 1, 1);
+	ANA_QUERY(q, .view = ANA_VIEW_CALLERS, .func = func);
+	uint64_t best = 0;
+	bool found = false;
+	if (!is || !phys) {
+		free(is);
+		free(phys);
+		return -ENOMEM;
+	}
+	/* (function, module) pairs and their samples; few: one per match
+	 * and build of its module */
+	struct cand { uint32_t f, m; uint64_t c; } *cand = NULL;
+	size_t nc = 0;
+	int e = 0;
+	if (funcs_match(s, &q, is)) {
+		for (uint32_t f = 0; f < s->n_func; f++)
+			if (is[f])
+				phys[physical(s, f)] = 1;
+		for (size_t a = 0; a < s->n_addr && !e; a++) {
+			const struct addr *ad = &s->addr[a];
+			if (!ad->n || !phys[s->frame[ad->first].func])
+				continue;
+			uint32_t f = s->frame[ad->first].func;
+			size_t k = 0;
+			while (k < nc && (cand[k].f != f || cand[k].m != ad->mod))
+				k++;
+			if (k == nc) {
+				struct cand *c = realloc(cand, (nc + 1) * sizeof(*c));
+				if (!c) {
+					e = -ENOMEM;
+					break;
+				}
+				cand = c;
+				cand[nc++] = (struct cand){ f, ad->mod, 0 };
+			}
+			cand[k].c += addr_count(s, a, run, ev);
+		}
+		for (size_t k = 0; k < nc; k++) {
+			if (!found || cand[k].c > best) {
+				best = cand[k].c;
+				*pf = cand[k].f;
+				*pm = cand[k].m;
+				found = true;
+			}
+		}
+	}
+	free(cand);
+	if (e) {
+		free(is);
+		free(phys);
+		return e;
+	}
+	free(is);
+	free(phys);
+	return found ? 0 : -ANA_ENOFUNC;
+}
+
+struct dis {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;	/* Dwfl address = ELF address + bias */
+	Elf *elf;
+	char *dbgpath;
+	Dwfl_Callbacks cb;
+};
+
+static void dis_end(struct dis *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->dbgpath);
+}
+
+/* Open the module at path as the symbolizer does (symbols.c): its
+ * separate debug info under the debug roots; its build-id must be the
+ * recorded one. */
+static int dis_open(struct dis *d, const struct ana_set *s, const struct smodule *m, char *msg,
+		    size_t len)
+{
+	const char *dirs = s->o.debug_dirs;
+	if (asprintf(&d->dbgpath, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "", dirs ? ":" : "") < 0) {
+		d->dbgpath = NULL;
+		return -ENOMEM;
+	}
+	d->cb.find_elf = dwfl_build_id_find_elf;
+	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	d->cb.section_address = dwfl_offline_section_address;
+	d->cb.debuginfo_path = &d->dbgpath;
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+		snprintf(msg, len, "%s: %s (--remap OLD=NEW reads it from elsewhere)", m->path,
+			 strerror(-e));
+		return e;
+	}
+	if (!(d->dwfl = dwfl_begin(&d->cb))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(d->dwfl);
+	d->mod = dwfl_report_elf(d->dwfl, m->path, m->path, fd, 0, false);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		close(fd);
+		snprintf(msg, len, "%s: not an ELF file libdw can read", m->path);
+		return -EIO;
+	}
+	if (!(d->elf = dwfl_module_getelf(d->mod, &d->bias))) {
+		snprintf(msg, len, "%s: no ELF image", m->path);
+		return -EIO;
+	}
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(d->mod, &bid, &vaddr);
+	if (m->bid_len && (n != (int)m->bid_len || memcmp(bid, m->bid, m->bid_len))) {
+		snprintf(msg, len, "%s is not the file that was profiled (its build-id differs): "
+			 "its instructions would be another program's", m->path);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/* The function's bytes [lo, lo + size) from the section holding them. */
+static int dis_bytes(struct dis *d, uint64_t lo, uint64_t size, const uint8_t **out)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (lo < sh.sh_addr || lo + size > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || lo - sh.sh_addr + size > data->d_size)
+			return -EIO;
+		*out = (const uint8_t *)data->d_buf + (lo - sh.sh_addr);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Source line and innermost inlined function at ELF address pc. */
+static void dis_source(struct dis *d, struct ana_set *s, uint64_t pc, struct ana_insn *in)
+{
+	Dwarf_Addr a = pc + d->bias, cubias;
+	Dwfl_Line *l = dwfl_module_getsrc(d->mod, a);
+	int lineno = 0;
+	const char *file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (file && lineno > 0) {
+		in->file = strpool_str(&s->pool, file);
+		in->line = (unsigned)lineno;
+	}
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &cubias), *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, a - cubias, &scopes) : 0;
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute at;
+		const char *name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		in->inlined = name ? strpool_str(&s->pool, name) : "?";
+		break;
+	}
+	free(scopes);
+}
+
+static int dis_arch(Elf *elf, cs_arch *arch, cs_mode *mode)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return -EIO;
+	switch (eh.e_machine) {
+	case EM_X86_64:
+		*arch = CS_ARCH_X86;
+		*mode = CS_MODE_64;
+		return 0;
+	case EM_386:
+		*arch = CS_ARCH_X86;
+		*mode = CS_MODE_32;
+		return 0;
+	case EM_AARCH64:
+		*arch = CS_ARCH_ARM64;
+		*mode = CS_MODE_ARM;
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+}
+
+/* The range of the ELF symbol holding ELF address pc. */
+static int dis_range(struct dis *d, uint64_t pc, uint64_t *lo, uint64_t *hi, const char **name)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	Elf *elf;
+	Dwarf_Addr symbias;
+	*name = dwfl_module_addrinfo(d->mod, pc + d->bias, &off, &sym, NULL, &elf, &symbias);
+	if (!*name || !sym.st_size)
+		return -ENOENT;
+	*lo = pc - off;
+	*hi = *lo + sym.st_size;
+	return 0;
+}
+
+static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, unsigned run,
+		    size_t ev, struct ana_annotation *an, char *msg, size_t len)
+{
+	const struct smodule *m = &s->mod[pm];
+	uint64_t hot = 0, hot_pc = UINT64_MAX;
+	for (size_t a = 0; a < s->n_addr; a++) {
+		const struct addr *ad = &s->addr[a];
+		if (ad->n && ad->mod == pm && s->frame[ad->first].func == pf &&
+		    (hot_pc == UINT64_MAX || addr_count(s, a, run, ev) > hot)) {
+			hot = addr_count(s, a, run, ev);
+			hot_pc = ad->off;
+		}
+	}
+	const char *sym;
+	if (dis_range(d, hot_pc, &an->lo, &an->hi, &sym)) {
+		snprintf(msg, len, "%s: no symbol with a size holds %s's code at 0x%llx", m->path,
+			 s->func[pf].name, (unsigned long long)hot_pc);
+		return -ENOENT;
+	}
+	if (an->hi - an->lo > (1u << 20)) {
+		snprintf(msg, len, "%s: %s is %llu bytes long: not disassembled", m->path, sym,
+			 (unsigned long long)(an->hi - an->lo));
+		return -EFBIG;
+	}
+	const uint8_t *code;
+	if (dis_bytes(d, an->lo, an->hi - an->lo, &code)) {
+		snprintf(msg, len, "%s: the bytes of %s are not in the file", m->path, sym);
+		return -ENOENT;
+	}
+	cs_arch arch;
+	cs_mode mode;
+	csh cs;
+	if (dis_arch(d->elf, &arch, &mode)) {
+		snprintf(msg, len, "%s: an architecture pmcprof does not disassemble", m->path);
+		return -ENOTSUP;
+	}
+	if (cs_open(arch, mode, &cs) != CS_ERR_OK) {
+		snprintf(msg, len, "capstone cannot open this architecture");
+		return -ENOTSUP;
+	}
+	cs_insn *ins = NULL;
+	size_t n = cs_disasm(cs, code, an->hi - an->lo, an->lo, 0, &ins);
+	struct ana_insn *out = calloc(n ? n : 1, sizeof(*out));
+	int e = out ? 0 : -ENOMEM;
+	for (size_t i = 0; !e && i < n; i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "%s%s%s", ins[i].mnemonic, ins[i].op_str[0] ? " " : "",
+			 ins[i].op_str);
+		out[i].addr = ins[i].address;
+		out[i].size = ins[i].size;
+		if (!(out[i].text = strpool_str(&s->pool, text)))
+			e = -ENOMEM;
+		dis_source(d, s, ins[i].address, &out[i]);
+	}
+	if (n)
+		cs_free(ins, n);
+	cs_close(&cs);
+	if (e) {
+		free(out);
+		return e;
+	}
+	/* each sampled address to its instruction (a sampled pc is one's
+	 * start; anything else, or outside the symbol, is counted apart) */
+	for (size_t a = 0; a < s->n_addr; a++) {
+		const struct addr *ad = &s->addr[a];
+		uint64_t c;
+		if (!ad->n || ad->mod != pm || s->frame[ad->first].func != pf ||
+		    !(c = addr_count(s, a, run, ev)))
+			continue;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (out[mid].addr + out[mid].size <= ad->off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && out[lo].addr == ad->off)
+			out[lo].samples += c;
+		else
+			an->outside += c;
+		an->samples += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i].pct = an->samples ? 100.0 * (double)out[i].samples / (double)an->samples : 0;
+	an->func = s->func[pf].name;
+	an->module = m->path;
+	an->insn = out;
+	an->n = n;
+	return 0;
+}
+
+int ana_set_annotate(struct ana_set *s, const char *func, unsigned run, size_t ev,
+		     struct ana_annotation **out, char *msg, size_t len)
+{
+	uint32_t pf = 0, pm = 0;
+	int e;
+
+	*out = NULL;
+	if (len)
+		msg[0] = '\0';
+	if (!s->finished || !s->addr_smp) {
+		snprintf(msg, len, "the set was not finished with addr_samples");
+		return -ANA_ESTATE;
+	}
+	if (run >= s->n_orun || ev >= s->n_ev)
+		return -EINVAL;
+	if ((e = pick(s, func, run, ev, &pf, &pm)))
+		return e;
+	const struct smodule *m = &s->mod[pm];
+	if (kallsyms_is_kernel(m->path) || m->jit || m->image) {
+		snprintf(msg, len, "%s is in %s: pmcprof disassembles only modules it can read "
+			 "from a file", s->func[pf].name, m->jit ? "JIT code" : m->image ?
+			 "the vdso (its bytes are in the profile but not annotated)" : "the kernel");
+		return -ENOTSUP;
+	}
+	struct ana_annotation *an = calloc(1, sizeof(*an));
+	struct dis d = { 0 };
+	if (!an)
+		return -ENOMEM;
+	if (!(e = dis_open(&d, s, m, msg, len)))
+		e = annotate(s, &d, pf, pm, run, ev, an, msg, len);
+	dis_end(&d);
+	if (e) {
+		free(an);
+		return e;
+	}
+	*out = an;
+	return 0;
+}
+
+void ana_annotation_free(struct ana_annotation *a)
+{
+	if (!a)
+		return;
+	free((void *)a->insn);
+	free(a);
+}

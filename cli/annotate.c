@@ -1,0 +1,308 @@
+/* pmcprof annotate: a function's instructions with each one's share of its
+ * samples, interleaved with the source lines they come from, as perf
+ * annotate prints them; code inlined into the function marked. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/analyze.h"
+
+enum { O_INPUT = COMMON_LAST + 1, O_STDIO, O_NO_SOURCE, O_MIN_PCT };
+
+static const struct opt annotate_opts[] = {
+	OPT_SECTION("Input:"),
+	OPT('i', "input", required_argument, "PROFILE|DIR",
+	  "read this too (repeatable; perf's -i)"),
+	OPT_INCLUDE(common_input_opts),
+	OPT_SECTION("Filters (perf's):"),
+	OPT_INCLUDE(common_filter_opts),
+	OPT_SECTION("Selection:"),
+	OPT_INCLUDE(common_event_opts),
+	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
+	  "show only instructions with at least P% (and their\n"
+	  "source lines)"),
+	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
+	OPT_SECTION("Symbols:"),
+	OPT_INCLUDE(common_symbol_opts),
+	OPT_SECTION("Output:"),
+	OPT(O_NO_SOURCE, "no-source", no_argument, NULL,
+	  "instructions only, no source lines between them"),
+	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the only one; for perf habits)"),
+	OPT_INCLUDE(common_text_opts),
+	OPT_END,
+};
+
+static const struct opt_cmd annotate_cmd = {
+	.prog = "pmcprof annotate",
+	.synopsis = "pmcprof annotate [OPTIONS] FUNCTION [PROFILE|DIR...]",
+	.description =
+		"Disassemble FUNCTION (NAME or MODULE:NAME) from its module and show each\n"
+		"instruction's share of the function's samples, under the source line it\n"
+		"comes from; code inlined into it is marked.  Without PROFILE or DIR: the\n"
+		"newest ./pmcprof-*/ directory (stderr says which).\n",
+	.opts = annotate_opts,
+	.footer = "Exit status: 0 ok, 1 usage error or no such function, 2 a profile or the\n"
+		  "module cannot be read.  pmcprof-annotate(1) has more.\n",
+};
+
+struct opts {
+	struct common c;
+	const char **paths;
+	size_t n_paths;
+	const char *func;
+	bool no_source;
+	double min_pct;
+	char newest[PATH_MAX];
+};
+
+static int add_path(struct opts *o, const char *p)
+{
+	const char **v = realloc(o->paths, (o->n_paths + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	o->paths = v;
+	v[o->n_paths++] = p;
+	return 0;
+}
+
+/* perf reads ./perf.data by default; here the newest ./pmcprof-*
+ * directory record made.  0, or -1 when there is none. */
+static int default_dir(struct opts *o)
+{
+	DIR *d = opendir(".");
+	struct dirent *e;
+	struct timespec best = { 0, 0 };
+	size_t n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (strncmp(e->d_name, "pmcprof-", 8) || stat(e->d_name, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		n++;
+		if (st.st_mtim.tv_sec > best.tv_sec ||
+		    (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec > best.tv_nsec)) {
+			best = st.st_mtim;
+			snprintf(o->newest, sizeof(o->newest), "%s", e->d_name);
+		}
+	}
+	closedir(d);
+	if (!n)
+		return -1;
+	if (!o->c.quiet)
+		fprintf(stderr, "%s: reading %s (the newest of %zu pmcprof-* director%s here)\n",
+			o->c.prog, o->newest, n, n == 1 ? "y" : "ies");
+	return add_path(o, o->newest);
+}
+
+static int parse(struct opts *o, int argc, char **argv)
+{
+	struct common *c = &o->c;
+	struct opt_parser p;
+	const char *v;
+	int id;
+
+	opts_begin(&p, &annotate_cmd, argc, argv);
+	while ((id = opts_next(&p, &v)) != -1) {
+		int r = common_option(c, id, v);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r)
+			continue;
+		switch (id) {
+		case 'i':
+			if (add_path(o, v))
+				return EXIT_RUNTIME;
+			break;
+		case O_NO_SOURCE:
+			o->no_source = true;
+			break;
+		case O_MIN_PCT:
+			if (opts_double(v, 0, 100, &o->min_pct))
+				return usage_error(c, "--min-pct: expected 0..100, got '%s'", v);
+			break;
+		case O_STDIO:
+			break;
+		default:
+			return usage_error(c, "this option is not for annotate");
+		}
+	}
+	if (p.ind >= argc)
+		return usage_error(c, "which function?");
+	o->func = argv[p.ind];
+	for (int i = p.ind + 1; i < argc; i++)
+		if (add_path(o, argv[i]))
+			return EXIT_RUNTIME;
+	if (c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS)
+		return usage_error(c, "annotate prints text only");
+	if (!o->n_paths && default_dir(o))
+		return usage_error(c, "no profile given, and no ./pmcprof-*/ directory here");
+	return 0;
+}
+
+/* A source file's lines, read once per file (the previous one kept). */
+struct src {
+	char path[PATH_MAX];
+	char *text;
+	char **line;
+	size_t n;
+};
+
+static void src_free(struct src *s)
+{
+	free(s->text);
+	free(s->line);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *src_line(struct src *s, const struct ana_set *set, const char *file, unsigned n)
+{
+	char path[PATH_MAX];
+	if (!file || ana_set_source_path(set, file, path, sizeof(path)))
+		return NULL;
+	if (strcmp(path, s->path)) {
+		src_free(s);
+		snprintf(s->path, sizeof(s->path), "%s", path);
+		FILE *f = fopen(path, "r");
+		size_t cap = 0, len = 0;
+		if (!f)
+			return NULL;
+		char buf[65536];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof(buf), f)) > 0 && len < (64u << 20)) {
+			char *t = realloc(s->text, len + got + 1);
+			if (!t)
+				break;
+			s->text = t;
+			memcpy(s->text + len, buf, got);
+			len += got;
+		}
+		fclose(f);
+		if (!s->text)
+			return NULL;
+		s->text[len] = '\0';
+		for (char *p = s->text; p && *p;) {
+			if (s->n == cap) {
+				char **l = realloc(s->line, (cap = cap ? 2 * cap : 1024) * sizeof(*l));
+				if (!l)
+					break;
+				s->line = l;
+			}
+			s->line[s->n++] = p;
+			char *nl = strchr(p, '\n');
+			if (nl)
+				*nl = '\0';
+			p = nl ? nl + 1 : NULL;
+		}
+	}
+	if (!n || n > s->n)
+		return NULL;
+	const char *l = s->line[n - 1];
+	while (*l == ' ' || *l == '\t')
+		l++;
+	return l;
+}
+
+static void print_annotation(const struct opts *o, const struct ana_set *s,
+			     const struct ana_annotation *a, const char *event, FILE *out)
+{
+	struct src src = { 0 };
+	const char *file = NULL, *inl = NULL;
+	unsigned line = 0;
+	bool first = true;
+
+	if (!o->c.no_header) {
+		fprintf(out, "# %s (%s) 0x%llx..0x%llx: %llu samples of %s", a->func,
+			base_name(a->module), (unsigned long long)a->lo, (unsigned long long)a->hi,
+			(unsigned long long)a->samples, event);
+		if (a->outside)
+			fprintf(out, " (%llu at no instruction start)", (unsigned long long)a->outside);
+		fprintf(out, "\n# Percent: of the function's samples; '|' marks code inlined into it\n");
+	}
+	fprintf(out, " Percent  Samples  Address    Instruction\n");
+	for (size_t i = 0; i < a->n; i++) {
+		const struct ana_insn *in = &a->insn[i];
+		if (o->min_pct > 0 && in->pct < o->min_pct)
+			continue;
+		bool moved = first || in->line != line || in->inlined != inl ||
+			     (in->file != file && (!in->file || !file || strcmp(in->file, file)));
+		first = false;
+		if (moved && !o->no_source && in->file) {
+			const char *t = src_line(&src, s, in->file, in->line);
+			fprintf(out, "%26s%s:%u%s%s%s  %s\n", "", base_name(in->file), in->line,
+				in->inlined ? " [inlined " : "", in->inlined ? in->inlined : "",
+				in->inlined ? "]" : "", t ? t : "");
+		}
+		file = in->file;
+		line = in->line;
+		inl = in->inlined;
+		char pct[16] = "", smp[24] = "";
+		if (in->samples) {
+			snprintf(pct, sizeof(pct), "%.2f", in->pct);
+			snprintf(smp, sizeof(smp), "%llu", (unsigned long long)in->samples);
+		}
+		fprintf(out, "%8s %8s  %8llx: %s%s\n", pct, smp, (unsigned long long)in->addr,
+			in->inlined ? "| " : "", in->text);
+	}
+	src_free(&src);
+}
+
+static int run(struct opts *o, int argc, char **argv)
+{
+	struct common *c = &o->c;
+	common_init(c, "pmcprof annotate");
+	int rc = parse(o, argc, argv);
+	if (rc)
+		return rc;
+	c->o.addr_samples = true;
+	struct ana_set *s = common_set(c);
+	if (!s)
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < o->n_paths; i++)
+		if (common_add(c, s, 0, 0, o->paths[i]))
+			return EXIT_RUNTIME;
+	if (o->n_paths == 1)
+		ana_set_label(s, 0, o->paths[0]);
+	if (common_finish(c, s, 1, NULL))
+		return EXIT_RUNTIME;
+	int col = common_columns(c, s);
+	if (col < 0 || (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
+		if (col >= 0)
+			fprintf(stderr, "%s: annotate needs an event, not a metric\n", c->prog);
+		ana_set_free(s);
+		return EXIT_USAGE;
+	}
+	print_notes(c, s, NULL);
+	struct ana_annotation *a;
+	char msg[1024];
+	int e = ana_set_annotate(s, o->func, 0, (size_t)col, &a, msg, sizeof(msg));
+	if (e) {
+		if (e == -ANA_ENOFUNC)
+			fprintf(stderr, "%s: no function '%s' in these profiles\n", c->prog, o->func);
+		else
+			fprintf(stderr, "%s: %s\n", c->prog, msg[0] ? msg : ana_strerror(e));
+		ana_set_free(s);
+		return e == -ANA_ENOFUNC ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	print_annotation(o, s, a, ana_set_event(s, (size_t)col), stdout);
+	ana_annotation_free(a);
+	ana_set_free(s);
+	fflush(stdout);
+	return ferror(stdout) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int rc = run(&o, argc, argv);
+	common_free(&o.c);
+	free(o.paths);
+	return rc;
+}
