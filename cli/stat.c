@@ -610,7 +610,7 @@ int main(int argc, char **argv)
 			return rc;
 		for (size_t i = 0; i < plan.n; i++)
 			tally_add(&tally[i], &r.counts[i], true);
-		print_counts(out, &a, &plan, tally, 1, r.elapsed, r.elapsed * r.elapsed);
+		print_counts(out, &a, &plan, rows, n_rows, tally, 1, r.elapsed, r.elapsed * r.elapsed);
 		if (out != stderr)
 			fclose(out);
 		pmc_plan_release(&plan);
