@@ -182,6 +182,9 @@ int main(int argc, char **argv)
 		if (q.n_counters == p->n_counters)
 			return 1;
 		q.counters = c;
+		/* An older collector's profile has no timeline either (and the
+		 * writer takes a timeline as records, not the reader's arrays). */
+		q.timeline = (struct prof_timeline){ 0 };
 		ret = prof_write(&q, AT_FDCWD, argv[4], 0644);
 		if (ret < 0) {
 			fprintf(stderr, "rec_inspect: %s: %s\n", argv[4], strerror(-ret));
