@@ -277,6 +277,11 @@ static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *row
 
 		snprintf(rows[i].name, sizeof(rows[i].name), "%s", a->specs[i]);
 		rows[i].ev = -1;
+		/* Not allowed is not "not supported": perf stat refuses too. */
+		if (ret == -EACCES || ret == -EPERM) {
+			fprintf(stderr, "pmcprof stat: -e %s: %s\n", a->specs[i], err);
+			return EXIT_RUNTIME;
+		}
 		if (ret == 0 && (!one.fell_back || same_event(&one.req[0], &one.ev[0]))) {
 			if (one.fell_back)
 				fprintf(stderr, "pmcprof stat: %s\n", one.why);
