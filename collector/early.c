@@ -34,6 +34,7 @@
 
 #include "collector/collector.h"
 #include "collector/early.h"
+#include "collector/kernel.h"
 #include "collector/loadmap.h"
 #include "collector/owntime.h"
 #include "collector/settings.h"
@@ -424,8 +425,15 @@ static void drain(struct thr *t)
 
 		if (nr > len / 8 || 4 + nr + 1 > len / 8)
 			continue;
-		place(t, snap, &rec[4], nr,
-		      rec[4 + nr] && 4 + nr + 2 <= len / 8 ? rec[5 + nr] : 0);
+		uint64_t user_pc = rec[4 + nr] && 4 + nr + 2 <= len / 8 ? rec[5 + nr] : 0;
+
+		/* PMCPROF_KERNEL=leaf: a kernel-mode sample ends in the
+		 * [kernel] leaf alone, as kern_stitch makes it. */
+		if (nr > 1 && !kern_want_chain()) {
+			rec[5] = KERN_START;
+			nr = 2;
+		}
+		place(t, snap, &rec[4], nr, user_pc);
 	}
 	__atomic_store_n(&t->hazard, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
