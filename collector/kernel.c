@@ -194,7 +194,6 @@ static int rec_path(struct thr *t, const struct pmc_record *r, uintptr_t *pcs, i
 			pcs[k++] = KERN_START;
 			t->ctr[CTR_KERNEL_LEAF_ONLY]++;
 		}
-		t->ctr[CTR_KERNEL_SAMPLES]++;
 	}
 	if (!r->regs || !r->stack_size) {
 		if (!r->kernel && r->ip)
@@ -219,16 +218,33 @@ static int rec_path(struct thr *t, const struct pmc_record *r, uintptr_t *pcs, i
 	return k + (n > 0 ? n : 0);
 }
 
+/* How many samples of event idx a record of this period stands for: a
+ * silent twin samples at a multiple of its event's period while the
+ * thread shows little kernel time (plugins/perf_event, twin_adapt), and
+ * the tree counts samples of the event's period.  1 for a frequency. */
+static uint32_t rec_count(int idx, uint64_t period)
+{
+	uint64_t base = coll.ev[idx].period, k;
+
+	if (!base || !period || period <= base)
+		return 1;
+	k = (period + base / 2) / base;
+	return k > 64 ? 64 : (uint32_t)k;
+}
+
 /* Samples a LOST record stands for: placed round-robin on the nodes of
  * the samples taken just before it from the same ring (the thread was
  * doing the same thing then), else dropped; counted either way. */
 struct near {
 	uint32_t node[16];
 	unsigned n, next;
+	uint64_t period;	/* of the last sample: a twin's may be longer */
 };
 
-static void near_add(struct near *nb, uint32_t node)
+static void near_add(struct near *nb, uint32_t node, const struct pmc_record *r)
 {
+	if (r->period)
+		nb->period = r->period;
 	if (!node)
 		return;
 	nb->node[nb->next++ % 16] = node;
@@ -238,20 +254,22 @@ static void near_add(struct near *nb, uint32_t node)
 
 static void place_lost(struct thr *t, int idx, struct near *nb, uint64_t lost)
 {
+	uint32_t each = rec_count(idx, nb->period);
+
 	if (!nb->n) {
-		t->ctr[CTR_DROPPED_RING_FULL] += lost;
+		t->ctr[CTR_DROPPED_RING_FULL] += lost * each;
 		return;
 	}
 	for (uint64_t k = 0; k < lost; k++)
-		coll_count(t, idx, nb->node[k % nb->n], 1);
-	t->weight[idx] += lost * t->period[idx];
-	t->ctr[CTR_RING_LOST_PLACED] += lost;
+		coll_count(t, idx, nb->node[k % nb->n], each);
+	t->weight[idx] += lost * (nb->period ? nb->period : t->period[idx]);
+	t->ctr[CTR_RING_LOST_PLACED] += lost * each;
 }
 
 /* Put record r (a sample) into t's tree; its node or 0. */
 static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
 {
-	uint32_t node;
+	uint32_t node, count;
 	int n;
 
 	if (r->tid && (pid_t)r->tid != t->tid) {
@@ -263,9 +281,12 @@ static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
 		t->ctr[CTR_DROPPED_NO_STACK]++;
 		return 0;
 	}
-	node = coll_insert(t, idx, t->pcs, n, 1);
+	count = rec_count(idx, r->period);
+	node = coll_insert(t, idx, t->pcs, n, count);
 	if (node)
 		t->weight[idx] += r->period ? r->period : t->period[idx];
+	if (node && r->kernel)
+		t->ctr[CTR_KERNEL_SAMPLES] += count;
 	return node;
 }
 
@@ -299,7 +320,7 @@ static void take_silent(struct thr *t)
 			if (r.kind == PMC_REC_LOST)
 				place_lost(t, (int)i, &nb, r.lost);
 			else
-				near_add(&nb, rec_insert(t, (int)i, &r));
+				near_add(&nb, rec_insert(t, (int)i, &r), &r);
 		}
 	}
 }
@@ -332,7 +353,7 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 		if (!keep)
 			continue;
 		t->ctr[CTR_SIGNAL_LATE]++;
-		near_add(&nb, rec_insert(t, idx, &r));
+		near_add(&nb, rec_insert(t, idx, &r), &r);
 	}
 	/* This signal stands for one of the records taken, now or before. */
 	t->rec_ahead[idx] += taken;
@@ -373,7 +394,7 @@ void kern_drain(struct thr *t)
 				continue;
 			}
 			t->ctr[CTR_SIGNAL_LATE]++;
-			near_add(&nb, rec_insert(t, (int)i, &r));
+			near_add(&nb, rec_insert(t, (int)i, &r), &r);
 		}
 	}
 }
