@@ -95,16 +95,6 @@ void kern_group_opts(struct pmc_group_opts *o)
 	o->stack_copy = stack_copy;
 }
 
-bool kern_silent(void)
-{
-	return silent;
-}
-
-bool kern_want_chain(void)
-{
-	return mode == KM_CHAIN;
-}
-
 void kern_loadmap(void)
 {
 	uint8_t bid[64];
@@ -294,9 +284,8 @@ static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
  * the ring is busy: a drain in a handler we interrupted). */
 static int rec_next(struct thr *t, int idx, enum pmc_record_ring ring, struct pmc_record *r)
 {
-	int ret;
-
 	unsigned busy = 0;
+	int ret;
 
 	/* -ENOSPC, -EIO: that one was skipped, take the next.  -EBUSY:
 	 * another thread's flush or the owner's handler is in the ring for a
