@@ -461,6 +461,11 @@ static int open_twin(struct pe_ctx *c, const struct pmc_event *ev,
 	if (fd_remember(k) < 0)
 		return -errno;
 	map_page(k);
+	/* Without a ring that holds a few records the kernel would drop
+	 * its samples without a count: refuse, so that the caller opens
+	 * the event whole (kernel-mode samples then signal). */
+	if (!k->data || k->data_size < 4 * k->rec_max)
+		return -ENOMEM;
 	return 0;
 }
 
