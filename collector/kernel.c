@@ -320,7 +320,25 @@ static void take_silent(struct thr *t)
  * (late: the program had blocked the signal), placed from their own
  * registers and stack.  keep false: count them, place nothing (a
  * throttled signal). */
-static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
+/* Whether record r is the sample of a signal that came at (rip, rsp): the
+ * same instruction (a software clock: the signal comes from the interrupt
+ * that took the sample), or a few instructions on in the same frame (a
+ * hardware counter's skid: the overflow interrupt, then the one that
+ * signals).  A late signal comes where the program unblocked it: another
+ * frame. */
+static bool rec_is_signal(const struct pmc_record *r, uintptr_t rip, uintptr_t rsp)
+{
+	struct uw_regs ur;
+
+	if (r->ip == rip)
+		return true;
+	if (!r->regs || r->ip > rip || rip - r->ip > 256)
+		return false;
+	uw_regs_from_perf(&ur, r->regs, r->regs_mask);
+	return (ur.have & (1u << UW_REG_RSP)) && ur.r[UW_REG_RSP] == rsp;
+}
+
+static bool take_signalled(struct thr *t, int idx, uintptr_t rip, uintptr_t rsp, bool keep)
 {
 	struct pmc_record r;
 	struct near nb = { .n = 0 };
@@ -335,7 +353,7 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 			continue;
 		}
 		taken++;
-		if (!own && rip && r.ip == rip) {
+		if (!own && rip && rec_is_signal(&r, rip, rsp)) {
 			own = true;	/* the caller samples it */
 			continue;
 		}
@@ -358,12 +376,13 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 bool kern_on_signal(struct thr *t, int idx, const ucontext_t *uc)
 {
 	take_silent(t);
-	return take_signalled(t, idx, (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], true);
+	return take_signalled(t, idx, (uintptr_t)uc->uc_mcontext.gregs[REG_RIP],
+			      (uintptr_t)uc->uc_mcontext.gregs[REG_RSP], true);
 }
 
 void kern_skip_signal(struct thr *t, int idx)
 {
-	take_signalled(t, idx, 0, false);
+	take_signalled(t, idx, 0, 0, false);
 }
 
 void kern_drain(struct thr *t)
