@@ -429,7 +429,7 @@ static void drain(struct thr *t)
 
 		/* PMCPROF_KERNEL=leaf: a kernel-mode sample ends in the
 		 * [kernel] leaf alone, as kern_stitch makes it. */
-		if (nr > 1 && !kern_want_chain()) {
+		if (nr > 1 && strcmp(kern_frames_meta(), "leaf") == 0) {
 			rec[5] = KERN_START;
 			nr = 2;
 		}

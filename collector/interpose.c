@@ -206,10 +206,14 @@ EXPORT int dlclose(void *h)
 	 * be unmapped. */
 	uw_unload_begin();
 	ret = real.dlclose(h);
-	uw_unload_end();
-	coll_in_dl--;
+	/* The tables are rescanned before any capture may read them again:
+	 * the kernel's records taken while the object was loaded, placed
+	 * later (collector/kernel.c), name its pcs, and a stale table would
+	 * send the walk into its unmapped unwind tables. */
 	if (ret == 0)
 		map_changed();
+	uw_unload_end();
+	coll_in_dl--;
 	return ret;
 }
 

@@ -96,16 +96,6 @@ void kern_group_opts(struct pmc_group_opts *o)
 	o->stack_copy = stack_copy;
 }
 
-bool kern_silent(void)
-{
-	return silent;
-}
-
-bool kern_want_chain(void)
-{
-	return mode == KM_CHAIN;
-}
-
 void kern_loadmap(void)
 {
 	uint8_t bid[64];
@@ -195,7 +185,6 @@ static int rec_path(struct thr *t, const struct pmc_record *r, uintptr_t *pcs, i
 			pcs[k++] = KERN_START;
 			t->ctr[CTR_KERNEL_LEAF_ONLY]++;
 		}
-		t->ctr[CTR_KERNEL_SAMPLES]++;
 	}
 	if (!r->regs || !r->stack_size) {
 		if (!r->kernel && r->ip)
@@ -220,16 +209,33 @@ static int rec_path(struct thr *t, const struct pmc_record *r, uintptr_t *pcs, i
 	return k + (n > 0 ? n : 0);
 }
 
+/* How many samples of event idx a record of this period stands for: a
+ * silent twin samples at a multiple of its event's period while the
+ * thread shows little kernel time (plugins/perf_event, twin_adapt), and
+ * the tree counts samples of the event's period.  1 for a frequency. */
+static uint32_t rec_count(int idx, uint64_t period)
+{
+	uint64_t base = coll.ev[idx].period, k;
+
+	if (!base || !period || period <= base)
+		return 1;
+	k = (period + base / 2) / base;
+	return k > 64 ? 64 : (uint32_t)k;
+}
+
 /* Samples a LOST record stands for: placed round-robin on the nodes of
  * the samples taken just before it from the same ring (the thread was
  * doing the same thing then), else dropped; counted either way. */
 struct near {
 	uint32_t node[16];
 	unsigned n, next;
+	uint64_t period;	/* of the last sample: a twin's may be longer */
 };
 
-static void near_add(struct near *nb, uint32_t node)
+static void near_add(struct near *nb, uint32_t node, const struct pmc_record *r)
 {
+	if (r->period)
+		nb->period = r->period;
 	if (!node)
 		return;
 	nb->node[nb->next++ % 16] = node;
@@ -239,20 +245,22 @@ static void near_add(struct near *nb, uint32_t node)
 
 static void place_lost(struct thr *t, int idx, struct near *nb, uint64_t lost)
 {
+	uint32_t each = rec_count(idx, nb->period);
+
 	if (!nb->n) {
-		t->ctr[CTR_DROPPED_RING_FULL] += lost;
+		t->ctr[CTR_DROPPED_RING_FULL] += lost * each;
 		return;
 	}
 	for (uint64_t k = 0; k < lost; k++)
-		coll_count(t, idx, nb->node[k % nb->n], 1);
-	t->weight[idx] += lost * t->period[idx];
-	t->ctr[CTR_RING_LOST_PLACED] += lost;
+		coll_count(t, idx, nb->node[k % nb->n], each);
+	t->weight[idx] += lost * (nb->period ? nb->period : t->period[idx]);
+	t->ctr[CTR_RING_LOST_PLACED] += lost * each;
 }
 
 /* Put record r (a sample) into t's tree; its node or 0. */
 static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
 {
-	uint32_t node;
+	uint32_t node, count;
 	int n;
 
 	if (r->tid && (pid_t)r->tid != t->tid) {
@@ -264,9 +272,12 @@ static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
 		t->ctr[CTR_DROPPED_NO_STACK]++;
 		return 0;
 	}
-	node = coll_insert(t, idx, t->pcs, n, 1);
+	count = rec_count(idx, r->period);
+	node = coll_insert(t, idx, t->pcs, n, count);
 	if (node)
 		t->weight[idx] += r->period ? r->period : t->period[idx];
+	if (node && r->kernel)
+		t->ctr[CTR_KERNEL_SAMPLES] += count;
 	return node;
 }
 
@@ -274,9 +285,8 @@ static uint32_t rec_insert(struct thr *t, int idx, const struct pmc_record *r)
  * the ring is busy: a drain in a handler we interrupted). */
 static int rec_next(struct thr *t, int idx, enum pmc_record_ring ring, struct pmc_record *r)
 {
-	int ret;
-
 	unsigned busy = 0;
+	int ret;
 
 	/* -ENOSPC, -EIO: that one was skipped, take the next.  -EBUSY:
 	 * another thread's flush or the owner's handler is in the ring for a
@@ -300,7 +310,7 @@ static void take_silent(struct thr *t)
 			if (r.kind == PMC_REC_LOST)
 				place_lost(t, (int)i, &nb, r.lost);
 			else
-				near_add(&nb, rec_insert(t, (int)i, &r));
+				near_add(&nb, rec_insert(t, (int)i, &r), &r);
 		}
 	}
 }
@@ -311,7 +321,25 @@ static void take_silent(struct thr *t)
  * (late: the program had blocked the signal), placed from their own
  * registers and stack.  keep false: count them, place nothing (a
  * throttled signal). */
-static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
+/* Whether record r is the sample of a signal that came at (rip, rsp): the
+ * same instruction (a software clock: the signal comes from the interrupt
+ * that took the sample), or a few instructions on in the same frame (a
+ * hardware counter's skid: the overflow interrupt, then the one that
+ * signals).  A late signal comes where the program unblocked it: another
+ * frame. */
+static bool rec_is_signal(const struct pmc_record *r, uintptr_t rip, uintptr_t rsp)
+{
+	struct uw_regs ur;
+
+	if (r->ip == rip)
+		return true;
+	if (!r->regs || r->ip > rip || rip - r->ip > 256)
+		return false;
+	uw_regs_from_perf(&ur, r->regs, r->regs_mask);
+	return (ur.have & (1u << UW_REG_RSP)) && ur.r[UW_REG_RSP] == rsp;
+}
+
+static bool take_signalled(struct thr *t, int idx, uintptr_t rip, uintptr_t rsp, bool keep)
 {
 	struct pmc_record r;
 	struct near nb = { .n = 0 };
@@ -326,14 +354,14 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 			continue;
 		}
 		taken++;
-		if (!own && rip && r.ip == rip) {
+		if (!own && rip && rec_is_signal(&r, rip, rsp)) {
 			own = true;	/* the caller samples it */
 			continue;
 		}
 		if (!keep)
 			continue;
 		t->ctr[CTR_SIGNAL_LATE]++;
-		near_add(&nb, rec_insert(t, idx, &r));
+		near_add(&nb, rec_insert(t, idx, &r), &r);
 	}
 	/* This signal stands for one of the records taken, now or before. */
 	t->rec_ahead[idx] += taken;
@@ -349,12 +377,12 @@ static bool take_signalled(struct thr *t, int idx, uintptr_t rip, bool keep)
 bool kern_on_signal(struct thr *t, int idx, const ucontext_t *uc)
 {
 	take_silent(t);
-	return take_signalled(t, idx, uc_pc(uc), true);
+	return take_signalled(t, idx, uc_pc(uc), uc_sp(uc), true);
 }
 
 void kern_skip_signal(struct thr *t, int idx)
 {
-	take_signalled(t, idx, 0, false);
+	take_signalled(t, idx, 0, 0, false);
 }
 
 void kern_drain(struct thr *t)
@@ -374,7 +402,7 @@ void kern_drain(struct thr *t)
 				continue;
 			}
 			t->ctr[CTR_SIGNAL_LATE]++;
-			near_add(&nb, rec_insert(t, (int)i, &r));
+			near_add(&nb, rec_insert(t, (int)i, &r), &r);
 		}
 	}
 }

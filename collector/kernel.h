@@ -26,11 +26,10 @@ struct thr;
  * profile will hold of the kernel: PMCPROF_KERNEL=auto (default: chains
  * when the events count the kernel), leaf (a [kernel] leaf, no kernel
  * addresses), off (exclude_kernel on every event, as an unprivileged user
- * gets).  off changes ev[].  Not async-signal-safe. */
+ * gets).  On a backend that can only signal, auto means off (a kernel-mode
+ * sample would cut a system call short).  off changes ev[].  Not
+ * async-signal-safe. */
 void kern_init(const char *backend, struct pmc_event *ev, size_t n_ev);
-
-/* Whether thread groups ask the backend for kernel call chains. */
-bool kern_want_chain(void);
 
 /* Before loadmap_init: give the load map the KERN_MODULE_PATH
  * pseudo-module when samples may hold kernel pcs, with the running
@@ -53,8 +52,6 @@ int kern_stitch(struct thr *t, int idx, uintptr_t *pcs, int n, int max);
  * perf_event silent kernel-mode samples and stack copies in every record
  * (PMCPROF_STACK_COPY bytes, default 4096; 0: the signal-only scheme). */
 void kern_group_opts(struct pmc_group_opts *o);
-/* Whether kernel-mode samples are silent (ring records, no signal). */
-bool kern_silent(void);
 /* After t's group opened (before it starts): whether it keeps records. */
 void kern_thread_armed(struct thr *t);
 

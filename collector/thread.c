@@ -291,10 +291,17 @@ static int thr_arm(struct thr *t)
 	ret = pmc_group_open(coll.be, coll.ev, coll.n_ev, &opts, &t->g);
 	if (ret < 0 && opts.kernel_silent) {
 		/* No silent kernel-mode twin here (a kernel that refuses the
-		 * stack copy): kernel-mode samples signal, as before. */
+		 * stack copy, no room for its ring in the mlock budget):
+		 * kernel-mode samples signal, as before.  Said once. */
+		static int warned;
+
 		opts.kernel_silent = false;
 		opts.stack_copy = 0;
 		ret = pmc_group_open(coll.be, coll.ev, coll.n_ev, &opts, &t->g);
+		if (ret == 0 && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			coll_warn("pmcprof: a thread's kernel-mode samples raise a signal (no ring "
+				  "for them: the mlock budget?): its system calls may return short "
+				  "or with EINTR", (char *)NULL);
 	}
 	if (ret < 0) {
 		t->g = NULL;

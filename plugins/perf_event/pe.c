@@ -108,6 +108,12 @@ struct pe_ev {
 	uint64_t lost_early;		/* ... of which read before their record came */
 	uint64_t rec_max;		/* bytes of the largest record */
 	bool full;			/* the ring was found too full for one more */
+	/* A silent twin's period is its event's times 2^slow while the
+	 * thread shows little kernel time (twin_adapt): records per
+	 * signal over a window. */
+	bool freq;			/* period is a frequency: not adapted */
+	uint8_t slow;
+	uint32_t win_sig, win_rec;
 };
 
 struct pe_ctx {
@@ -465,6 +471,7 @@ static int open_twin(struct pe_ctx *c, const struct pmc_event *ev,
 	k->silent = true;
 	k->keep = true;
 	k->period = c->ev[i].period;
+	k->freq = c->ev[i].freq;
 	k->sample_type = a.sample_type;
 	k->regs_mask = a.sample_regs_user;
 	k->data_pages = RB_DATA_PAGES_SILENT;
@@ -473,6 +480,11 @@ static int open_twin(struct pe_ctx *c, const struct pmc_event *ev,
 	if (fd_remember(k) < 0)
 		return -errno;
 	map_page(k);
+	/* Without a ring that holds a few records the kernel would drop
+	 * its samples without a count: refuse, so that the caller opens
+	 * the event whole (kernel-mode samples then signal). */
+	if (!k->data || k->data_size < 4 * k->rec_max)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -493,6 +505,7 @@ static int open_all(struct pe_ctx *c, const struct pmc_event *evs, size_t n,
 
 		e->sampled = opts->sample && (evs[i].period || evs[i].freq);
 		e->period = evs[i].freq ? evs[i].freq : evs[i].period;
+		e->freq = evs[i].freq != 0;
 		e->swevent = is_swevent(evs[i].type, evs[i].config);
 		e->batch = 1;
 		if (e->sampled && opts->kernel_silent && !evs[i].exclude_kernel)
@@ -982,8 +995,12 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 		return -errno;
 	/* A twin's interval restarts with its event's, so the two keep
 	 * firing together (see open_twin). */
-	if (k && k->fd >= 0 && fd_check(c, k))
-		ioctl(k->fd, PERF_EVENT_IOC_PERIOD, &period);
+	if (k && k->fd >= 0 && fd_check(c, k)) {
+		uint64_t kp = k->freq ? period : period << k->slow;
+
+		if (ioctl(k->fd, PERF_EVENT_IOC_PERIOD, &kp) == 0)
+			k->period = kp;
+	}
 	if (ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
 		ret = -errno;
 	else
@@ -991,6 +1008,38 @@ static int set_period(struct pe_ctx *c, struct pe_ev *e, uint64_t period)
 	if (readd && (ret2 = enable(c, e)) < 0 && ret == 0)
 		ret = ret2;
 	return ret;
+}
+
+/* Called at each signal of event e (its twin k): every TWIN_WINDOW
+ * signals, the twin's records against them estimate the thread's kernel
+ * share; under 1/16 the twin's period doubles (up to 8 times the event's),
+ * over 1/4 it halves back.  A software clock's twin is a timer interrupt
+ * per period even while the thread never enters the kernel (on this KVM
+ * guest it is not served with its event's: twice the interrupts); its
+ * records carry their own period, so the estimate stays unbiased, with
+ * fewer kernel samples.  The new period is set on the twin, then on the
+ * event (both intervals restart, the twin's first: see open_twin).
+ * Returns whether it set periods. */
+#define TWIN_WINDOW 64
+#define TWIN_MAX_SLOW 3
+
+static bool twin_adapt(struct pe_ctx *c, struct pe_ev *e, struct pe_ev *k)
+{
+	uint64_t est;
+	uint8_t slow = k->slow;
+
+	if (k->fd < 0 || k->freq || e->freq || ++k->win_sig < TWIN_WINDOW)
+		return false;
+	est = (uint64_t)k->win_rec << k->slow;
+	if (est * 16 < k->win_sig && slow < TWIN_MAX_SLOW)
+		slow++;
+	else if (est * 4 > k->win_sig && slow > 0)
+		slow--;
+	k->win_sig = k->win_rec = 0;
+	if (slow == k->slow || e->period > UINT64_MAX >> TWIN_MAX_SLOW)
+		return false;
+	k->slow = slow;
+	return set_period(c, e, e->period) == 0;
 }
 
 int pe_rearm(void *ctx, int idx, uint64_t period)
@@ -1012,6 +1061,8 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 		int ret = set_period(c, e, period);
 		if (ret < 0)
 			return ret;
+	} else if (c->started && !c->stopping) {
+		twin_adapt(c, e, &c->kev[idx]);
 	}
 	if (!c->started || !c->armed || c->trap || c->stopping)
 		return 0;
@@ -1196,6 +1247,8 @@ int pe_record(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_re
 		tail = next;
 		if (ret == 1 && rec->kind == PMC_REC_LOST && !lost_record(e, rec))
 			ret = 0;	/* told before, by the count */
+		if (ret == 1 && rec->kind == PMC_REC_SAMPLE && e->silent)
+			e->win_rec++;
 	} while (ret == 0);
 	/* Copied out (or skipped): the kernel may reuse the space. */
 	__atomic_store_n(&e->pg->data_tail, tail, __ATOMIC_RELEASE);

@@ -42,7 +42,7 @@ command -v zstd >/dev/null && workloads="zstd dd"
 cmd() {
 	case $1 in
 	zstd) echo "zstd -q -f -T2 -6 $tmp/data.txt -o $tmp/data.zst" ;;
-	dd) echo "dd if=/dev/zero of=/dev/null bs=64k count=20000 status=none" ;;
+	dd) echo "dd if=/dev/zero of=/dev/null bs=64k count=150000 status=none" ;;
 	esac
 }
 configs="plain pmcprof-1k pmcprof-sig-1k pmcprof-10k pmcprof-sig-10k"
