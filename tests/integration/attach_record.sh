@@ -85,6 +85,10 @@ contains "fork+exec: the forked child" ",child_work," fe.csv
 contains "fork+exec: the image it exec'd" ",after_exec_work," fe.csv
 n=$(ls fe/*.pmcp | wc -l)
 check "fork+exec: parent, child before and after exec ($n profiles)" [ "$n" -ge 3 ]
+# the ended threads' CPU time (read as the run went) lets the report judge them
+"$PMCPROF" report --header fe >fe.hdr 2>&1
+contains "fork+exec: ended threads are judged against their CPU time" "threads judged" fe.hdr
+contains "fork+exec: no trust flag" "trust: flags: none" fe.hdr
 
 # -- detach by SIGINT (Ctrl-C): profiles written, the target goes on --
 start_target i.out "$T" threads 2 4
