@@ -276,10 +276,42 @@ struct att_thr *thr_get(struct att_session *s, pid_t pid, pid_t tid, bool create
 	t->index = s->next_index++;
 	clock_gettime(CLOCK_REALTIME, &t->start);
 	t->cpu_end_ns = t->user_end_ns = UINT64_MAX;
+	t->cpu_last_ns = t->user_last_ns = UINT64_MAX;
 	facts_thread_name(pid, tid, t->name, sizeof(t->name));
 	cpu_at_attach(s, t);
 	t->next = *h;
 	*h = t;
 	s->st.threads++;
 	return t;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void facts_refresh_cpu(struct att_session *s)
+{
+	uint64_t now = mono_ns(), every = s->o.all_cpus ? 500000000u : 100000000u;
+
+	for (unsigned h = 0; h < ATT_HASH; h++) {
+		for (struct att_thr *t = s->thrs[h]; t; t = t->next) {
+			uint64_t cpu, user, w = 0;
+
+			if (t->dead || !t->sampled_since || now - t->read_at_ns < every)
+				continue;
+			if (facts_thread_cpu(t->pid, t->tid, &cpu, &user) < 0)
+				continue;
+			for (size_t i = 0; i < s->o.n_ev; i++)
+				w += t->weight[i];
+			t->cpu_last_ns = cpu;
+			t->user_last_ns = user;
+			t->weight_last = w;
+			t->read_at_ns = now;
+			t->sampled_since = false;
+		}
+	}
 }

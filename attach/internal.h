@@ -72,6 +72,12 @@ struct att_thr {
 	struct timespec start;
 	uint64_t cpu_start_ns, user_start_ns;	/* UINT64_MAX: unknown */
 	uint64_t cpu_end_ns, user_end_ns;	/* read at its end (UINT64_MAX: unknown) */
+	/* The last periodic reading of its CPU time (UINT64_MAX: none), and
+	 * the samples' weight then: where /proc is gone by the time its EXIT
+	 * record is read, a reading after which almost nothing was sampled
+	 * still judges it (write.c). */
+	uint64_t cpu_last_ns, user_last_ns, weight_last, read_at_ns;
+	bool sampled_since;
 	unsigned index;
 	bool dead;
 	struct att_thr *next;		/* hash chain */
@@ -156,6 +162,10 @@ int facts_thread_cpu(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *user_ns);
 void facts_thread_name(pid_t pid, pid_t tid, char *out, size_t len);
 struct att_proc *proc_get(struct att_session *s, pid_t pid, bool create);
 struct att_thr *thr_get(struct att_session *s, pid_t pid, pid_t tid, bool create);
+
+/* facts.c: refresh the CPU time of threads sampled since their last
+ * reading, at most every 100 ms each (500 ms with -a: many threads). */
+void facts_refresh_cpu(struct att_session *s);
 
 /* write.c: a thread's profile. */
 int write_thread(struct att_session *s, struct att_thr *t, const char *reason);

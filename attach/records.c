@@ -218,6 +218,7 @@ static void sample(struct att_session *s, const struct perf_event_header *h, siz
 	}
 	cct_count(&t->cct, node, (uint32_t)ev);
 	t->weight[ev] += period;
+	t->sampled_since = true;
 	t->ctr[AC_SAMPLES]++;
 	s->st.samples++;
 	if (!strcmp(s->ev[ev].unit ? s->ev[ev].unit : "", "ns"))

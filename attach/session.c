@@ -485,6 +485,7 @@ int att_poll(struct att_session *s, int timeout_ms)
 	if (poll(pf, n, timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	drain_all(s);
+	facts_refresh_cpu(s);
 	for (size_t i = 0; i < s->n_pidfds; i++) {
 		struct pollfd p = { .fd = s->pidfds[i], .events = POLLIN };
 

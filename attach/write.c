@@ -190,6 +190,23 @@ static int used_modules(const struct att_proc *p, const struct prof_cct *cct,
 	return (int)n;
 }
 
+/* The thread is gone from /proc: its last periodic reading stands for
+ * its end when at most 5% of its samples' weight came after it (well
+ * inside the report's 20% trust thresholds: the coverage it shows is at
+ * most 5% high); else its CPU time stays unknown. */
+static void last_reading(const struct att_session *s, struct att_thr *t)
+{
+	uint64_t w = 0;
+
+	t->cpu_end_ns = t->user_end_ns = UINT64_MAX;
+	for (size_t i = 0; i < s->o.n_ev; i++)
+		w += t->weight[i];
+	if (t->cpu_last_ns == UINT64_MAX || !w || (w - t->weight_last) * 20 > w)
+		return;
+	t->cpu_end_ns = t->cpu_last_ns;
+	t->user_end_ns = t->user_last_ns;
+}
+
 int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 {
 	struct prof_kv meta[48];
@@ -210,7 +227,7 @@ int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 		goto out;
 	if (t->cpu_end_ns == UINT64_MAX &&
 	    facts_thread_cpu(t->pid, t->tid, &t->cpu_end_ns, &t->user_end_ns) < 0)
-		t->cpu_end_ns = t->user_end_ns = UINT64_MAX;
+		last_reading(s, t);
 	p.n_meta = fill_meta(s, t, &x, reason, meta);
 	p.meta = meta;
 	for (size_t i = 0; i < s->o.n_ev; i++)
