@@ -415,7 +415,8 @@ static int open_modules(struct ana_set *s, struct symtab *st)
 int set_symbolize(struct ana_set *s)
 {
 	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .cache_dir = s->cache_dir,
-				  .pool = &s->pool };
+				  .pool = &s->pool, .profile_dirs = s->prof_dirs,
+				  .n_profile_dirs = s->n_prof_dirs, .keep_dir = s->keep_dir };
 	struct symtab *st = symtab_new(&so);
 	int e = -ENOMEM;
 	if (!st)

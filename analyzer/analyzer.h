@@ -66,6 +66,11 @@ struct ana_opts {
 	bool line_contexts;		/* also keep each calling context with the source
 					 * line of every frame, for ana_set_write_pprof's
 					 * line numbers (memory: about the raw contexts') */
+	const char *keep_dir;		/* write the answers given to every sampled
+					 * address here (one file per build-id, the
+					 * kernel's too, perf maps cut to the lines
+					 * used): what `pmcprof archive` keeps in a
+					 * profile directory (DIR/symbols), or NULL */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 

@@ -23,6 +23,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -53,11 +54,24 @@ struct smod {
 	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
 	bool cache_dwarf;		/* its answers came with DWARF */
+	bool cache_ro;			/* answers of a build-id no file here has */
 	char *lazy_path;		/* open only on a cache miss */
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
 	struct idx cu_idx;
 	struct kallsyms *ks;		/* [kernel.kallsyms] (kallsyms.c), or NULL */
+	/* the answers the profiles kept for its recorded build-id (one per
+	 * profile directory that has them), read after the cache */
+	struct symcache **kept;
+	size_t n_kept;
+	bool kept_dwarf;		/* they came with DWARF */
+	/* keep_dir: every answer given, keyed by the recorded build-id */
+	struct symcache *keep;
+	uint8_t kbid[64];
+	size_t kbid_len;
+	bool keep_elf;			/* answers from the ELF symbols alone */
+	char *pmap_path;		/* perf map: where it was read (keep_dir) */
+	uint8_t *pmap_hit;		/* [n_sym]: asked for (keep_dir) */
 };
 
 /* A compile unit's subprograms sorted by address, so that finding the
@@ -78,6 +92,10 @@ struct symtab {
 	char *debug_dirs;		/* user's, colon-separated, or NULL */
 	char *debuginfo_path;		/* for dwfl_standard_find_debuginfo */
 	char *cache_dir;
+	char **kept_dirs;		/* PROFILE_DIR/symbols */
+	size_t n_kept_dirs;
+	char *archive_dir;		/* the profile directory notes name */
+	char *keep_dir;
 	Dwfl_Callbacks cb;
 	struct smod *mod;
 	size_t n, cap;
@@ -115,6 +133,25 @@ static char *absolute_dirs(const char *dirs)
 	return out;
 }
 
+#define KEPT_SUBDIR "symbols"
+
+/* The kept-answer directories of the profiles' directories, and keep_dir. */
+static int kept_dirs_new(struct symtab *st, const struct symtab_opts *o)
+{
+	if (o->keep_dir && *o->keep_dir && !(st->keep_dir = strdup(o->keep_dir)))
+		return -ENOMEM;
+	if (o->n_profile_dirs && !(st->kept_dirs = calloc(o->n_profile_dirs, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_profile_dirs; i++) {
+		if (asprintf(&st->kept_dirs[i], "%s/" KEPT_SUBDIR, o->profile_dirs[i]) < 0)
+			return -ENOMEM;
+		st->n_kept_dirs++;
+	}
+	if (o->n_profile_dirs && !(st->archive_dir = strdup(o->profile_dirs[0])))
+		return -ENOMEM;
+	return 0;
+}
+
 struct symtab *symtab_new(const struct symtab_opts *o)
 {
 	struct symtab *st = calloc(1, sizeof(*st));
@@ -132,13 +169,16 @@ struct symtab *symtab_new(const struct symtab_opts *o)
 		free(st);
 		return NULL;
 	}
+	if (kept_dirs_new(st, o)) {
+		symtab_free(st);
+		return NULL;
+	}
 	const char *dirs = st->debug_dirs;
 	/* user dirs first, then libdwfl's default ":.debug:/usr/lib/debug" */
 	if (asprintf(&st->debuginfo_path, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "",
 		     dirs ? ":" : "") < 0) {
-		free(st->debug_dirs);
-		free(st->cache_dir);
-		free(st);
+		st->debuginfo_path = NULL;
+		symtab_free(st);
 		return NULL;
 	}
 	st->cb.find_elf = dwfl_build_id_find_elf;
@@ -147,6 +187,8 @@ struct symtab *symtab_new(const struct symtab_opts *o)
 	st->cb.debuginfo_path = &st->debuginfo_path;
 	return st;
 }
+
+static void keep_perfmap(struct symtab *st, struct smod *m);
 
 void symtab_free(struct symtab *st)
 {
@@ -157,6 +199,17 @@ void symtab_free(struct symtab *st)
 		if (m->cache && st->cache_dir)
 			symcache_save(m->cache, st->pool, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
+		/* a profile's answers are as readable as the profile (umask) */
+		if (m->keep)
+			symcache_save_mode(m->keep, st->pool, st->keep_dir, 0666, 0777);
+		symcache_free(m->keep);
+		for (size_t k = 0; k < m->n_kept; k++)
+			symcache_free(m->kept[k]);
+		free(m->kept);
+		if (m->pmap_hit && st->keep_dir)
+			keep_perfmap(st, m);
+		free(m->pmap_hit);
+		free(m->pmap_path);
 		free(m->lazy_path);
 		free(m->sym);
 		kallsyms_free(m->ks);
@@ -168,6 +221,11 @@ void symtab_free(struct symtab *st)
 			dwfl_end(m->dwfl);
 	}
 	free(st->cache_dir);
+	for (size_t i = 0; i < st->n_kept_dirs; i++)
+		free(st->kept_dirs[i]);
+	free(st->kept_dirs);
+	free(st->archive_dir);
+	free(st->keep_dir);
 	free(st->mod);
 	free(st->debug_dirs);
 	free(st->debuginfo_path);
@@ -340,6 +398,94 @@ int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, 
 	return with_syms(&st->mod[h], open_module(st, h, path, bid, bid_len, msg, len, sev));
 }
 
+/* The answers kept for bid (of kind) in each profile directory that has
+ * them, added to m->kept.  Whether there are any. */
+static bool kept_open(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n,
+		      const char *kind)
+{
+	if (!bid || !n)
+		return false;
+	for (size_t i = 0; i < st->n_kept_dirs; i++) {
+		struct symcache *c = symcache_open(st->kept_dirs[i], bid, n, kind);
+		struct symcache **k = c ? realloc(m->kept, (m->n_kept + 1) * sizeof(*k)) : NULL;
+		if (!k) {
+			symcache_free(c);
+			continue;
+		}
+		m->kept = k;
+		m->kept[m->n_kept++] = c;
+		m->kept_dwarf = !strcmp(kind, "sym");
+	}
+	return m->n_kept > 0;
+}
+
+/* What keep_dir's answers for m are keyed by: the recorded build-id, else
+ * the file's own. */
+static void keep_key(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n)
+{
+	if (st->keep_dir && bid && n && n <= sizeof(m->kbid)) {
+		memcpy(m->kbid, bid, n);
+		m->kbid_len = n;
+	}
+}
+
+/* The fix a note offers for a module nothing here can name. */
+static void archive_hint(struct symtab *st, char *msg, size_t len)
+{
+	size_t k = strlen(msg);
+	snprintf(msg + k, len - k, " (its names are not kept in the profile: `pmcprof archive %s` "
+		 "on the machine that recorded it keeps them)",
+		 st->archive_dir ? st->archive_dir : "PROFILE_DIR");
+}
+
+/* A module whose file is gone or changed, with no debug file of its
+ * build-id: the answers kept for the recorded build-id, the profile's,
+ * else the user's symbol cache (build-ids name contents: an old build's
+ * answers stay right for its profiles).  Fills msg; false if none. */
+static bool from_kept(struct symtab *st, struct smod *m, const char *path, const char *why,
+		      const uint8_t *bid, size_t n, char *msg, size_t len, enum ana_severity *sev)
+{
+	if (!bid || !n)
+		return false;
+	if (kept_open(st, m, bid, n, "sym") || kept_open(st, m, bid, n, "elfsym")) {
+		snprintf(msg, len, "%s: %s; named from the names kept in the profile directory%s",
+			 path, why, m->kept_dwarf ? "" : " (no source lines: it had no debug info)");
+		*sev = ANA_NOTE_INFO;
+		return true;
+	}
+	if (st->cache_dir && ((m->cache = symcache_open(st->cache_dir, bid, n, "sym")) ||
+			      (m->cache = symcache_open(st->cache_dir, bid, n, "elfsym")))) {
+		m->cache_ro = true;	/* nothing opened: no answer to add */
+		snprintf(msg, len, "%s: %s; named from the symbol cache (%s)", path, why,
+			 st->cache_dir);
+		*sev = ANA_NOTE_INFO;
+		return true;
+	}
+	return false;
+}
+
+/* The kernel: this machine's kallsyms when it is the recorded kernel's,
+ * else the kernel symbols kept in the profile (a guest's, another
+ * machine's). */
+static int open_kernel(struct symtab *st, struct smod *m, const uint8_t *bid, size_t bid_len,
+		       char *msg, size_t len, enum ana_severity *sev)
+{
+	if (!(m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg, len, sev)))
+		return -ENOMEM;
+	keep_key(st, m, bid, bid ? bid_len : 0);
+	if (kallsyms_usable(m->ks))
+		return 0;
+	if (kept_open(st, m, bid, bid ? bid_len : 0, "sym")) {
+		snprintf(msg, len, "[kernel.kallsyms]: kernel frames named from the kernel symbols "
+			 "kept in the profile directory (this machine's kallsyms is not the recorded "
+			 "kernel's, or hides its addresses)");
+		*sev = ANA_NOTE_INFO;
+	} else if (msg[0]) {
+		archive_hint(st, msg, len);
+	}
+	return 0;
+}
+
 static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
 		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
 {
@@ -348,8 +494,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	struct smod *m = &st->mod[h];
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
-		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg,
-					      len, sev)) ? 0 : -ENOMEM;
+		return open_kernel(st, m, bid, bid_len, msg, len, sev);
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */
@@ -360,7 +505,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		return 0;	/* anonymous code: nothing to open */
 	}
 
-	char want[130], have[130], dbg[4200];
+	char want[130], have[130], dbg[4200], why[400];
 	hex(want, sizeof(want), bid, bid ? bid_len : 0);
 	const char *base = strrchr(path, '/') + 1;
 	int fd = open_regular(path);
@@ -370,12 +515,22 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	size_t fbid_len = 0;
 	bool debug = false;	/* DWARF in it, or debug info to be found */
 	char link[256] = "";
-	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
+	if (fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir) &&
+	    (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
 	    !debug && (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
 		debug = true;
+	bool match = fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len)));
+	if (bid && bid_len)
+		keep_key(st, m, bid, bid_len);
+	else if (match)
+		keep_key(st, m, fbid, fbid_len);
 	/* DWARF answers are the best there are; ELF-only ones serve only a
-	 * module that has no debug info to be found */
-	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
+	 * module that has no debug info to be found.  The user's cache, then
+	 * the profile's kept answers; the file itself on a miss. */
+	if (match)
+		(void)(kept_open(st, m, fbid, fbid_len, "sym") ||
+		       (!debug && kept_open(st, m, fbid, fbid_len, "elfsym")));
+	if (match && st->cache_dir &&
 	    ((m->cache_dwarf = true,
 	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym")) ||
 	     (!debug && (m->cache_dwarf = false,
@@ -383,10 +538,26 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
-		if (!m->cache_dwarf) {	/* the same note as when it was opened */
+		if (!m->cache_dwarf && !(m->n_kept && m->kept_dwarf)) {	/* as when it was opened */
 			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
 				 "symbol table, no source lines", path);
 			*sev = ANA_NOTE_WARN;
+		}
+		return 0;
+	}
+	if (m->n_kept) {
+		close(fd);
+		if (!(m->lazy_path = strdup(path)))
+			return -ENOMEM;
+		if (!m->kept_dwarf) {
+			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+				 "symbol table, no source lines", path);
+			*sev = ANA_NOTE_WARN;
+		}
+		/* answers found by opening it go to the cache as usual */
+		if (st->cache_dir && (m->kept_dwarf || !debug)) {
+			m->cache_dwarf = m->kept_dwarf;
+			m->cache = symcache_new(fbid, fbid_len, m->kept_dwarf ? "sym" : "elfsym");
 		}
 		return 0;
 	}
@@ -394,7 +565,9 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		int e = report(st, m, path, fd);
 		if (e == 0 && bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
 			dwfl_end(m->dwfl);
-			memset(m, 0, sizeof(*m));
+			m->dwfl = NULL;
+			m->mod = NULL;
+			m->dwarf = false;
 			int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
 			if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
 				snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
@@ -402,8 +575,12 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 				*sev = ANA_NOTE_WARN;
 				return 0;
 			}
-			snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
-				 "not symbolized, shown as [%s+0xOFF]", path, have, want, base);
+			snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)",
+				 have, want);
+			if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev))
+				return 0;
+			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]", path, why, base);
+			archive_hint(st, msg, len);
 			*sev = ANA_NOTE_WARN;
 			return 0;
 		}
@@ -419,8 +596,11 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 				 fd == -EINVAL ? "not a regular file" : strerror(-fd), dbg);
 			return 0;
 		}
-		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path,
-			 fd == -EINVAL ? "not a regular file" : strerror(-fd), base);
+		snprintf(why, sizeof(why), "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev))
+			return 0;
+		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path, why, base);
+		archive_hint(st, msg, len);
 		*sev = ANA_NOTE_WARN;
 		return 0;
 	}
@@ -843,6 +1023,8 @@ int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t l
 	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
 	m->perfmap = m->syms_read = true;
+	if (st->keep_dir && !(m->pmap_path = strdup(path)))
+		return -ENOMEM;
 	int fd = open_regular(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
@@ -959,21 +1141,65 @@ static void die_names(struct symtab *st, Dwarf_Die *d, const char **key, const c
 static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym_frame *fr, size_t max);
 static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr);
 
+/* off's answer from the kept answers, if one has it. */
+static bool kept_get(struct symtab *st, struct smod *m, uint64_t off, struct sym_frame *fr,
+		     size_t max, size_t *n)
+{
+	for (size_t i = 0; i < m->n_kept; i++)
+		if (symcache_get(m->kept[i], st->pool, off, fr, max, n))
+			return true;
+	return false;
+}
+
+/* Keep off's answer in keep_dir (elf: from the ELF symbols alone).  Only
+ * answers that name something: a later archive with the binaries at hand
+ * may do better than "nothing here". */
+static void keep_put(struct symtab *st, struct smod *m, uint64_t off, const struct sym_frame *fr,
+		     size_t n, bool elf)
+{
+	if (!st->keep_dir || !m->kbid_len || !n)
+		return;
+	if (!m->keep) {
+		const char *kind = elf ? "elfsym" : "sym";
+		if (!(m->keep = symcache_open(st->keep_dir, m->kbid, m->kbid_len, kind)) &&
+		    !(m->keep = symcache_new(m->kbid, m->kbid_len, kind)))
+			return;
+		m->keep_elf = elf;
+	}
+	symcache_put(m->keep, off, fr, n);	/* best effort */
+}
+
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max)
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
-	if (m->ks)	/* kallsyms hook */
-		return kallsyms_lookup(m->ks, st->pool, off, fr, max);
+	if (m->ks) {	/* kallsyms hook: this kernel's, else the kept ones */
+		if (!kallsyms_usable(m->ks) && kept_get(st, m, off, fr, max, &n))
+			return n;
+		n = kallsyms_lookup(m->ks, st->pool, off, fr, max);
+		if (kallsyms_usable(m->ks) && off)
+			keep_put(st, m, off, fr, n, false);
+		return n;
+	}
 	if (m->perfmap) {
 		struct esym *es = max ? sym_at(st, m, off) : NULL;
 		if (!es)
 			return 0;
+		if (st->keep_dir && !m->pmap_hit)
+			m->pmap_hit = calloc(m->n_sym ? m->n_sym : 1, 1);
+		if (m->pmap_hit)
+			m->pmap_hit[es - m->sym] = 1;
 		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
 		return 1;
 	}
-	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n))
+	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n)) {
+		keep_put(st, m, off, fr, n, !m->cache_dwarf);
 		return n;
+	}
+	if (kept_get(st, m, off, fr, max, &n)) {
+		keep_put(st, m, off, fr, n, !m->kept_dwarf);
+		return n;
+	}
 	if (m->lazy_path) {
 		char *p = m->lazy_path;
 		m->lazy_path = NULL;
@@ -984,9 +1210,33 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 			return 0;
 	}
 	n = lookup(m, st, off, fr, max);
-	if (m->cache && m->cache_dwarf == m->dwarf)
+	if (m->cache && !m->cache_ro && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
+	keep_put(st, m, off, fr, n, !m->dwarf);
 	return n;
+}
+
+/* The lines of a perf map that named a sampled address, into keep_dir
+ * under the map's own name (perf-PID.map): what the analyzer reads from
+ * PROFILE_DIR/symbols on another machine, where /tmp/perf-PID.map is
+ * gone or another process's. */
+static void keep_perfmap(struct symtab *st, struct smod *m)
+{
+	const char *base = m->pmap_path ? strrchr(m->pmap_path, '/') : NULL;
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+	FILE *f = base ? open_memstream(&buf, &cap) : NULL;
+	if (!f)
+		return;
+	for (size_t i = 0; i < m->n_sym; i++)
+		if (m->pmap_hit[i])
+			fprintf(f, "%llx %llx %s\n", (unsigned long long)m->sym[i].lo,
+				(unsigned long long)(m->sym[i].hi - m->sym[i].lo), m->sym[i].key);
+	if (fclose(f) == 0 && (len = strlen(buf ? buf : "")) > 0) {
+		struct iovec iov = { buf, len };
+		symcache_write_mode(st->keep_dir, base + 1, &iov, 1, 0666, 0777);
+	}
+	free(buf);
 }
 
 static int add_ranges(struct cuindex *ci, size_t *cap, Dwarf_Die *d)

@@ -40,6 +40,7 @@ enum {
 	OPT_PRIVATE,
 	OPT_FORCE,
 	OPT_APPEND,
+	OPT_NO_ARCHIVE,
 };
 
 static const struct opt record_opts[] = {
@@ -84,6 +85,9 @@ static const struct opt record_opts[] = {
 	  "seed for --random-period (default: from the clock;\n"
 	  "recorded in the profiles either way)"),
 	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
+	OPT(OPT_NO_ARCHIVE, "no-archive", no_argument, NULL,
+	  "do not keep the names of the sampled addresses in\n"
+	  "DIR/symbols when the command ends (pmcprof archive)"),
 	OPT('q', "quiet", no_argument, NULL,
 	  "no informational lines (the event used, the profile\n"
 	  "count); errors and failed calibrations are still shown"),
@@ -131,6 +135,7 @@ struct opts {
 	bool append;
 	bool quiet;
 	bool seed_given;
+	bool no_archive;
 	struct rec_settings set;
 };
 
@@ -251,6 +256,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_NO_ARCHIVE:
+			o->no_archive = true;
 			break;
 		case OPT_CALL_GRAPH:
 			v = call_graph(v);
@@ -845,6 +853,37 @@ static void remove_stale_temps(const char *outdir)
 /* Wait for the command, reaping whatever else comes to us meanwhile
  * (watchers, and the program's orphans: we are a subreaper).  The
  * command is left a zombie, so its watcher can still read how it died. */
+/* Keep the names of the sampled addresses in the output directory
+ * (pmcprof-archive, beside us): the profiles then read on any machine,
+ * with the program rebuilt or gone. */
+static void archive_outdir(const struct opts *o)
+{
+	char self[PATH_MAX], prog[PATH_MAX + 32];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *sl;
+	pid_t pid;
+
+	if (k <= 0)
+		return;
+	self[k] = 0;
+	if (!(sl = strrchr(self, '/')))
+		return;
+	*sl = 0;
+	snprintf(prog, sizeof(prog), "%s/pmcprof-archive", self);
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("LD_PRELOAD");	/* not the collector's program */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execl(prog, prog, "--from-record", o->quiet ? "-q" : "--from-record",
+		      o->set.outdir, (char *)NULL);
+		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static void wait_command(pid_t pid)
 {
 	for (;;) {
@@ -945,6 +984,8 @@ int main(int argc, char **argv)
 	lost = report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
+	if (n && !o.no_archive)
+		archive_outdir(&o);
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
