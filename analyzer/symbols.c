@@ -60,6 +60,7 @@ struct smod {
 	size_t n_cus, cap_cus;
 	struct idx cu_idx;
 	struct kallsyms *ks;		/* [kernel.kallsyms] (kallsyms.c), or NULL */
+	bool ks_lazy;			/* the kernel: kallsyms read on a kept miss */
 	/* the answers the profiles kept for its recorded build-id (one per
 	 * profile directory that has them), read after the cache */
 	struct symcache **kept;
@@ -423,7 +424,8 @@ static bool kept_open(struct symtab *st, struct smod *m, const uint8_t *bid, siz
  * the file's own. */
 static void keep_key(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n)
 {
-	if (st->keep_dir && bid && n && n <= sizeof(m->kbid)) {
+	(void)st;
+	if (bid && n && n <= sizeof(m->kbid)) {
 		memcpy(m->kbid, bid, n);
 		m->kbid_len = n;
 	}
@@ -470,9 +472,15 @@ static bool from_kept(struct symtab *st, struct smod *m, const char *path, const
 static int open_kernel(struct symtab *st, struct smod *m, const uint8_t *bid, size_t bid_len,
 		       char *msg, size_t len, enum ana_severity *sev)
 {
+	keep_key(st, m, bid, bid ? bid_len : 0);
+	/* kept answers name the sampled addresses as this kernel's own would
+	 * (same build-id) or better: kallsyms is read only on a miss */
+	if (!st->keep_dir && kept_open(st, m, bid, bid ? bid_len : 0, "sym")) {
+		m->ks_lazy = true;
+		return 0;
+	}
 	if (!(m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg, len, sev)))
 		return -ENOMEM;
-	keep_key(st, m, bid, bid ? bid_len : 0);
 	if (kallsyms_usable(m->ks))
 		return 0;
 	if (kept_open(st, m, bid, bid ? bid_len : 0, "sym")) {
@@ -1151,13 +1159,14 @@ static bool kept_get(struct symtab *st, struct smod *m, uint64_t off, struct sym
 	return false;
 }
 
-/* Keep off's answer in keep_dir (elf: from the ELF symbols alone).  Only
- * answers that name something: a later archive with the binaries at hand
- * may do better than "nothing here". */
+/* Keep off's answer in keep_dir (elf: from the ELF symbols alone).
+ * "Nothing here" (n 0) only as the module itself said it (real: from the
+ * file or the cache of its answers), not for want of the file: a later
+ * archive with the binaries at hand does better. */
 static void keep_put(struct symtab *st, struct smod *m, uint64_t off, const struct sym_frame *fr,
-		     size_t n, bool elf)
+		     size_t n, bool elf, bool real)
 {
-	if (!st->keep_dir || !m->kbid_len || !n)
+	if (!st->keep_dir || !m->kbid_len || (!n && !real))
 		return;
 	if (!m->keep) {
 		const char *kind = elf ? "elfsym" : "sym";
@@ -1173,12 +1182,21 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
+	if (m->ks_lazy && !m->ks) {
+		if (kept_get(st, m, off, fr, max, &n))
+			return n;
+		char msg[512];
+		enum ana_severity sev;
+		if (!(m->ks = kallsyms_load(NULL, NULL, m->kbid, m->kbid_len, st->cache_dir, msg,
+					    sizeof(msg), &sev)))
+			return 0;
+	}
 	if (m->ks) {	/* kallsyms hook: this kernel's, else the kept ones */
 		if (!kallsyms_usable(m->ks) && kept_get(st, m, off, fr, max, &n))
 			return n;
 		n = kallsyms_lookup(m->ks, st->pool, off, fr, max);
 		if (kallsyms_usable(m->ks) && off)
-			keep_put(st, m, off, fr, n, false);
+			keep_put(st, m, off, fr, n, false, false);
 		return n;
 	}
 	if (m->perfmap) {
@@ -1193,11 +1211,11 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 		return 1;
 	}
 	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n)) {
-		keep_put(st, m, off, fr, n, !m->cache_dwarf);
+		keep_put(st, m, off, fr, n, !m->cache_dwarf, true);
 		return n;
 	}
 	if (kept_get(st, m, off, fr, max, &n)) {
-		keep_put(st, m, off, fr, n, !m->kept_dwarf);
+		keep_put(st, m, off, fr, n, !m->kept_dwarf, true);
 		return n;
 	}
 	if (m->lazy_path) {
@@ -1212,7 +1230,7 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 	n = lookup(m, st, off, fr, max);
 	if (m->cache && !m->cache_ro && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
-	keep_put(st, m, off, fr, n, !m->dwarf);
+	keep_put(st, m, off, fr, n, !m->dwarf, m->mod != NULL);
 	return n;
 }
 
