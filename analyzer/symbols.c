@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <dwarf.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -24,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -55,6 +57,7 @@ struct smod {
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
 	bool cache_dwarf;		/* its answers came with DWARF */
 	bool cache_ro;			/* answers of a build-id no file here has */
+	bool dq_timed_out;		/* libdw's debuginfod query ran out of time */
 	char *lazy_path;		/* open only on a cache miss */
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
@@ -97,6 +100,9 @@ struct symtab {
 	size_t n_kept_dirs;
 	char *archive_dir;		/* the profile directory notes name */
 	char *keep_dir;
+	const char *dinfod_urls;	/* DEBUGINFOD_URLS, or NULL */
+	int dinfod_secs;		/* a query's time, all told */
+	int dinfod_dead;		/* a server did not answer: ask no more (atomic) */
 	Dwfl_Callbacks cb;
 	struct smod *mod;
 	size_t n, cap;
@@ -182,6 +188,13 @@ struct symtab *symtab_new(const struct symtab_opts *o)
 		symtab_free(st);
 		return NULL;
 	}
+	/* debuginfod through libdw's own client (and ours, for the reason
+	 * when it finds nothing), each query cut at DEBUGINFOD_TIMEOUT
+	 * seconds all told (default 5), and none after a server did not
+	 * answer: a report stays responsive */
+	const char *u = getenv("DEBUGINFOD_URLS"), *t = getenv("DEBUGINFOD_TIMEOUT");
+	st->dinfod_urls = u && *u ? u : NULL;
+	st->dinfod_secs = t && atoi(t) > 0 ? (atoi(t) < 300 ? atoi(t) : 300) : 5;
 	st->cb.find_elf = dwfl_build_id_find_elf;
 	st->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	st->cb.section_address = dwfl_offline_section_address;
@@ -256,6 +269,86 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/* ---- debuginfod ---- */
+
+/* A query's deadline, checked by the client's progress callback (called
+ * about once a second while it waits): nonzero cancels. */
+struct dquery {
+	struct timespec end;
+	bool timed_out;
+};
+
+static int dq_progress(debuginfod_client *c, long a, long b)
+{
+	struct dquery *q = debuginfod_get_user_data(c);
+	struct timespec now;
+	(void)a;
+	(void)b;
+	if (!q)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > q->end.tv_sec ||
+	    (now.tv_sec == q->end.tv_sec && now.tv_nsec >= q->end.tv_nsec)) {
+		q->timed_out = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void dq_start(struct symtab *st, debuginfod_client *c, struct dquery *q)
+{
+	clock_gettime(CLOCK_MONOTONIC, &q->end);
+	if (!__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
+		q->end.tv_sec += st->dinfod_secs;
+	q->timed_out = false;
+	debuginfod_set_progressfn(c, dq_progress);
+	debuginfod_set_user_data(c, q);
+}
+
+/* The debug file of build-id bid from the debuginfod servers: its
+ * descriptor (path into out), or -1 with why it is not there in why. */
+static int dinfod_fetch(struct symtab *st, const uint8_t *bid, size_t n, char *out, size_t len,
+			char *why, size_t wlen)
+{
+	why[0] = 0;
+	if (!st->dinfod_urls || !bid || !n)
+		return -1;
+	if (__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED)) {
+		snprintf(why, wlen, "debuginfod (%s) did not answer earlier: not asked again",
+			 st->dinfod_urls);
+		return -1;
+	}
+	debuginfod_client *c = debuginfod_begin();
+	if (!c) {
+		snprintf(why, wlen, "debuginfod: no client (%s)", strerror(errno));
+		return -1;
+	}
+	struct dquery q;
+	char *path = NULL;
+	dq_start(st, c, &q);
+	int fd = debuginfod_find_debuginfo(c, bid, (int)n, &path);
+	debuginfod_end(c);
+	char h[130];
+	hex(h, sizeof(h), bid, n);
+	if (fd >= 0) {
+		snprintf(out, len, "%s", path ? path : "debuginfod");
+	} else if (q.timed_out) {
+		__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+		snprintf(why, wlen, "debuginfod (%s) did not answer within %d s: not asked again "
+			 "(DEBUGINFOD_TIMEOUT)", st->dinfod_urls, st->dinfod_secs);
+	} else if (fd == -ENOENT) {
+		snprintf(why, wlen, "debuginfod (%s) has no debug info for build-id %s",
+			 st->dinfod_urls, h);
+	} else {
+		/* refused, unreachable, a bad URL: the same for every module */
+		__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+		snprintf(why, wlen, "debuginfod (%s) did not answer: %s; not asked again",
+			 st->dinfod_urls, strerror(-fd));
+	}
+	free(path);
+	return fd;
+}
+
 /* Report path into a fresh Dwfl; fills m.  Returns 0, or -errno / -EIO. */
 static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 {
@@ -264,6 +357,12 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 		close(fd);
 		return -ENOMEM;
 	}
+	/* libdw asks debuginfod itself (DEBUGINFOD_URLS) when it finds no
+	 * debug info here: under our deadline */
+	struct dquery q;
+	debuginfod_client *dc = st->dinfod_urls ? dwfl_get_debuginfod_client(d) : NULL;
+	if (dc)
+		dq_start(st, dc, &q);
 	dwfl_report_begin(d);
 	Dwfl_Module *mod = dwfl_report_elf(d, path, path, fd, 0, false);
 	dwfl_report_end(d, NULL, NULL);
@@ -282,7 +381,59 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	}
 	Dwarf_Addr b;
 	m->dwarf = dwfl_module_getdwarf(mod, &b) != NULL;
+	if (dc) {
+		debuginfod_set_user_data(dc, NULL);	/* q goes out of scope */
+		if ((m->dq_timed_out = q.timed_out))
+			__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+	}
 	return 0;
+}
+
+/* Whether m's debug info, not in its own file, came from debuginfod. */
+static bool from_debuginfod(struct smod *m)
+{
+	const char *dbg = NULL;
+	if (!m->mod || !m->dwarf)
+		return false;
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
+	/* libdwfl names no file for what debuginfod gave it */
+	const char *cp = getenv("DEBUGINFOD_CACHE_PATH");
+	return !dbg || strstr(dbg, "/debuginfod_client/") ||
+	       (cp && *cp && !strncmp(dbg, cp, strlen(cp)));
+}
+
+/* A module opened without debug info: ask debuginfod (once more, for the
+ * reason libdw's own query found nothing) and use its debug file if it
+ * has one.  why: the reason there is none. */
+static void dinfod_debug(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n,
+			 char *dbg, size_t dlen, char *why, size_t wlen)
+{
+	why[0] = dbg[0] = 0;
+	if (m->dwarf || !st->dinfod_urls || !bid || !n)
+		return;
+	if (m->dq_timed_out) {
+		snprintf(why, wlen, "debuginfod (%s) did not answer within %d s: not asked again "
+			 "(DEBUGINFOD_TIMEOUT)", st->dinfod_urls, st->dinfod_secs);
+		return;
+	}
+	int dfd = dinfod_fetch(st, bid, n, dbg, dlen, why, wlen);
+	if (dfd < 0)
+		return;
+	struct smod keep = *m;
+	m->dwfl = NULL;
+	m->mod = NULL;
+	if (report(st, m, dbg, dfd) == 0 && m->dwarf) {
+		dwfl_end(keep.dwfl);
+		return;
+	}
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	m->dwfl = keep.dwfl;
+	m->mod = keep.mod;
+	m->elf_bias = keep.elf_bias;
+	m->dwarf = keep.dwarf;
+	snprintf(why, wlen, "its debug file from debuginfod (%.400s) is not usable", dbg);
+	dbg[0] = 0;
 }
 
 static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len);
@@ -466,6 +617,26 @@ static bool from_kept(struct symtab *st, struct smod *m, const char *path, const
 	return false;
 }
 
+/* A module whose file is gone or changed, with no debug file of its
+ * build-id here and no kept answers: debuginfod's debug file.  Fills msg;
+ * false (dwhy: why) if none. */
+static bool from_dinfod(struct symtab *st, struct smod *m, const char *path, const char *why,
+			const uint8_t *bid, size_t n, char *dwhy, size_t wlen, char *msg, size_t len,
+			enum ana_severity *sev)
+{
+	char dbg[4200];
+	int dfd = dinfod_fetch(st, bid, n, dbg, sizeof(dbg), dwhy, wlen);
+	if (dfd < 0)
+		return false;
+	if (report(st, m, dbg, dfd)) {
+		snprintf(dwhy, wlen, "its debug file from debuginfod (%.400s) is not usable", dbg);
+		return false;
+	}
+	snprintf(msg, len, "%s: %s; symbolized from debuginfod (%s)", path, why, dbg);
+	*sev = ANA_NOTE_INFO;
+	return true;
+}
+
 /* The kernel: this machine's kallsyms when it is the recorded kernel's,
  * else the kernel symbols kept in the profile (a guest's, another
  * machine's). */
@@ -523,10 +694,16 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	size_t fbid_len = 0;
 	bool debug = false;	/* DWARF in it, or debug info to be found */
 	char link[256] = "";
-	if (fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir) &&
+	bool own = false;	/* DWARF in the file itself */
+	if (fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir || st->dinfod_urls) &&
 	    (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
-	    !debug && (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
+	    !(own = debug) &&
+	    (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
 		debug = true;
+	/* debuginfod may have what is not here: ELF-only answers wait */
+	if (st->dinfod_urls && !__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
+		debug = true;
+	char dwhy[700] = "";
 	bool match = fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len)));
 	if (bid && bid_len)
 		keep_key(st, m, bid, bid_len);
@@ -585,9 +762,11 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 			}
 			snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)",
 				 have, want);
-			if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev))
+			if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev) ||
+			    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
 				return 0;
-			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]", path, why, base);
+			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]%s%s", path, why,
+				 base, dwhy[0] ? "; " : "", dwhy);
 			archive_hint(st, msg, len);
 			*sev = ANA_NOTE_WARN;
 			return 0;
@@ -605,16 +784,24 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 			return 0;
 		}
 		snprintf(why, sizeof(why), "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev))
+		if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev) ||
+		    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
 			return 0;
-		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path, why, base);
+		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]%s%s", path, why, base,
+			 dwhy[0] ? "; " : "", dwhy);
 		archive_hint(st, msg, len);
 		*sev = ANA_NOTE_WARN;
 		return 0;
 	}
+	char ddbg[4200];
+	dinfod_debug(st, m, bid && bid_len ? bid : fbid, bid && bid_len ? bid_len : fbid_len, ddbg,
+		     sizeof(ddbg), dwhy, sizeof(dwhy));
+	if (ddbg[0] || (st->dinfod_urls && fbid_len && !own && from_debuginfod(m)))
+		snprintf(msg, len, "%s: debug info from debuginfod (%s)", path,
+			 ddbg[0] ? ddbg : st->dinfod_urls);
 	if (!m->dwarf) {
 		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
-			 "symbol table, no source lines", path);
+			 "symbol table, no source lines%s%s", path, dwhy[0] ? "; " : "", dwhy);
 		*sev = ANA_NOTE_WARN;
 	}
 	/* the answers of a module, with or without DWARF, depend on its

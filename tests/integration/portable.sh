@@ -91,11 +91,31 @@ printf 'not a notes file' >othernotes
 python3 rows.py fresh.csv | sort >fresh.rows
 python3 rows.py fresh-lines.csv | sort >>fresh.rows
 same "fresh HOME, binaries gone, another kernel" fresh
-if grep -q '^\[k\] ' before.rows; then
-	check "another kernel: kernel frames named from the kept kernel symbols" grep -q '^\[k\] [a-z_]' fresh.rows
-	lacks "another kernel: no kernel frame left as an address" '^\[k\] 0x' fresh.rows
+# the kernel: a run that spends its time in system calls, reported here
+# and as if on another machine (its kallsyms not the recorded kernel's)
+"$PMCPROF" record -e cpu-clock@200000 -o krec -- dd if=/dev/zero of=/dev/null bs=64k count=40000 \
+	>/dev/null 2>&1
+"$PMCPROF" report --csv krec >k-before.csv 2>/dev/null
+python3 rows.py k-before.csv | sort >k-before.rows
+if grep -q '^\[k\] [a-z_]' k-before.rows; then
+	rm -rf "$PMCPROF_CACHE_DIR"
+	PMCPROF_KERNEL_NOTES="$TMP/othernotes" PMCPROF_KALLSYMS="$TMP/emptykallsyms" \
+		"$PMCPROF" report --csv krec >k-other.csv 2>k-other.err
+	python3 rows.py k-other.csv | sort >k-other.rows
+	if cmp -s k-before.rows k-other.rows; then
+		pass "another kernel: kernel frames named from the kept kernel symbols, as before"
+	else
+		fail "another kernel: kernel rows differ"
+		diff k-before.rows k-other.rows | head -8 | sed 's/^/    | /'
+	fi
+	lacks "another kernel: no kernel frame left as an address" '^\[k\] 0x' k-other.rows
+	rm -rf krec/symbols
+	PMCPROF_KERNEL_NOTES="$TMP/othernotes" PMCPROF_KALLSYMS="$TMP/emptykallsyms" \
+		"$PMCPROF" report --header krec >k-bare.txt 2>&1
+	contains "another kernel, nothing kept: says so and names the fix" \
+		"recorded on another kernel.*pmcprof archive krec" k-bare.txt
 else
-	skip "no kernel frame was sampled (kernel excluded here): kept kernel symbols not checked"
+	skip "no kernel function sampled here (kernel excluded, or kallsyms hidden): kept kernel symbols not checked"
 fi
 
 # 4. kept after the fact: a profile recorded without them names nothing
