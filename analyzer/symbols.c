@@ -9,6 +9,7 @@
  * their debug files are ever opened, and only regular files. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdw.h>
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +273,42 @@ static int open_regular(const char *path)
 
 /* ---- debuginfod ---- */
 
+/* libdebuginfod is opened only when DEBUGINFOD_URLS is set (as libdw
+ * does): it brings libcurl and its TLS libraries, whose loading alone
+ * would cost every report a few milliseconds. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} dfn;
+static pthread_once_t dfn_once = PTHREAD_ONCE_INIT;
+
+static void dfn_load(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return;
+	*(void **)&dfn.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&dfn.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dfn.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&dfn.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&dfn.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&dfn.end = dlsym(h, "debuginfod_end");
+	if (!dfn.begin || !dfn.find_debuginfo || !dfn.set_progressfn || !dfn.set_user_data ||
+	    !dfn.get_user_data || !dfn.end)
+		dfn.begin = NULL;	/* unusable: as if absent */
+}
+
+/* Whether libdebuginfod could be loaded. */
+static bool dfn_ok(void)
+{
+	pthread_once(&dfn_once, dfn_load);
+	return dfn.begin != NULL;
+}
+
 /* A query's deadline, checked by the client's progress callback (called
  * about once a second while it waits): nonzero cancels. */
 struct dquery {
@@ -280,7 +318,7 @@ struct dquery {
 
 static int dq_progress(debuginfod_client *c, long a, long b)
 {
-	struct dquery *q = debuginfod_get_user_data(c);
+	struct dquery *q = dfn.get_user_data(c);
 	struct timespec now;
 	(void)a;
 	(void)b;
@@ -301,8 +339,8 @@ static void dq_start(struct symtab *st, debuginfod_client *c, struct dquery *q)
 	if (!__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
 		q->end.tv_sec += st->dinfod_secs;
 	q->timed_out = false;
-	debuginfod_set_progressfn(c, dq_progress);
-	debuginfod_set_user_data(c, q);
+	dfn.set_progressfn(c, dq_progress);
+	dfn.set_user_data(c, q);
 }
 
 /* The debug file of build-id bid from the debuginfod servers: its
@@ -318,16 +356,17 @@ static int dinfod_fetch(struct symtab *st, const uint8_t *bid, size_t n, char *o
 			 st->dinfod_urls);
 		return -1;
 	}
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c = dfn_ok() ? dfn.begin() : NULL;
 	if (!c) {
-		snprintf(why, wlen, "debuginfod: no client (%s)", strerror(errno));
+		snprintf(why, wlen, "debuginfod: no client (libdebuginfod.so.1: %s)",
+			 dfn.begin ? strerror(errno) : "not loaded");
 		return -1;
 	}
 	struct dquery q;
 	char *path = NULL;
 	dq_start(st, c, &q);
-	int fd = debuginfod_find_debuginfo(c, bid, (int)n, &path);
-	debuginfod_end(c);
+	int fd = dfn.find_debuginfo(c, bid, (int)n, &path);
+	dfn.end(c);
 	char h[130];
 	hex(h, sizeof(h), bid, n);
 	if (fd >= 0) {
@@ -360,7 +399,7 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	/* libdw asks debuginfod itself (DEBUGINFOD_URLS) when it finds no
 	 * debug info here: under our deadline */
 	struct dquery q;
-	debuginfod_client *dc = st->dinfod_urls ? dwfl_get_debuginfod_client(d) : NULL;
+	debuginfod_client *dc = st->dinfod_urls && dfn_ok() ? dwfl_get_debuginfod_client(d) : NULL;
 	if (dc)
 		dq_start(st, dc, &q);
 	dwfl_report_begin(d);
@@ -382,7 +421,7 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	Dwarf_Addr b;
 	m->dwarf = dwfl_module_getdwarf(mod, &b) != NULL;
 	if (dc) {
-		debuginfod_set_user_data(dc, NULL);	/* q goes out of scope */
+		dfn.set_user_data(dc, NULL);	/* q goes out of scope */
 		if ((m->dq_timed_out = q.timed_out))
 			__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
 	}

@@ -984,8 +984,16 @@ int main(int argc, char **argv)
 	lost = report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
-	if (n && !o.no_archive)
-		archive_outdir(&o);
+	/* (under MPI every rank shares DIR: one archive after the job) */
+	if (n && !o.no_archive) {
+		const char *rank = mpi_rank();
+
+		if (!rank)
+			archive_outdir(&o);
+		else if (!o.quiet && !strcmp(rank, "0"))
+			fprintf(stderr, "pmcprof record: after the job, 'pmcprof archive %s' keeps "
+				"the names of the sampled addresses with the profiles\n", o.set.outdir);
+	}
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
