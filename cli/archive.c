@@ -112,7 +112,7 @@ static int archive(const char *dir, struct ana_opts *o, const char *prog, bool q
 	size_t files;
 	unsigned long long bytes;
 	kept_size(dir, &files, &bytes);
-	if (!quiet && !from_record)
+	if (!quiet && !from_record && e != -ANA_ENODATA)
 		printf("%s: %zu file%s, %.1f KiB (%.2f s)%s\n", keep, files, files == 1 ? "" : "s",
 		       bytes / 1024.0,
 		       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
