@@ -19,7 +19,8 @@ CXXFLAGS="-g -O2 -fno-omit-frame-pointer"
 SRC="$PMCPROF_SRC/tests/progs"
 build() {	# the program (and its stripped library) from names_cxx.cc as $1
 	# shellcheck disable=SC2086
-	g++ $CXXFLAGS -shared -fPIC -o libnames.so "$SRC/names_lib.cc" && strip libnames.so &&
+	g++ $CXXFLAGS -shared -fPIC -o libnames.so "$SRC/names_lib.cc" &&
+		objcopy --only-keep-debug libnames.so libnames.debug && strip libnames.so &&
 		g++ $CXXFLAGS -o names_cxx "$1" -L. -lnames -Wl,-rpath,"$TMP"
 }
 build "$SRC/names_cxx.cc" || { fail "g++ could not build the test program"; exit 0; }
@@ -59,6 +60,15 @@ snap before
 check "before: a qualified C++ name with a source line" grep -q '^ns::Accum<double, 300>::run|names_cxx|.*names_cxx.cc:' before.rows
 check "before: the stripped library's function" grep -q '^lib::work|libnames.so|' before.rows
 check "before: an inlined function's own row" grep -q '^ns::Vec::dot|names_cxx|.*|ns::use_vec|' before.rows
+
+# 0. debug info that appears later wins over the kept ELF-only names: the
+# stripped library's debug file under --debug-dir DIR/.build-id/
+lbid=$(bid libnames.so)
+mkdir -p "dbg/.build-id/$(echo "$lbid" | cut -c1-2)"
+cp libnames.debug "dbg/.build-id/$(echo "$lbid" | cut -c1-2)/$(echo "$lbid" | cut -c3-).debug"
+"$PMCPROF" report --no-cache --debug-dir dbg --csv rec >withdbg.csv 2>/dev/null
+check "a debug file here wins over kept ELF-only names (lib::work has its source line)" \
+	grep -q '^[^,]*,lib::work,[^,]*libnames.so,[^,]*names_lib.cc,' withdbg.csv
 
 # 1. rebuilt from the same source, one string changed
 sed 's/%lu\\n/%lu.\\n/' "$SRC/names_cxx.cc" >changed.cc
