@@ -468,6 +468,16 @@ int set_symbolize(struct ana_set *s)
 		    sym_child(s, 0, f, false, &s->nostack))
 			goto out;
 	}
+	/* kept names that lack some sampled addresses (profiles added after
+	 * the archive): say which module and what would keep them */
+	for (size_t i = 0; i < s->n_mod; i++) {
+		char hint[4200];
+		size_t k = s->mod[i].sym >= 0 ? symtab_unnamed(st, s->mod[i].sym, hint, sizeof(hint)) : 0;
+		if (k && set_note(s, ANA_NOTE_WARN, -1, "%s: %zu sampled address%s not in the names "
+				  "kept for it, shown as [%s+0xOFF]: %s", s->mod[i].path, k,
+				  k == 1 ? "" : "es", s->mod[i].base, hint))
+			goto out;
+	}
 	for (size_t f = 0; f < s->n_func; f++) {
 		struct func *fn = &s->func[f];
 		if (!fn->inl_n)

@@ -167,6 +167,10 @@ int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t l
 /* Frames at ELF address off of module h, innermost first, into fr[max].
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
+/* How many addresses of module h were left unnamed because the answers
+ * kept for it lack them and no file here has its build-id; hint: the
+ * command that would keep them. */
+size_t symtab_unnamed(struct symtab *st, int h, char *hint, size_t len);
 
 /* ---- kernel symbols (kallsyms.c) for the [kernel.kallsyms] module ---- */
 struct kallsyms;

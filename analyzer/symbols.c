@@ -76,6 +76,7 @@ struct smod {
 	uint8_t kbid[64];
 	size_t kbid_len;
 	bool keep_elf;			/* answers from the ELF symbols alone */
+	size_t unnamed;			/* addresses neither kept nor in a file here */
 	char *pmap_path;		/* perf map: where it was read (keep_dir) */
 	uint8_t *pmap_hit;		/* [n_sym]: asked for (keep_dir) */
 };
@@ -635,14 +636,18 @@ static void archive_hint(struct symtab *st, char *msg, size_t len)
  * else the user's symbol cache (build-ids name contents: an old build's
  * answers stay right for its profiles).  Fills msg; false if none. */
 static bool from_kept(struct symtab *st, struct smod *m, const char *path, const char *why,
-		      const uint8_t *bid, size_t n, char *msg, size_t len, enum ana_severity *sev)
+		      bool fd_changed, const uint8_t *bid, size_t n, char *msg, size_t len,
+		      enum ana_severity *sev)
 {
 	if (!bid || !n)
 		return false;
+	/* a file here that is another build is worth a warning; one that is
+	 * not here (another machine) is what kept names are for */
+	enum ana_severity changed = fd_changed ? ANA_NOTE_WARN : ANA_NOTE_INFO;
 	if (kept_open(st, m, bid, n, "sym") || kept_open(st, m, bid, n, "elfsym")) {
 		snprintf(msg, len, "%s: %s; named from the names kept in the profile directory%s",
 			 path, why, m->kept_dwarf ? "" : " (no source lines: it had no debug info)");
-		*sev = ANA_NOTE_INFO;
+		*sev = changed;
 		return true;
 	}
 	if (st->cache_dir && ((m->cache = symcache_open(st->cache_dir, bid, n, "sym")) ||
@@ -650,7 +655,7 @@ static bool from_kept(struct symtab *st, struct smod *m, const char *path, const
 		m->cache_ro = true;	/* nothing opened: no answer to add */
 		snprintf(msg, len, "%s: %s; named from the symbol cache (%s)", path, why,
 			 st->cache_dir);
-		*sev = ANA_NOTE_INFO;
+		*sev = changed;
 		return true;
 	}
 	return false;
@@ -801,7 +806,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 			}
 			snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)",
 				 have, want);
-			if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev) ||
+			if (from_kept(st, m, path, why, true, bid, bid_len, msg, len, sev) ||
 			    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
 				return 0;
 			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]%s%s", path, why,
@@ -823,7 +828,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 			return 0;
 		}
 		snprintf(why, sizeof(why), "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		if (from_kept(st, m, path, why, bid, bid_len, msg, len, sev) ||
+		if (from_kept(st, m, path, why, false, bid, bid_len, msg, len, sev) ||
 		    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
 			return 0;
 		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]%s%s", path, why, base,
@@ -1420,6 +1425,8 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 	if (m->ks) {	/* kallsyms hook: this kernel's, else the kept ones */
 		if (!kallsyms_usable(m->ks) && kept_get(st, m, off, fr, max, &n))
 			return n;
+		if (!kallsyms_usable(m->ks) && m->n_kept && off)
+			m->unnamed++;
 		n = kallsyms_lookup(m->ks, st->pool, off, fr, max);
 		if (kallsyms_usable(m->ks) && off)
 			keep_put(st, m, off, fr, n, false, false);
@@ -1454,10 +1461,19 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 			return 0;
 	}
 	n = lookup(m, st, off, fr, max);
+	if (!m->mod && (m->n_kept || m->cache_ro))
+		m->unnamed++;	/* named from kept answers that lack this one */
 	if (m->cache && !m->cache_ro && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
 	keep_put(st, m, off, fr, n, !m->dwarf, m->mod != NULL);
 	return n;
+}
+
+size_t symtab_unnamed(struct symtab *st, int h, char *hint, size_t len)
+{
+	snprintf(hint, len, "`pmcprof archive %s` on the machine that recorded it",
+		 st->archive_dir ? st->archive_dir : "PROFILE_DIR");
+	return st->mod[h].unnamed;
 }
 
 /* The lines of a perf map that named a sampled address, into keep_dir

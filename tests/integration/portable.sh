@@ -184,3 +184,18 @@ sys.exit(0 if 'ROUTINE' in t and re.search(r'^\s+\d+(\.\d+)?m?s\s.*\s[0-9a-f]+:\
 else
 	skip "go is not installed: pprof -disasm not checked"
 fi
+
+# 7. kept names that lack some sampled addresses (a profile added after the
+# archive, the binary gone): those addresses are named by the report as
+# missing, with the command that keeps them
+mkdir -p part
+cp "$PROGS/ana_work" partapp
+"$PROGS/ana_mkprofile" -o part/a.pmcp -b partapp "main;work_a=60"
+"$PMCPROF" archive -q part
+"$PROGS/ana_mkprofile" -o part/b.pmcp -b partapp "main;work_b=30"
+mv partapp away/
+rm -rf "$PMCPROF_CACHE_DIR"
+"$PMCPROF" report part >part.txt 2>&1
+check "kept names: the archived profile's function named" grep -q '^ *[0-9.]* *[0-9.]* *60 *work_a ' part.txt
+contains "kept names lacking an address: said, with the command" \
+	"sampled address.* not in the names kept for it.*pmcprof archive part" part.txt
