@@ -875,8 +875,10 @@ static void archive_outdir(const struct opts *o)
 		unsetenv("LD_PRELOAD");	/* not the collector's program */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
-		execl(prog, prog, "--from-record", o->quiet ? "-q" : "--from-record",
-		      o->set.outdir, (char *)NULL);
+		if (o->quiet)
+			execl(prog, prog, "--from-record", "-q", o->set.outdir, (char *)NULL);
+		else
+			execl(prog, prog, "--from-record", o->set.outdir, (char *)NULL);
 		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
