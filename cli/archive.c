@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "analyzer/analyzer.h"
 #include "cli/analyze.h"
@@ -89,6 +90,11 @@ static int archive(const char *dir, struct ana_opts *o, const char *prog, bool q
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	snprintf(keep, sizeof(keep), "%s/symbols", dir);
+	/* (the analyzer writes best effort: say up front what cannot be) */
+	if (access(stat(keep, &sb) ? dir : keep, W_OK) < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, keep, strerror(errno));
+		return EXIT_RUNTIME;
+	}
 	o->keep_dir = keep;
 	struct ana_set *s = ana_set_new(o);
 	int e = s ? ana_set_add(s, 0, 0, dir) : -errno;
