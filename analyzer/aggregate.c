@@ -415,7 +415,8 @@ static int open_modules(struct ana_set *s, struct symtab *st)
 int set_symbolize(struct ana_set *s)
 {
 	struct symtab_opts so = { .debug_dirs = s->debug_dirs, .cache_dir = s->cache_dir,
-				  .pool = &s->pool };
+				  .pool = &s->pool, .profile_dirs = s->prof_dirs,
+				  .n_profile_dirs = s->n_prof_dirs, .keep_dir = s->keep_dir };
 	struct symtab *st = symtab_new(&so);
 	int e = -ENOMEM;
 	if (!st)
@@ -465,6 +466,16 @@ int set_symbolize(struct ana_set *s)
 		const char *un = strpool_str(&s->pool, "[unknown]");
 		if (!nm || !un || func_get(s, nm, nm, un, un, NULL, 0, ANA_ROW_UNRESOLVED, NONE, &f) ||
 		    sym_child(s, 0, f, false, &s->nostack))
+			goto out;
+	}
+	/* kept names that lack some sampled addresses (profiles added after
+	 * the archive): say which module and what would keep them */
+	for (size_t i = 0; i < s->n_mod; i++) {
+		char hint[4200];
+		size_t k = s->mod[i].sym >= 0 ? symtab_unnamed(st, s->mod[i].sym, hint, sizeof(hint)) : 0;
+		if (k && set_note(s, ANA_NOTE_WARN, -1, "%s: %zu sampled address%s not in the names "
+				  "kept for it, shown as [%s+0xOFF]: %s", s->mod[i].path, k,
+				  k == 1 ? "" : "es", s->mod[i].base, hint))
 			goto out;
 	}
 	for (size_t f = 0; f < s->n_func; f++) {

@@ -101,6 +101,11 @@ struct ana_opts {
 					 * instruction, per run and event, for
 					 * ana_set_annotate (memory: addresses x runs
 					 * x events x 8 bytes) */
+	const char *keep_dir;		/* write the answers given to every sampled
+					 * address here (one file per build-id, the
+					 * kernel's too, perf maps cut to the lines
+					 * used): what `pmcprof archive` keeps in a
+					 * profile directory (DIR/symbols), or NULL */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 

@@ -138,6 +138,13 @@ struct symtab_opts {
 	const char *debug_dirs;		/* colon-separated, may be NULL */
 	const char *cache_dir;		/* persistent symbol cache, or NULL */
 	struct strpool *pool;
+	/* the profiles' directories: their kept answers (DIR/symbols, one
+	 * file per build-id, symcache.c's format) name what no local file
+	 * with the recorded build-id can; the first is the one notes name */
+	const char *const *profile_dirs;
+	size_t n_profile_dirs;
+	const char *keep_dir;		/* write every answer given here (the
+					 * answers a profile keeps), or NULL */
 };
 struct symtab *symtab_new(const struct symtab_opts *o);
 void symtab_free(struct symtab *st);
@@ -173,6 +180,10 @@ int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t l
 /* Frames at ELF address off of module h, innermost first, into fr[max].
  * Returns the number of frames (0 = unresolved). */
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max);
+/* How many addresses of module h were left unnamed because the answers
+ * kept for it lack them and no file here has its build-id; hint: the
+ * command that would keep them. */
+size_t symtab_unnamed(struct symtab *st, int h, char *hint, size_t len);
 
 /* ---- kernel symbols (kallsyms.c) for the [kernel.kallsyms] module ---- */
 struct kallsyms;
@@ -188,6 +199,8 @@ bool kallsyms_is_kernel(const char *path);
 struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path,
 			       const uint8_t *bid, size_t bid_len, const char *cache_dir,
 			       char *msg, size_t len, enum ana_severity *sev);
+/* Whether ks names addresses (the recorded kernel's symbols, visible). */
+bool kallsyms_usable(const struct kallsyms *ks);
 /* One frame for offset off (kernel address - 0xffff800000000000): "[k] name",
  * "[kernel]" for offset 0, "[k] 0xADDR" when unknown.  Returns 1 (0 if max
  * is 0 or out of memory). */
@@ -214,13 +227,22 @@ int symcache_put(struct symcache *c, uint64_t off, const struct sym_frame *fr, s
 /* Write it with what was added (if anything was): temp file + rename.
  * 0 or -errno. */
 int symcache_save(struct symcache *c, struct strpool *pool, const char *dir);
+/* The same, the file made with mode (minus umask) and dir with dir_mode:
+ * the answers a profile keeps are as readable as the profile. */
+int symcache_save_mode(struct symcache *c, struct strpool *pool, const char *dir, int mode,
+		       int dir_mode);
+/* Answers in c (read from its file or added since). */
+size_t symcache_count(const struct symcache *c);
 void symcache_free(struct symcache *c);
 /* dir and its parents (mode 0700).  0 or -errno. */
 int symcache_mkdirs(const char *dir);
+int symcache_mkdirs_mode(const char *dir, int mode);
 /* dir/name made of iov[n], whole or not at all (temp file + rename, mode
  * 0600), dir created.  0 or -errno. */
 struct iovec;
 int symcache_write(const char *dir, const char *name, const struct iovec *iov, int n);
+int symcache_write_mode(const char *dir, const char *name, const struct iovec *iov, int n,
+			int mode, int dir_mode);
 
 /* ---- the set (set.c reads and merges, aggregate.c symbolizes and sums,
  * query.c answers) ---- */
@@ -273,6 +295,8 @@ struct smodule {
 					 * the JIT code of the frames in no module */
 	uint8_t *image;			/* its bytes from a profile (the vdso), or NULL */
 	uint32_t image_len;
+	uint64_t start, end, bias;	/* where the first file that mapped it had it */
+	bool main;			/* the program itself (a profile's command) */
 };
 struct func {
 	const char *key;		/* linkage name (see struct sym_frame): with the
@@ -382,10 +406,12 @@ struct tl_stream {
 struct ana_set {
 	struct ana_opts o;
 	struct ana_time_range *time;	/* copy of o.time */
-	char *debug_dirs, *cache_dir;
+	char *debug_dirs, *cache_dir, *keep_dir;
 	char *filter[5];		/* copies of opts comms, pids, tids, dsos, symbols */
 	size_t n_filtered_out;		/* files left out by comms/pids/tids */
 	uint64_t *addr_smp;		/* opts.addr_samples: [addr][orun][ev] self samples */
+	const char **prof_dirs;		/* the profiles' directories (interned) */
+	size_t n_prof_dirs, cap_prof_dirs;
 	char **remap;
 	size_t n_remap;
 	bool finished;
@@ -475,6 +501,7 @@ struct ana_set {
 	 * node a frame (function, source line, inlined into its parent); and
 	 * the self samples of each (run, node, event), sorted */
 	uint32_t *lparent, *lfunc, *lno;
+	uint32_t *laddr;		/* the address (s->addr) of the frame, or NONE */
 	uint8_t *linl;
 	size_t n_lctx, cap_lctx;
 	struct idx lctx_idx;

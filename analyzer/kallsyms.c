@@ -491,6 +491,11 @@ struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path
 	return ks;
 }
 
+bool kallsyms_usable(const struct kallsyms *ks)
+{
+	return ks && ks->usable;
+}
+
 size_t kallsyms_lookup(struct kallsyms *ks, struct strpool *pool, uint64_t off,
 		       struct sym_frame *fr, size_t max)
 {

@@ -13,7 +13,7 @@
 #include "analyzer/internal.h"
 
 struct lkey {
-	uint32_t parent, func, no;
+	uint32_t parent, func, no, addr;
 	uint8_t inl;
 };
 
@@ -22,14 +22,16 @@ static bool lctx_eq(const void *ctx, uint32_t id, const void *key)
 	const struct ana_set *s = ctx;
 	const struct lkey *k = key;
 	return s->lparent[id] == k->parent && s->lfunc[id] == k->func && s->lno[id] == k->no &&
-	       s->linl[id] == k->inl;
+	       s->linl[id] == k->inl && s->laddr[id] == k->addr;
 }
 
+/* Each address is its own context (pprof's locations have addresses, for
+ * its -disasm), its frames sharing it. */
 static int lctx_child(struct ana_set *s, uint32_t parent, uint32_t func, uint32_t no, bool inl,
-		      uint32_t *out)
+		      uint32_t addr, uint32_t *out)
 {
-	struct lkey k = { parent, func, no, inl };
-	uint64_t h = hash_u64(hash_u64(parent, func), ((uint64_t)no << 1) | inl);
+	struct lkey k = { parent, func, no, addr, inl };
+	uint64_t h = hash_u64(hash_u64(parent, func), hash_u64(((uint64_t)no << 1) | inl, addr));
 	uint32_t id = s->n_lctx ? idx_find(&s->lctx_idx, h, lctx_eq, s, &k) : NONE;
 	if (id == NONE) {
 		size_t c = s->cap_lctx;
@@ -37,6 +39,7 @@ static int lctx_child(struct ana_set *s, uint32_t parent, uint32_t func, uint32_
 		    vec_reserve(&s->lparent, &c, s->n_lctx + 1, sizeof(uint32_t)) ||
 		    (c = s->cap_lctx, vec_reserve(&s->lfunc, &c, s->n_lctx + 1, sizeof(uint32_t))) ||
 		    (c = s->cap_lctx, vec_reserve(&s->lno, &c, s->n_lctx + 1, sizeof(uint32_t))) ||
+		    (c = s->cap_lctx, vec_reserve(&s->laddr, &c, s->n_lctx + 1, sizeof(uint32_t))) ||
 		    (c = s->cap_lctx, vec_reserve(&s->linl, &c, s->n_lctx + 1, sizeof(uint8_t))))
 			return -ENOMEM;
 		s->cap_lctx = c;
@@ -45,6 +48,7 @@ static int lctx_child(struct ana_set *s, uint32_t parent, uint32_t func, uint32_
 		s->lfunc[id] = func;
 		s->lno[id] = no;
 		s->linl[id] = inl;
+		s->laddr[id] = addr;
 		if (id && idx_put(&s->lctx_idx, h, id))
 			return -ENOMEM;
 	}
@@ -69,7 +73,7 @@ int set_line_contexts(struct ana_set *s)
 	uint32_t *at = malloc((s->n_raw ? s->n_raw : 1) * sizeof(*at));
 	uint32_t root, nostack = NONE;
 	int e = -ENOMEM;
-	if (!at || lctx_child(s, 0, NONE, 0, false, &root))
+	if (!at || lctx_child(s, 0, NONE, 0, false, NONE, &root))
 		goto out;
 	at[0] = 0;
 	/* raw nodes come parents first: one pass in id order */
@@ -78,12 +82,13 @@ int set_line_contexts(struct ana_set *s)
 		uint32_t cur = at[s->rparent[r]];
 		for (uint32_t j = 0; j < a->n; j++) {
 			const struct frame *f = &s->frame[a->first + j];
-			if (lctx_child(s, cur, f->func, s->line[f->line].line, f->inlined, &cur))
+			if (lctx_child(s, cur, f->func, s->line[f->line].line, f->inlined, s->raddr[r],
+				       &cur))
 				goto out;
 		}
 		at[r] = cur;
 	}
-	if (s->nostack != NONE && lctx_child(s, 0, s->sfunc[s->nostack], 0, false, &nostack))
+	if (s->nostack != NONE && lctx_child(s, 0, s->sfunc[s->nostack], 0, false, NONE, &nostack))
 		goto out;
 	size_t n = 0;
 	for (size_t p = 0; p < s->n_part; p++)
@@ -127,6 +132,8 @@ void set_free_line_contexts(struct ana_set *s)
 	free(s->lfunc);
 	free(s->lno);
 	free(s->linl);
+	free(s->laddr);
+	s->laddr = NULL;
 	idx_free(&s->lctx_idx);
 	free(s->lsmp);
 	s->lparent = s->lfunc = s->lno = NULL;

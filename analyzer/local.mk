@@ -8,7 +8,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
 	analyzer/annotate.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
-analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
+analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
 	$(CAPSTONE_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) \
 	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) $(CAPSTONE_LIBS) -lm

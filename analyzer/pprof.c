@@ -4,12 +4,17 @@
  * docs/exports.md says what goes into which field. */
 #include "config.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "analyzer/internal.h"
@@ -104,6 +109,62 @@ static int pp_func(struct pp *p, uint32_t f, uint64_t *out)
 	return 0;
 }
 
+/* The set module a module row stands for: the one with its path and a
+ * build-id, else any with its path. */
+static const struct smodule *row_module(const struct ana_set *s, uint32_t m)
+{
+	const struct smodule *any = NULL;
+	for (size_t i = 0; s->modrow[m].path && i < s->n_mod; i++) {
+		if (strcmp(s->mod[i].path, s->modrow[m].path))
+			continue;
+		if (s->mod[i].bid_len)
+			return &s->mod[i];
+		if (!any)
+			any = &s->mod[i];
+	}
+	return any;
+}
+
+/* The executable load segment of the module's file, if it is here with
+ * the recorded build-id: [*lo, *hi) in ELF addresses, at file offset *off. */
+static bool exec_segment(const struct smodule *sm, uint64_t *lo, uint64_t *hi, uint64_t *off)
+{
+	int fd = sm->path[0] == '/' ? open(sm->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+	struct stat sb;
+	bool ok = false;
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = !fstat(fd, &sb) && S_ISREG(sb.st_mode) ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	const void *b;
+	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
+	size_t n = 0;
+	if (k > 0 && (size_t)k == sm->bid_len && !memcmp(b, sm->bid, sm->bid_len) &&
+	    !elf_getphdrnum(e, &n))
+		for (size_t i = 0; i < n && !ok; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+				*lo = ph.p_vaddr;
+				*hi = ph.p_vaddr + ph.p_memsz;
+				*off = ph.p_offset;
+				ok = true;
+			}
+		}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return ok;
+}
+
+/* A module's mapping: its path, its build-id, and its range.  A module
+ * file's addresses are its ELF addresses (its link-time layout: what its
+ * symbols and disassembly use, and one layout for every process that
+ * mapped it, whatever ASLR did), its mapping its executable load segment
+ * where the file is here with the recorded build-id, else its load
+ * segments' span at offset 0: so `go tool pprof` (which takes addresses as
+ * they are) and binutils-based pprof (which subtracts start - offset +
+ * the segment's offset - its address) both find the instructions for
+ * -disasm.  The kernel and the vdso keep their run-time addresses. */
 static int pp_mapping(struct pp *p, uint32_t m)
 {
 	PMapping *mp = &p->map[m];
@@ -116,26 +177,36 @@ static int pp_mapping(struct pp *p, uint32_t m)
 	if (fn < 0)
 		return -ENOMEM;
 	mp->filename = fn;
-	for (size_t i = 0; i < s->n_mod; i++) {
-		if (!s->mod[i].bid_len || !s->modrow[m].path || strcmp(s->mod[i].path, s->modrow[m].path))
-			continue;
-		char hex[2 * sizeof(s->mod[i].bid) + 1];
-		for (uint32_t k = 0; k < s->mod[i].bid_len && k < sizeof(s->mod[i].bid); k++)
-			snprintf(hex + 2 * k, 3, "%02x", s->mod[i].bid[k]);
+	const struct smodule *sm = row_module(s, m);
+	uint64_t lo, hi, off;
+	bool file = sm && sm->path[0] == '/';
+	if (file && sm->bid_len && exec_segment(sm, &lo, &hi, &off)) {
+		mp->memory_start = lo;
+		mp->memory_limit = hi;
+		mp->file_offset = off;
+	} else if (sm && sm->end > sm->start) {
+		mp->memory_start = sm->start - (file ? sm->bias : 0);
+		mp->memory_limit = sm->end - (file ? sm->bias : 0);
+		mp->file_offset = 0;
+	}
+	if (sm && sm->bid_len) {
+		char hex[2 * sizeof(sm->bid) + 1];
+		for (uint32_t k = 0; k < sm->bid_len && k < sizeof(sm->bid); k++)
+			snprintf(hex + 2 * k, 3, "%02x", sm->bid[k]);
 		int64_t b = pp_str(p, hex);
 		if (b < 0)
 			return -ENOMEM;
 		mp->build_id = b;
-		break;
 	}
 	/* symbolized here: readers must not try again */
-	mp->has_functions = mp->has_filenames = mp->has_inline_frames = true;
+	mp->has_functions = mp->has_filenames = mp->has_line_numbers = mp->has_inline_frames = true;
 	return 0;
 }
 
 struct lkey {
 	const uint32_t *f, *no;
 	size_t n;
+	uint64_t addr;
 };
 
 static bool loc_eq(const void *ctx, uint32_t id, const void *key)
@@ -143,7 +214,7 @@ static bool loc_eq(const void *ctx, uint32_t id, const void *key)
 	const struct pp *p = ctx;
 	const struct lkey *k = key;
 	const PLocation *l = &p->loc[id];
-	if (l->n_line != k->n)
+	if (l->n_line != k->n || l->address != k->addr)
 		return false;
 	const uint32_t *f = &p->loc_func[p->loc_first[id]], *no = &p->loc_no[p->loc_first[id]];
 	return !memcmp(f, k->f, k->n * sizeof(*f)) && !memcmp(no, k->no, k->n * sizeof(*no));
@@ -153,10 +224,18 @@ static bool loc_eq(const void *ctx, uint32_t id, const void *key)
  * f[n-1], which was really called); made on first use.  Line pointers are
  * fixed up once every pool has its final address. */
 static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size_t n,
-		       uint64_t *out)
+		       uint32_t a, uint64_t *out)
 {
-	struct lkey k = { f, no, n };
-	uint64_t h = hash_u64(hash_bytes(f, n * sizeof(*f), 0x10c), hash_bytes(no, n * sizeof(*no), 1));
+	/* a module file's ELF address, the kernel's or vdso's where it ran
+	 * (see pp_mapping); 0 unknown */
+	uint64_t addr = 0;
+	if (a != NONE && p->s->addr[a].mod < p->s->n_mod) {
+		const struct smodule *sm = &p->s->mod[p->s->addr[a].mod];
+		addr = p->s->addr[a].off + (sm->path[0] == '/' ? 0 : sm->bias);
+	}
+	struct lkey k = { f, no, n, addr };
+	uint64_t h = hash_u64(hash_u64(hash_bytes(f, n * sizeof(*f), 0x10c),
+				       hash_bytes(no, n * sizeof(*no), 1)), addr);
 	uint32_t id = idx_find(&p->loc_idx, h, loc_eq, p, &k);
 	if (id == NONE) {
 		size_t c = p->cap_line;
@@ -172,6 +251,7 @@ static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size
 		perftools__profiles__location__init(l);
 		l->id = id + 1;
 		l->n_line = n;
+		l->address = addr;
 		p->loc_first[id] = p->n_line;	/* l->line is set at the end */
 		uint32_t m = p->s->func[f[n - 1]].modrow;
 		if (pp_mapping(p, m))
@@ -210,7 +290,7 @@ static int64_t pp_value(const struct ana_set *s, const bool *periodic, unsigned 
 /* One sample of run: frames f[0..n) leaf first, their line numbers and
  * whether each was inlined into the next; values v[ne]. */
 static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32_t *no,
-		     const bool *inl, size_t n, const int64_t *v, size_t ne)
+		     const bool *inl, const uint32_t *addr, size_t n, const int64_t *v, size_t ne)
 {
 	size_t first_id = p->n_ids;
 	if (vec_reserve(&p->ids, &p->cap_ids, p->n_ids + n, sizeof(*p->ids)) ||
@@ -222,7 +302,8 @@ static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32
 	 * inlined into it, innermost first */
 	for (size_t k = 0, from = 0; k < n; k++)
 		if (!inl[k] || k + 1 == n) {
-			if (pp_location(p, f + from, no + from, k + 1 - from, &p->ids[p->n_ids++]))
+			if (pp_location(p, f + from, no + from, k + 1 - from, addr ? addr[k] : NONE,
+					&p->ids[p->n_ids++]))
 				return -ENOMEM;
 			from = k + 1;
 		}
@@ -276,7 +357,7 @@ static int pp_samples_rows(struct pp *p, const struct ana_rows *r, const bool *p
 				fr[k] = path[d - k];
 				inl[k] = pinl[d - k];
 			}
-			if (pp_sample(p, run, fr, no, inl, d, v, ne))
+			if (pp_sample(p, run, fr, no, inl, NULL, d, v, ne))
 				goto out;
 		}
 	}
@@ -297,7 +378,7 @@ static int pp_samples_lines(struct pp *p, const bool *periodic)
 {
 	struct ana_set *s = p->s;
 	size_t ne = s->n_ev, cap = 0;
-	uint32_t *fr = NULL, *no = NULL;
+	uint32_t *fr = NULL, *no = NULL, *ad = NULL;
 	bool *inl = NULL;
 	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
 	int e = -ENOMEM;
@@ -322,7 +403,8 @@ static int pp_samples_lines(struct pp *p, const bool *periodic)
 		if (d > cap) {
 			size_t c = cap;
 			if (vec_reserve(&fr, &c, d, sizeof(*fr)) || (c = cap, vec_reserve(&no, &c, d, sizeof(*no))) ||
-			    (c = cap, vec_reserve(&inl, &c, d, sizeof(*inl))))
+			    (c = cap, vec_reserve(&inl, &c, d, sizeof(*inl))) ||
+			    (c = cap, vec_reserve(&ad, &c, d, sizeof(*ad))))
 				goto out;
 			cap = c;
 		}
@@ -331,8 +413,9 @@ static int pp_samples_lines(struct pp *p, const bool *periodic)
 			fr[k] = s->lfunc[x];
 			no[k] = s->lno[x];
 			inl[k] = s->linl[x];
+			ad[k] = s->laddr[x];
 		}
-		if (pp_sample(p, a->run, fr, no, inl, d, v, ne))
+		if (pp_sample(p, a->run, fr, no, inl, ad, d, v, ne))
 			goto out;
 		i = j;
 	}
@@ -341,6 +424,7 @@ out:
 	free(fr);
 	free(no);
 	free(inl);
+	free(ad);
 	free(v);
 	return e;
 }
@@ -532,9 +616,14 @@ int ana_set_write_pprof(struct ana_set *s, FILE *f)
 	for (size_t k = 0; k < s->n_func; k++)
 		if (p.fn[k].id)
 			fnp[nfn++] = &p.fn[k];
-	for (size_t k = 0; k < s->n_modrow; k++)
-		if (p.map[k].id)
-			mapp[nmap++] = &p.map[k];
+	/* the program's own mapping first: pprof's "File:", and the binary
+	 * -disasm and -list read by default */
+	for (int main = 1; main >= 0; main--)
+		for (size_t k = 0; k < s->n_modrow; k++) {
+			const struct smodule *sm = row_module(s, (uint32_t)k);
+			if (p.map[k].id && (sm && sm->main) == main)
+				mapp[nmap++] = &p.map[k];
+		}
 	prof.n_sample = p.n_smp;
 	prof.sample = smp;
 	prof.n_location = p.n_loc;

@@ -72,6 +72,9 @@ struct ana_set *ana_set_new(const struct ana_opts *opts)
 	if (s->o.cache_dir && !(s->cache_dir = strdup(s->o.cache_dir)))
 		goto fail;
 	s->o.cache_dir = s->cache_dir;
+	if (s->o.keep_dir && !(s->keep_dir = strdup(s->o.keep_dir)))
+		goto fail;
+	s->o.keep_dir = s->keep_dir;
 	for (const char *const *r = s->o.remap; r && *r; r++) {
 		if (!strchr(*r, '=') || **r == '=') {
 			errno = EINVAL;
@@ -209,6 +212,8 @@ void ana_set_free(struct ana_set *s)
 	free(s->notes);
 	free(s->debug_dirs);
 	free(s->cache_dir);
+	free(s->keep_dir);
+	free(s->prof_dirs);
 	strpool_free(&s->pool);
 	free(s);
 }
@@ -394,12 +399,31 @@ static int module_index(struct ana_set *s, const struct prof_module *pm, uint32_
 		memcpy(m->bid, k.bid, k.bid_len);
 		m->bid_len = k.bid_len;
 		m->sym = -1;
+		m->start = pm->start;
+		m->end = pm->end;
+		m->bias = pm->bias;
 		id = (uint32_t)s->n_mod;
 		if (idx_put(&s->mod_idx, h, id))
 			return -ENOMEM;
 		s->n_mod++;
 	}
 	*out = id;
+	return 0;
+}
+
+/* A directory whose kept answers (DIR/symbols) may name the profiles'
+ * addresses: each file's own, and each directory given. */
+static int prof_dir_add(struct ana_set *s, const char *dir, size_t len)
+{
+	const char *d = strpool_get(&s->pool, len ? dir : ".", len ? len : 1);
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_prof_dirs; i++)
+		if (s->prof_dirs[i] == d)
+			return 0;
+	if (vec_reserve(&s->prof_dirs, &s->cap_prof_dirs, s->n_prof_dirs + 1, sizeof(*s->prof_dirs)))
+		return -ENOMEM;
+	s->prof_dirs[s->n_prof_dirs++] = d;
 	return 0;
 }
 
@@ -415,12 +439,15 @@ static int jit_module(struct ana_set *s, const char *path, const struct prof *p,
 		any = p->cct.module[i] >= p->n_modules;
 	if (!any || !pid || !*pid || pid[strspn(pid, "0123456789")] || strlen(pid) > 10)
 		return 0;
-	char cand[2][4200];
+	/* beside the file, what record kept of it, then the JIT's own */
+	char cand[3][4200];
 	const char *sl = strrchr(path, '/');
 	snprintf(cand[0], sizeof(cand[0]), "%.*s/perf-%s.map", sl ? (int)(sl - path) : 1,
 		 sl ? path : ".", pid);
-	snprintf(cand[1], sizeof(cand[1]), "/tmp/perf-%s.map", pid);
-	for (int k = 0; k < 2; k++) {
+	snprintf(cand[1], sizeof(cand[1]), "%.*s/symbols/perf-%s.map", sl ? (int)(sl - path) : 1,
+		 sl ? path : ".", pid);
+	snprintf(cand[2], sizeof(cand[2]), "/tmp/perf-%s.map", pid);
+	for (int k = 0; k < 3; k++) {
 		struct stat sb;
 		if (stat(cand[k], &sb) || !S_ISREG(sb.st_mode))
 			continue;
@@ -599,6 +626,12 @@ static int merge_modules(struct ana_set *s, const char *path, unsigned oi, const
 			return -ENOMEM;
 		o->mods[modmap[i] / 64] |= 1ULL << (modmap[i] % 64);
 	}
+	const char *sl = strrchr(path, '/'), *cmd = prof_meta_get(p, "command");
+	for (size_t i = 0; cmd && i < p->n_modules; i++)
+		if (p->modules[i].path && !strcmp(p->modules[i].path, cmd))
+			s->mod[modmap[i]].main = true;
+	if ((e = prof_dir_add(s, path, sl ? (size_t)(sl - path) + !(sl - path) : 0)))
+		return e;
 	*jit = PROF_NO_MODULE;
 	if ((e = jit_module(s, path, p, jit)))
 		return e;
@@ -946,6 +979,8 @@ int ana_set_add(struct ana_set *s, unsigned run, unsigned repeat, const char *pa
 	}
 	if (!S_ISDIR(sb.st_mode))
 		return read_file(s, run, repeat, path);
+	if (prof_dir_add(s, path, strlen(path)))
+		return -ENOMEM;
 	struct walk w = { run, repeat, 0, 0 };
 	int e = walk_dir(s, &w, path, 0);
 	if (e)

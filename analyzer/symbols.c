@@ -9,13 +9,16 @@
  * their debug files are ever opened, and only regular files. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,8 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analyzer/internal.h"
@@ -53,11 +58,27 @@ struct smod {
 	size_t n_sym;
 	struct symcache *cache;		/* addresses already symbolized, or NULL */
 	bool cache_dwarf;		/* its answers came with DWARF */
+	bool cache_ro;			/* answers of a build-id no file here has */
+	bool dq_timed_out;		/* libdw's debuginfod query ran out of time */
 	char *lazy_path;		/* open only on a cache miss */
 	struct cuindex *cus;		/* per compile unit: its functions' ranges */
 	size_t n_cus, cap_cus;
 	struct idx cu_idx;
 	struct kallsyms *ks;		/* [kernel.kallsyms] (kallsyms.c), or NULL */
+	bool ks_lazy;			/* the kernel: kallsyms read on a kept miss */
+	/* the answers the profiles kept for its recorded build-id (one per
+	 * profile directory that has them), read after the cache */
+	struct symcache **kept;
+	size_t n_kept;
+	bool kept_dwarf;		/* they came with DWARF */
+	/* keep_dir: every answer given, keyed by the recorded build-id */
+	struct symcache *keep;
+	uint8_t kbid[64];
+	size_t kbid_len;
+	bool keep_elf;			/* answers from the ELF symbols alone */
+	size_t unnamed;			/* addresses neither kept nor in a file here */
+	char *pmap_path;		/* perf map: where it was read (keep_dir) */
+	uint8_t *pmap_hit;		/* [n_sym]: asked for (keep_dir) */
 };
 
 /* A compile unit's subprograms sorted by address, so that finding the
@@ -78,6 +99,13 @@ struct symtab {
 	char *debug_dirs;		/* user's, colon-separated, or NULL */
 	char *debuginfo_path;		/* for dwfl_standard_find_debuginfo */
 	char *cache_dir;
+	char **kept_dirs;		/* PROFILE_DIR/symbols */
+	size_t n_kept_dirs;
+	char *archive_dir;		/* the profile directory notes name */
+	char *keep_dir;
+	const char *dinfod_urls;	/* DEBUGINFOD_URLS, or NULL */
+	int dinfod_secs;		/* a query's time, all told */
+	int dinfod_dead;		/* a server did not answer: ask no more (atomic) */
 	Dwfl_Callbacks cb;
 	struct smod *mod;
 	size_t n, cap;
@@ -115,6 +143,25 @@ static char *absolute_dirs(const char *dirs)
 	return out;
 }
 
+#define KEPT_SUBDIR "symbols"
+
+/* The kept-answer directories of the profiles' directories, and keep_dir. */
+static int kept_dirs_new(struct symtab *st, const struct symtab_opts *o)
+{
+	if (o->keep_dir && *o->keep_dir && !(st->keep_dir = strdup(o->keep_dir)))
+		return -ENOMEM;
+	if (o->n_profile_dirs && !(st->kept_dirs = calloc(o->n_profile_dirs, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_profile_dirs; i++) {
+		if (asprintf(&st->kept_dirs[i], "%s/" KEPT_SUBDIR, o->profile_dirs[i]) < 0)
+			return -ENOMEM;
+		st->n_kept_dirs++;
+	}
+	if (o->n_profile_dirs && !(st->archive_dir = strdup(o->profile_dirs[0])))
+		return -ENOMEM;
+	return 0;
+}
+
 struct symtab *symtab_new(const struct symtab_opts *o)
 {
 	struct symtab *st = calloc(1, sizeof(*st));
@@ -132,21 +179,33 @@ struct symtab *symtab_new(const struct symtab_opts *o)
 		free(st);
 		return NULL;
 	}
+	if (kept_dirs_new(st, o)) {
+		symtab_free(st);
+		return NULL;
+	}
 	const char *dirs = st->debug_dirs;
 	/* user dirs first, then libdwfl's default ":.debug:/usr/lib/debug" */
 	if (asprintf(&st->debuginfo_path, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "",
 		     dirs ? ":" : "") < 0) {
-		free(st->debug_dirs);
-		free(st->cache_dir);
-		free(st);
+		st->debuginfo_path = NULL;
+		symtab_free(st);
 		return NULL;
 	}
+	/* debuginfod through libdw's own client (and ours, for the reason
+	 * when it finds nothing), each query cut at DEBUGINFOD_TIMEOUT
+	 * seconds all told (default 5), and none after a server did not
+	 * answer: a report stays responsive */
+	const char *u = getenv("DEBUGINFOD_URLS"), *t = getenv("DEBUGINFOD_TIMEOUT");
+	st->dinfod_urls = u && *u ? u : NULL;
+	st->dinfod_secs = t && atoi(t) > 0 ? (atoi(t) < 300 ? atoi(t) : 300) : 5;
 	st->cb.find_elf = dwfl_build_id_find_elf;
 	st->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	st->cb.section_address = dwfl_offline_section_address;
 	st->cb.debuginfo_path = &st->debuginfo_path;
 	return st;
 }
+
+static void keep_perfmap(struct symtab *st, struct smod *m);
 
 void symtab_free(struct symtab *st)
 {
@@ -157,6 +216,17 @@ void symtab_free(struct symtab *st)
 		if (m->cache && st->cache_dir)
 			symcache_save(m->cache, st->pool, st->cache_dir);	/* best effort */
 		symcache_free(m->cache);
+		/* a profile's answers are as readable as the profile (umask) */
+		if (m->keep)
+			symcache_save_mode(m->keep, st->pool, st->keep_dir, 0666, 0777);
+		symcache_free(m->keep);
+		for (size_t k = 0; k < m->n_kept; k++)
+			symcache_free(m->kept[k]);
+		free(m->kept);
+		if (m->pmap_hit && st->keep_dir)
+			keep_perfmap(st, m);
+		free(m->pmap_hit);
+		free(m->pmap_path);
 		free(m->lazy_path);
 		free(m->sym);
 		kallsyms_free(m->ks);
@@ -168,6 +238,11 @@ void symtab_free(struct symtab *st)
 			dwfl_end(m->dwfl);
 	}
 	free(st->cache_dir);
+	for (size_t i = 0; i < st->n_kept_dirs; i++)
+		free(st->kept_dirs[i]);
+	free(st->kept_dirs);
+	free(st->archive_dir);
+	free(st->keep_dir);
 	free(st->mod);
 	free(st->debug_dirs);
 	free(st->debuginfo_path);
@@ -197,6 +272,123 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/* ---- debuginfod ---- */
+
+/* libdebuginfod is opened only when DEBUGINFOD_URLS is set (as libdw
+ * does): it brings libcurl and its TLS libraries, whose loading alone
+ * would cost every report a few milliseconds. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} dfn;
+static pthread_once_t dfn_once = PTHREAD_ONCE_INIT;
+
+static void dfn_load(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!h)
+		return;
+	*(void **)&dfn.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&dfn.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dfn.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&dfn.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&dfn.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&dfn.end = dlsym(h, "debuginfod_end");
+	if (!dfn.begin || !dfn.find_debuginfo || !dfn.set_progressfn || !dfn.set_user_data ||
+	    !dfn.get_user_data || !dfn.end)
+		dfn.begin = NULL;	/* unusable: as if absent */
+}
+
+/* Whether libdebuginfod could be loaded. */
+static bool dfn_ok(void)
+{
+	pthread_once(&dfn_once, dfn_load);
+	return dfn.begin != NULL;
+}
+
+/* A query's deadline, checked by the client's progress callback (called
+ * about once a second while it waits): nonzero cancels. */
+struct dquery {
+	struct timespec end;
+	bool timed_out;
+};
+
+static int dq_progress(debuginfod_client *c, long a, long b)
+{
+	struct dquery *q = dfn.get_user_data(c);
+	struct timespec now;
+	(void)a;
+	(void)b;
+	if (!q)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > q->end.tv_sec ||
+	    (now.tv_sec == q->end.tv_sec && now.tv_nsec >= q->end.tv_nsec)) {
+		q->timed_out = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void dq_start(struct symtab *st, debuginfod_client *c, struct dquery *q)
+{
+	clock_gettime(CLOCK_MONOTONIC, &q->end);
+	if (!__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
+		q->end.tv_sec += st->dinfod_secs;
+	q->timed_out = false;
+	dfn.set_progressfn(c, dq_progress);
+	dfn.set_user_data(c, q);
+}
+
+/* The debug file of build-id bid from the debuginfod servers: its
+ * descriptor (path into out), or -1 with why it is not there in why. */
+static int dinfod_fetch(struct symtab *st, const uint8_t *bid, size_t n, char *out, size_t len,
+			char *why, size_t wlen)
+{
+	why[0] = 0;
+	if (!st->dinfod_urls || !bid || !n)
+		return -1;
+	if (__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED)) {
+		snprintf(why, wlen, "debuginfod (%s) did not answer earlier: not asked again",
+			 st->dinfod_urls);
+		return -1;
+	}
+	debuginfod_client *c = dfn_ok() ? dfn.begin() : NULL;
+	if (!c) {
+		snprintf(why, wlen, "debuginfod: no client (libdebuginfod.so.1: %s)",
+			 dfn.begin ? strerror(errno) : "not loaded");
+		return -1;
+	}
+	struct dquery q;
+	char *path = NULL;
+	dq_start(st, c, &q);
+	int fd = dfn.find_debuginfo(c, bid, (int)n, &path);
+	dfn.end(c);
+	char h[130];
+	hex(h, sizeof(h), bid, n);
+	if (fd >= 0) {
+		snprintf(out, len, "%s", path ? path : "debuginfod");
+	} else if (q.timed_out) {
+		__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+		snprintf(why, wlen, "debuginfod (%s) did not answer within %d s: not asked again "
+			 "(DEBUGINFOD_TIMEOUT)", st->dinfod_urls, st->dinfod_secs);
+	} else if (fd == -ENOENT) {
+		snprintf(why, wlen, "debuginfod (%s) has no debug info for build-id %s",
+			 st->dinfod_urls, h);
+	} else {
+		/* refused, unreachable, a bad URL: the same for every module */
+		__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+		snprintf(why, wlen, "debuginfod (%s) did not answer: %s; not asked again",
+			 st->dinfod_urls, strerror(-fd));
+	}
+	free(path);
+	return fd;
+}
+
 /* Report path into a fresh Dwfl; fills m.  Returns 0, or -errno / -EIO. */
 static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 {
@@ -205,6 +397,12 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 		close(fd);
 		return -ENOMEM;
 	}
+	/* libdw asks debuginfod itself (DEBUGINFOD_URLS) when it finds no
+	 * debug info here: under our deadline */
+	struct dquery q;
+	debuginfod_client *dc = st->dinfod_urls && dfn_ok() ? dwfl_get_debuginfod_client(d) : NULL;
+	if (dc)
+		dq_start(st, dc, &q);
 	dwfl_report_begin(d);
 	Dwfl_Module *mod = dwfl_report_elf(d, path, path, fd, 0, false);
 	dwfl_report_end(d, NULL, NULL);
@@ -223,7 +421,59 @@ static int report(struct symtab *st, struct smod *m, const char *path, int fd)
 	}
 	Dwarf_Addr b;
 	m->dwarf = dwfl_module_getdwarf(mod, &b) != NULL;
+	if (dc) {
+		dfn.set_user_data(dc, NULL);	/* q goes out of scope */
+		if ((m->dq_timed_out = q.timed_out))
+			__atomic_store_n(&st->dinfod_dead, 1, __ATOMIC_RELAXED);
+	}
 	return 0;
+}
+
+/* Whether m's debug info, not in its own file, came from debuginfod. */
+static bool from_debuginfod(struct smod *m)
+{
+	const char *dbg = NULL;
+	if (!m->mod || !m->dwarf)
+		return false;
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &dbg);
+	/* libdwfl names no file for what debuginfod gave it */
+	const char *cp = getenv("DEBUGINFOD_CACHE_PATH");
+	return !dbg || strstr(dbg, "/debuginfod_client/") ||
+	       (cp && *cp && !strncmp(dbg, cp, strlen(cp)));
+}
+
+/* A module opened without debug info: ask debuginfod (once more, for the
+ * reason libdw's own query found nothing) and use its debug file if it
+ * has one.  why: the reason there is none. */
+static void dinfod_debug(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n,
+			 char *dbg, size_t dlen, char *why, size_t wlen)
+{
+	why[0] = dbg[0] = 0;
+	if (m->dwarf || !st->dinfod_urls || !bid || !n)
+		return;
+	if (m->dq_timed_out) {
+		snprintf(why, wlen, "debuginfod (%s) did not answer within %d s: not asked again "
+			 "(DEBUGINFOD_TIMEOUT)", st->dinfod_urls, st->dinfod_secs);
+		return;
+	}
+	int dfd = dinfod_fetch(st, bid, n, dbg, dlen, why, wlen);
+	if (dfd < 0)
+		return;
+	struct smod keep = *m;
+	m->dwfl = NULL;
+	m->mod = NULL;
+	if (report(st, m, dbg, dfd) == 0 && m->dwarf) {
+		dwfl_end(keep.dwfl);
+		return;
+	}
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	m->dwfl = keep.dwfl;
+	m->mod = keep.mod;
+	m->elf_bias = keep.elf_bias;
+	m->dwarf = keep.dwarf;
+	snprintf(why, wlen, "its debug file from debuginfod (%.400s) is not usable", dbg);
+	dbg[0] = 0;
 }
 
 static size_t file_build_id(int fd, uint8_t out[64], bool *debug, char *link, size_t len);
@@ -340,6 +590,125 @@ int symtab_open(struct symtab *st, int h, const char *path, const uint8_t *bid, 
 	return with_syms(&st->mod[h], open_module(st, h, path, bid, bid_len, msg, len, sev));
 }
 
+/* The answers kept for bid (of kind) in each profile directory that has
+ * them, added to m->kept.  Whether there are any. */
+static bool kept_open(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n,
+		      const char *kind)
+{
+	if (!bid || !n)
+		return false;
+	for (size_t i = 0; i < st->n_kept_dirs; i++) {
+		struct symcache *c = symcache_open(st->kept_dirs[i], bid, n, kind);
+		struct symcache **k = c ? realloc(m->kept, (m->n_kept + 1) * sizeof(*k)) : NULL;
+		if (!k) {
+			symcache_free(c);
+			continue;
+		}
+		m->kept = k;
+		m->kept[m->n_kept++] = c;
+		m->kept_dwarf = !strcmp(kind, "sym");
+	}
+	return m->n_kept > 0;
+}
+
+/* What keep_dir's answers for m are keyed by: the recorded build-id, else
+ * the file's own. */
+static void keep_key(struct symtab *st, struct smod *m, const uint8_t *bid, size_t n)
+{
+	(void)st;
+	if (bid && n && n <= sizeof(m->kbid)) {
+		memcpy(m->kbid, bid, n);
+		m->kbid_len = n;
+	}
+}
+
+/* The fix a note offers for a module nothing here can name. */
+static void archive_hint(struct symtab *st, char *msg, size_t len)
+{
+	size_t k = strlen(msg);
+	snprintf(msg + k, len - k, " (its names are not kept in the profile: `pmcprof archive %s` "
+		 "on the machine that recorded it keeps them)",
+		 st->archive_dir ? st->archive_dir : "PROFILE_DIR");
+}
+
+/* A module whose file is gone or changed, with no debug file of its
+ * build-id: the answers kept for the recorded build-id, the profile's,
+ * else the user's symbol cache (build-ids name contents: an old build's
+ * answers stay right for its profiles).  Fills msg; false if none. */
+static bool from_kept(struct symtab *st, struct smod *m, const char *path, const char *why,
+		      bool fd_changed, const uint8_t *bid, size_t n, char *msg, size_t len,
+		      enum ana_severity *sev)
+{
+	if (!bid || !n)
+		return false;
+	/* a file here that is another build is worth a warning; one that is
+	 * not here (another machine) is what kept names are for */
+	enum ana_severity changed = fd_changed ? ANA_NOTE_WARN : ANA_NOTE_INFO;
+	if (kept_open(st, m, bid, n, "sym") || kept_open(st, m, bid, n, "elfsym")) {
+		snprintf(msg, len, "%s: %s; named from the names kept in the profile directory%s",
+			 path, why, m->kept_dwarf ? "" : " (no source lines: it had no debug info)");
+		*sev = changed;
+		return true;
+	}
+	if (st->cache_dir && ((m->cache = symcache_open(st->cache_dir, bid, n, "sym")) ||
+			      (m->cache = symcache_open(st->cache_dir, bid, n, "elfsym")))) {
+		m->cache_ro = true;	/* nothing opened: no answer to add */
+		snprintf(msg, len, "%s: %s; named from the symbol cache (%s)", path, why,
+			 st->cache_dir);
+		*sev = changed;
+		return true;
+	}
+	return false;
+}
+
+/* A module whose file is gone or changed, with no debug file of its
+ * build-id here and no kept answers: debuginfod's debug file.  Fills msg;
+ * false (dwhy: why) if none. */
+static bool from_dinfod(struct symtab *st, struct smod *m, const char *path, const char *why,
+			const uint8_t *bid, size_t n, char *dwhy, size_t wlen, char *msg, size_t len,
+			enum ana_severity *sev)
+{
+	char dbg[4200];
+	int dfd = dinfod_fetch(st, bid, n, dbg, sizeof(dbg), dwhy, wlen);
+	if (dfd < 0)
+		return false;
+	if (report(st, m, dbg, dfd)) {
+		snprintf(dwhy, wlen, "its debug file from debuginfod (%.400s) is not usable", dbg);
+		return false;
+	}
+	snprintf(msg, len, "%s: %s; symbolized from debuginfod (%s)", path, why, dbg);
+	*sev = ANA_NOTE_INFO;
+	return true;
+}
+
+/* The kernel: this machine's kallsyms when it is the recorded kernel's,
+ * else the kernel symbols kept in the profile (a guest's, another
+ * machine's). */
+static int open_kernel(struct symtab *st, struct smod *m, const uint8_t *bid, size_t bid_len,
+		       char *msg, size_t len, enum ana_severity *sev)
+{
+	keep_key(st, m, bid, bid ? bid_len : 0);
+	/* kept answers name the sampled addresses as this kernel's own would
+	 * (same build-id) or better: kallsyms is read only on a miss */
+	if (!st->keep_dir && kept_open(st, m, bid, bid ? bid_len : 0, "sym")) {
+		m->ks_lazy = true;
+		return 0;
+	}
+	if (!(m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg, len, sev)))
+		return -ENOMEM;
+	if (kallsyms_usable(m->ks))
+		return 0;
+	if (kept_open(st, m, bid, bid ? bid_len : 0, "sym")) {
+		snprintf(msg, len, "[kernel.kallsyms]: kernel frames named from the kernel symbols "
+			 "kept in the profile directory (this machine's kallsyms is not the recorded "
+			 "kernel's, or hides its addresses)");
+		*sev = ANA_NOTE_INFO;
+	} else if (msg[0]) {
+		archive_hint(st, msg, len);
+	}
+	return 0;
+}
+
 static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
 		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
 {
@@ -348,8 +717,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	struct smod *m = &st->mod[h];
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
-		return (m->ks = kallsyms_load(NULL, NULL, bid, bid ? bid_len : 0, st->cache_dir, msg,
-					      len, sev)) ? 0 : -ENOMEM;
+		return open_kernel(st, m, bid, bid_len, msg, len, sev);
 	if (path[0] != '/') {
 		/* the vdso of a profile without its image: this machine's own
 		 * if it is the same (same kernel build) */
@@ -360,7 +728,7 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		return 0;	/* anonymous code: nothing to open */
 	}
 
-	char want[130], have[130], dbg[4200];
+	char want[130], have[130], dbg[4200], why[400];
 	hex(want, sizeof(want), bid, bid ? bid_len : 0);
 	const char *base = strrchr(path, '/') + 1;
 	int fd = open_regular(path);
@@ -370,12 +738,28 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	size_t fbid_len = 0;
 	bool debug = false;	/* DWARF in it, or debug info to be found */
 	char link[256] = "";
-	if (fd >= 0 && st->cache_dir && (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
-	    !debug && (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
+	bool own = false;	/* DWARF in the file itself */
+	if (fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir || st->dinfod_urls) &&
+	    (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
+	    !(own = debug) &&
+	    (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
 		debug = true;
+	/* debuginfod may have what is not here: ELF-only answers wait */
+	if (st->dinfod_urls && !__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
+		debug = true;
+	char dwhy[700] = "";
+	bool match = fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len)));
+	if (bid && bid_len)
+		keep_key(st, m, bid, bid_len);
+	else if (match)
+		keep_key(st, m, fbid, fbid_len);
 	/* DWARF answers are the best there are; ELF-only ones serve only a
-	 * module that has no debug info to be found */
-	if (fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len))) &&
+	 * module that has no debug info to be found.  The user's cache, then
+	 * the profile's kept answers; the file itself on a miss. */
+	if (match)
+		(void)(kept_open(st, m, fbid, fbid_len, "sym") ||
+		       (!debug && kept_open(st, m, fbid, fbid_len, "elfsym")));
+	if (match && st->cache_dir &&
 	    ((m->cache_dwarf = true,
 	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym")) ||
 	     (!debug && (m->cache_dwarf = false,
@@ -383,10 +767,26 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		close(fd);
 		if (!(m->lazy_path = strdup(path)))
 			return -ENOMEM;
-		if (!m->cache_dwarf) {	/* the same note as when it was opened */
+		if (!m->cache_dwarf && !(m->n_kept && m->kept_dwarf)) {	/* as when it was opened */
 			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
 				 "symbol table, no source lines", path);
 			*sev = ANA_NOTE_WARN;
+		}
+		return 0;
+	}
+	if (m->n_kept) {
+		close(fd);
+		if (!(m->lazy_path = strdup(path)))
+			return -ENOMEM;
+		if (!m->kept_dwarf) {
+			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
+				 "symbol table, no source lines", path);
+			*sev = ANA_NOTE_WARN;
+		}
+		/* answers found by opening it go to the cache as usual */
+		if (st->cache_dir && (m->kept_dwarf || !debug)) {
+			m->cache_dwarf = m->kept_dwarf;
+			m->cache = symcache_new(fbid, fbid_len, m->kept_dwarf ? "sym" : "elfsym");
 		}
 		return 0;
 	}
@@ -394,7 +794,9 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 		int e = report(st, m, path, fd);
 		if (e == 0 && bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
 			dwfl_end(m->dwfl);
-			memset(m, 0, sizeof(*m));
+			m->dwfl = NULL;
+			m->mod = NULL;
+			m->dwarf = false;
 			int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
 			if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
 				snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
@@ -402,8 +804,14 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 				*sev = ANA_NOTE_WARN;
 				return 0;
 			}
-			snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
-				 "not symbolized, shown as [%s+0xOFF]", path, have, want, base);
+			snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)",
+				 have, want);
+			if (from_kept(st, m, path, why, true, bid, bid_len, msg, len, sev) ||
+			    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
+				return 0;
+			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]%s%s", path, why,
+				 base, dwhy[0] ? "; " : "", dwhy);
+			archive_hint(st, msg, len);
 			*sev = ANA_NOTE_WARN;
 			return 0;
 		}
@@ -419,14 +827,25 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 				 fd == -EINVAL ? "not a regular file" : strerror(-fd), dbg);
 			return 0;
 		}
-		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]", path,
-			 fd == -EINVAL ? "not a regular file" : strerror(-fd), base);
+		snprintf(why, sizeof(why), "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		if (from_kept(st, m, path, why, false, bid, bid_len, msg, len, sev) ||
+		    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
+			return 0;
+		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]%s%s", path, why, base,
+			 dwhy[0] ? "; " : "", dwhy);
+		archive_hint(st, msg, len);
 		*sev = ANA_NOTE_WARN;
 		return 0;
 	}
+	char ddbg[4200];
+	dinfod_debug(st, m, bid && bid_len ? bid : fbid, bid && bid_len ? bid_len : fbid_len, ddbg,
+		     sizeof(ddbg), dwhy, sizeof(dwhy));
+	if (ddbg[0] || (st->dinfod_urls && fbid_len && !own && from_debuginfod(m)))
+		snprintf(msg, len, "%s: debug info from debuginfod (%s)", path,
+			 ddbg[0] ? ddbg : st->dinfod_urls);
 	if (!m->dwarf) {
 		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
-			 "symbol table, no source lines", path);
+			 "symbol table, no source lines%s%s", path, dwhy[0] ? "; " : "", dwhy);
 		*sev = ANA_NOTE_WARN;
 	}
 	/* the answers of a module, with or without DWARF, depend on its
@@ -843,6 +1262,8 @@ int symtab_load_perfmap(struct symtab *st, const char *path, char *msg, size_t l
 	int h = (int)st->n++;
 	struct smod *m = &st->mod[h];
 	m->perfmap = m->syms_read = true;
+	if (st->keep_dir && !(m->pmap_path = strdup(path)))
+		return -ENOMEM;
 	int fd = open_regular(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
@@ -959,21 +1380,77 @@ static void die_names(struct symtab *st, Dwarf_Die *d, const char **key, const c
 static size_t lookup(struct smod *m, struct symtab *st, uint64_t off, struct sym_frame *fr, size_t max);
 static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr);
 
+/* off's answer from the kept answers, if one has it. */
+static bool kept_get(struct symtab *st, struct smod *m, uint64_t off, struct sym_frame *fr,
+		     size_t max, size_t *n)
+{
+	for (size_t i = 0; i < m->n_kept; i++)
+		if (symcache_get(m->kept[i], st->pool, off, fr, max, n))
+			return true;
+	return false;
+}
+
+/* Keep off's answer in keep_dir (elf: from the ELF symbols alone).
+ * "Nothing here" (n 0) only as the module itself said it (real: from the
+ * file or the cache of its answers), not for want of the file: a later
+ * archive with the binaries at hand does better. */
+static void keep_put(struct symtab *st, struct smod *m, uint64_t off, const struct sym_frame *fr,
+		     size_t n, bool elf, bool real)
+{
+	if (!st->keep_dir || !m->kbid_len || (!n && !real))
+		return;
+	if (!m->keep) {
+		const char *kind = elf ? "elfsym" : "sym";
+		if (!(m->keep = symcache_open(st->keep_dir, m->kbid, m->kbid_len, kind)) &&
+		    !(m->keep = symcache_new(m->kbid, m->kbid_len, kind)))
+			return;
+		m->keep_elf = elf;
+	}
+	symcache_put(m->keep, off, fr, n);	/* best effort */
+}
+
 size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *fr, size_t max)
 {
 	struct smod *m = &st->mod[h];
 	size_t n;
-	if (m->ks)	/* kallsyms hook */
-		return kallsyms_lookup(m->ks, st->pool, off, fr, max);
+	if (m->ks_lazy && !m->ks) {
+		if (kept_get(st, m, off, fr, max, &n))
+			return n;
+		char msg[512];
+		enum ana_severity sev;
+		if (!(m->ks = kallsyms_load(NULL, NULL, m->kbid, m->kbid_len, st->cache_dir, msg,
+					    sizeof(msg), &sev)))
+			return 0;
+	}
+	if (m->ks) {	/* kallsyms hook: this kernel's, else the kept ones */
+		if (!kallsyms_usable(m->ks) && kept_get(st, m, off, fr, max, &n))
+			return n;
+		if (!kallsyms_usable(m->ks) && m->n_kept && off)
+			m->unnamed++;
+		n = kallsyms_lookup(m->ks, st->pool, off, fr, max);
+		if (kallsyms_usable(m->ks) && off)
+			keep_put(st, m, off, fr, n, false, false);
+		return n;
+	}
 	if (m->perfmap) {
 		struct esym *es = max ? sym_at(st, m, off) : NULL;
 		if (!es)
 			return 0;
+		if (st->keep_dir && !m->pmap_hit)
+			m->pmap_hit = calloc(m->n_sym ? m->n_sym : 1, 1);
+		if (m->pmap_hit)
+			m->pmap_hit[es - m->sym] = 1;
 		fr[0] = (struct sym_frame){ .key = es->key, .func = es->name };
 		return 1;
 	}
-	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n))
+	if (m->cache && symcache_get(m->cache, st->pool, off, fr, max, &n)) {
+		keep_put(st, m, off, fr, n, !m->cache_dwarf, true);
 		return n;
+	}
+	if (kept_get(st, m, off, fr, max, &n)) {
+		keep_put(st, m, off, fr, n, !m->kept_dwarf, true);
+		return n;
+	}
 	if (m->lazy_path) {
 		char *p = m->lazy_path;
 		m->lazy_path = NULL;
@@ -984,9 +1461,42 @@ size_t symtab_lookup(struct symtab *st, int h, uint64_t off, struct sym_frame *f
 			return 0;
 	}
 	n = lookup(m, st, off, fr, max);
-	if (m->cache && m->cache_dwarf == m->dwarf)
+	if (!m->mod && (m->n_kept || m->cache_ro))
+		m->unnamed++;	/* named from kept answers that lack this one */
+	if (m->cache && !m->cache_ro && m->cache_dwarf == m->dwarf)
 		symcache_put(m->cache, off, fr, n);
+	keep_put(st, m, off, fr, n, !m->dwarf, m->mod != NULL);
 	return n;
+}
+
+size_t symtab_unnamed(struct symtab *st, int h, char *hint, size_t len)
+{
+	snprintf(hint, len, "`pmcprof archive %s` on the machine that recorded it",
+		 st->archive_dir ? st->archive_dir : "PROFILE_DIR");
+	return st->mod[h].unnamed;
+}
+
+/* The lines of a perf map that named a sampled address, into keep_dir
+ * under the map's own name (perf-PID.map): what the analyzer reads from
+ * PROFILE_DIR/symbols on another machine, where /tmp/perf-PID.map is
+ * gone or another process's. */
+static void keep_perfmap(struct symtab *st, struct smod *m)
+{
+	const char *base = m->pmap_path ? strrchr(m->pmap_path, '/') : NULL;
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+	FILE *f = base ? open_memstream(&buf, &cap) : NULL;
+	if (!f)
+		return;
+	for (size_t i = 0; i < m->n_sym; i++)
+		if (m->pmap_hit[i])
+			fprintf(f, "%llx %llx %s\n", (unsigned long long)m->sym[i].lo,
+				(unsigned long long)(m->sym[i].hi - m->sym[i].lo), m->sym[i].key);
+	if (fclose(f) == 0 && (len = strlen(buf ? buf : "")) > 0) {
+		struct iovec iov = { buf, len };
+		symcache_write_mode(st->keep_dir, base + 1, &iov, 1, 0666, 0777);
+	}
+	free(buf);
 }
 
 static int add_ranges(struct cuindex *ci, size_t *cap, Dwarf_Die *d)

@@ -263,27 +263,38 @@ struct symcache *symcache_open(const char *dir, const uint8_t *bid, size_t n, co
 
 int symcache_mkdirs(const char *dir)
 {
+	return symcache_mkdirs_mode(dir, 0700);
+}
+
+int symcache_mkdirs_mode(const char *dir, int mode)
+{
 	char p[4096];
 	snprintf(p, sizeof(p), "%s", dir);
 	for (char *s = p + 1; *s; s++)
 		if (*s == '/') {
 			*s = 0;
-			if (mkdir(p, 0700) && errno != EEXIST)
+			if (mkdir(p, (mode_t)mode) && errno != EEXIST)
 				return -errno;
 			*s = '/';
 		}
-	return mkdir(p, 0700) && errno != EEXIST ? -errno : 0;
+	return mkdir(p, (mode_t)mode) && errno != EEXIST ? -errno : 0;
 }
 
 int symcache_write(const char *dir, const char *name, const struct iovec *iov, int n)
 {
-	int e = symcache_mkdirs(dir);
+	return symcache_write_mode(dir, name, iov, n, 0600, 0700);
+}
+
+int symcache_write_mode(const char *dir, const char *name, const struct iovec *iov, int n,
+			int mode, int dir_mode)
+{
+	int e = symcache_mkdirs_mode(dir, dir_mode);
 	if (e)
 		return e;
 	char tmp[4200], path[4200];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, name, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0)
 		return -errno;
 	for (int i = 0; i < n && !e; i++)
@@ -338,7 +349,18 @@ static int ent_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+size_t symcache_count(const struct symcache *c)
+{
+	return c ? c->n_fa + c->n : 0;
+}
+
 int symcache_save(struct symcache *c, struct strpool *pool, const char *dir)
+{
+	return symcache_save_mode(c, pool, dir, 0600, 0700);
+}
+
+int symcache_save_mode(struct symcache *c, struct strpool *pool, const char *dir, int mode,
+		       int dir_mode)
 {
 	if (!c->dirty)
 		return 0;
@@ -397,7 +419,7 @@ int symcache_save(struct symcache *c, struct strpool *pool, const char *dir)
 	struct iovec iov[5] = { { &h, sizeof(h) }, { fa, c->n * sizeof(*fa) }, { ff, k * sizeof(*ff) },
 				{ fs, t.n * sizeof(*fs) }, { strings, at } };
 	if (!e)
-		e = symcache_write(dir, c->name, iov, 5);
+		e = symcache_write_mode(dir, c->name, iov, 5, mode, dir_mode);
 	if (!e)
 		c->dirty = false;
 	free(fa);

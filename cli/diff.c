@@ -257,6 +257,36 @@ static void ratio_cell(char *buf, size_t len, const struct ana_cmp *c, enum ana_
 /* Rows whose significance was withheld (lines against an emulated run). */
 static size_t withheld;
 
+/* A run's `kernel` metadata (its release), or "". */
+static const char *kernel_of(const struct ana_set *s, unsigned r)
+{
+	const struct ana_run *ar = ana_set_run(s, r);
+	for (size_t k = 0; k < ar->n_meta; k++)
+		if (!strcmp(ar->meta[k].key, "kernel"))
+			return ar->meta[k].value;
+	return "";
+}
+
+/* Row i is a kernel function of one side only, the sides having run
+ * different kernels (native against a guest): a function one kernel has
+ * and the other does not (or inlines) is no change of the program's. */
+static bool own_kernel_row(const struct ana_set *s, struct ana_rows *rows, size_t i, unsigned base)
+{
+	const struct ana_row *row = ana_rows_row(rows, i);
+	if (!row->module || strcmp(row->module, "[kernel.kallsyms]"))
+		return false;
+	bool one_side = false;
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		struct ana_cmp cmp;
+		if (r == base || ana_rows_compare(rows, i, r, &cmp))
+			continue;
+		if (!strcmp(kernel_of(s, r), kernel_of(s, base)))
+			return false;
+		one_side |= cmp.presence != ANA_IN_BOTH;
+	}
+	return one_side;
+}
+
 static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
 {
 	const struct common *c = &o->c;
@@ -300,8 +330,14 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 		return -ENOMEM;
 	static char buf[128][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[128];
+	/* kernel rows of one side when the runs ran different kernels: that
+	 * side's kernel, not a change; after the rows that compare */
+	for (int pass = 0; pass < 2; pass++)
 	for (size_t i = 0; i < ana_rows_n(rows); i++) {
 		const struct ana_row *row = ana_rows_row(rows, i);
+		bool own = own_kernel_row(s, rows, i, base);
+		if (own != (pass == 1))
+			continue;
 		size_t k = 0;
 		if (row->inlined_into && c->view == ANA_VIEW_FUNCS)
 			snprintf(buf[k++], CELL_MAX, "%s [inlined into %s]", row->name, row->inlined_into);
@@ -323,9 +359,17 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 			}
 			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
 			snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
-			ratio_cell(buf[k++], CELL_MAX, &cmp, o->q.ratio);
-			ana_fmt_interval(buf[k++], CELL_MAX, &cmp, o->q.ratio);
-			snprintf(buf[k++], CELL_MAX, "%s", cmp.significant ? "*" : cmp.withheld ? "?" : "");
+			if (own && cmp.presence != ANA_IN_BOTH) {
+				snprintf(buf[k++], CELL_MAX, "%s kernel",
+					 cmp.presence == ANA_ONLY_RUN ? "run's" : "base's");
+				buf[k++][0] = 0;
+				buf[k++][0] = 0;
+			} else {
+				ratio_cell(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+				ana_fmt_interval(buf[k++], CELL_MAX, &cmp, o->q.ratio);
+				snprintf(buf[k++], CELL_MAX, "%s",
+					 cmp.significant ? "*" : cmp.withheld ? "?" : "");
+			}
 			withheld += cmp.withheld;
 			if (spread)
 				snprintf(buf[k++], CELL_MAX, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);

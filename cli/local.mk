@@ -10,7 +10,8 @@ pmcprof_LDADD = backend/libpmc-core.la
 cli_options = cli/options.c cli/options.h
 
 pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
-	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump pmcprof-script pmcprof-annotate
+	pmcprof-report pmcprof-diff pmcprof-view pmcprof-dump pmcprof-script pmcprof-annotate \
+	pmcprof-archive
 
 pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 	collector/settings.c collector/settings.h cli/attach.c cli/attach.h
@@ -40,6 +41,9 @@ pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c cli/analyze.c cli
 pmcprof_view_CFLAGS = $(AM_CFLAGS) $(NCURSES_CFLAGS)
 pmcprof_view_LDADD = analyzer/libpmcprof-analyzer.la $(NCURSES_LIBS) -lm
 
+pmcprof_archive_SOURCES = cli/archive.c cli/analyze.c cli/analyze.h $(cli_options)
+pmcprof_archive_LDADD = analyzer/libpmcprof-analyzer.la
+
 pmcprof_dump_SOURCES = cli/dump.c $(cli_options)
 pmcprof_dump_LDADD = profile/libprofile.la
 
@@ -62,7 +66,7 @@ CLEANFILES += scripts/pmcprof
 # and version filled in (their '_' escaped: scdoc would read it as emphasis).  tests/integration/man_pages.sh keeps their
 # OPTIONS in step with each command's --help.
 MAN_PAGES = pmcprof pmcprof-record pmcprof-report pmcprof-script pmcprof-diff pmcprof-view pmcprof-annotate \
-	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump pmcprof-vm
+	pmcprof-stat pmcprof-list pmcprof-probe pmcprof-dump pmcprof-vm pmcprof-archive
 man1_MANS = $(MAN_PAGES:%=doc-man/%.1)
 CLEANFILES += $(man1_MANS)
 doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd

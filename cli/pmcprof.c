@@ -29,6 +29,7 @@ static const struct {
 	{ "stat", "count events over a whole run, like perf stat" },
 	{ "list", "list backends (usable or why not) and events" },
 	{ "probe", "describe this machine: hypervisor, PMU, perf_event, default choice" },
+	{ "archive", "keep the names of a profile's sampled addresses in its directory" },
 	{ "dump", "print a profile file's raw contents" },
 	{ "vm", "record a command natively and in a throwaway QEMU guest, and compare" },
 };

@@ -46,6 +46,7 @@ enum {
 	OPT_DURATION,
 	OPT_NO_TIMELINE,
 	OPT_CONVERT_PERIOD,
+	OPT_NO_ARCHIVE,
 };
 
 static const struct opt record_opts[] = {
@@ -102,6 +103,9 @@ static const struct opt record_opts[] = {
 	  "keep no timeline (each sample's time and context, for\n"
 	  "pmcprof script, report --time and the trace export;\n"
 	  "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
+	OPT(OPT_NO_ARCHIVE, "no-archive", no_argument, NULL,
+	  "do not keep the names of the sampled addresses in\n"
+	  "DIR/symbols when the command ends (pmcprof archive)"),
 	OPT('q', "quiet", no_argument, NULL,
 	  "no informational lines (the event used, the profile\n"
 	  "count); errors and failed calibrations are still shown"),
@@ -153,6 +157,7 @@ struct opts {
 	bool seed_given;
 	struct attach_req att;		/* -p/-t/-a: cli/attach.c */
 	bool no_timeline;
+	bool no_archive;
 	struct rec_settings set;
 };
 
@@ -286,6 +291,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_NO_TIMELINE:
 			o->set.timeline_bytes = 0;
 			o->no_timeline = true;
+		case OPT_NO_ARCHIVE:
+			o->no_archive = true;
 			break;
 		case OPT_CALL_GRAPH:
 			v = call_graph(v);
@@ -1091,6 +1098,39 @@ static void remove_stale_temps(const char *outdir)
 /* Wait for the command, reaping whatever else comes to us meanwhile
  * (watchers, and the program's orphans: we are a subreaper).  The
  * command is left a zombie, so its watcher can still read how it died. */
+/* Keep the names of the sampled addresses in the output directory
+ * (pmcprof-archive, beside us): the profiles then read on any machine,
+ * with the program rebuilt or gone. */
+static void archive_outdir(const struct opts *o)
+{
+	char self[PATH_MAX], prog[PATH_MAX + 32];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *sl;
+	pid_t pid;
+
+	if (k <= 0)
+		return;
+	self[k] = 0;
+	if (!(sl = strrchr(self, '/')))
+		return;
+	*sl = 0;
+	snprintf(prog, sizeof(prog), "%s/pmcprof-archive", self);
+	pid = fork();
+	if (pid == 0) {
+		unsetenv("LD_PRELOAD");	/* not the collector's program */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		if (o->quiet)
+			execl(prog, prog, "--from-record", "-q", o->set.outdir, (char *)NULL);
+		else
+			execl(prog, prog, "--from-record", o->set.outdir, (char *)NULL);
+		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static void wait_command(pid_t pid)
 {
 	for (;;) {
@@ -1224,6 +1264,16 @@ int main(int argc, char **argv)
 	report_lost();
 	remove_stale_temps(o.set.outdir);
 	n = count_profiles(o.set.outdir, NULL, &before);
+	/* (under MPI every rank shares DIR: one archive after the job) */
+	if (n && !o.no_archive) {
+		const char *rank = mpi_rank();
+
+		if (!rank)
+			archive_outdir(&o);
+		else if (!o.quiet && !strcmp(rank, "0"))
+			fprintf(stderr, "pmcprof record: after the job, 'pmcprof archive %s' keeps "
+				"the names of the sampled addresses with the profiles\n", o.set.outdir);
+	}
 	if (n && !o.quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
 			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);

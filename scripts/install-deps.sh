@@ -3,7 +3,7 @@
 # PMCPROF_DEPS_BUILD_ONLY=1 installs only what the build needs.
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
-  libpfm4-dev libunwind-dev libdw-dev libelf-dev libzstd-dev libncurses-dev libiberty-dev
+  libpfm4-dev libunwind-dev libdw-dev libelf-dev libdebuginfod-dev libzstd-dev libncurses-dev libiberty-dev
   protobuf-c-compiler libprotobuf-c-dev zlib1g-dev scdoc libcapstone-dev"
 # Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer;
 # the readers of the exports: go tool pprof, a browser, speedscope's schema
@@ -13,11 +13,12 @@ BUILD="build-essential autoconf automake libtool pkg-config
 # (Go with cgo, libseccomp, xz, sqlite3, Lua);
 # programs in other languages (Node for JIT maps, Rust, C++); `pmcprof vm`
 # and its test: QEMU, a stock kernel, a static busybox for the initramfs,
-# cpio to pack it, kmod for the module order.
+# cpio to pack it, kmod for the module order; Debian's debuginfod server
+# for tests/integration/debuginfod.sh.
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
   openmpi-bin libopenmpi-dev golang-go chromium python3-jsonschema nodejs rustc g++
   qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
-  lua5.4 zstd strace libseccomp-dev xz-utils sqlite3 liburing-dev"
+  lua5.4 zstd strace libseccomp-dev xz-utils sqlite3 liburing-dev debuginfod"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"
 missing=

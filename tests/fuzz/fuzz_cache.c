@@ -1,6 +1,8 @@
 /* libFuzzer target: the analyzer's on-disk caches, which report, diff and
  * view map and trust once their checks pass (docs/analyzer.md, "Symbol
- * cache"): a module's answers (symcache.c) and the kernel's symbol table
+ * cache"): a module's answers (symcache.c: the symbol cache's files and
+ * the names a profile directory keeps, DIR/symbols/BUILDID.sym, which
+ * arrive with profiles from other machines) and the kernel's symbol table
  * (kallsyms.c), and the /proc/kallsyms text parser behind the latter.
  *
  * The first byte picks the reader, the rest is the file.  A file that

@@ -55,8 +55,14 @@ tot = sum(n for n, _ in rows)
 sys.exit(0 if 'hotLoop' in rows[0][1] and rows[0][0] * 2 > tot else 1)"
 # elsewhere: the map copied beside the profile, /tmp's gone
 mv "$map" node/
+cp node/"perf-$npid.map" node/"perf-$npid.map.orig"
 "$PMCPROF" report --csv node >node2.csv 2>/dev/null
 check "node: a perf map copied beside the profile is used" grep -q 'hotLoop' node2.csv
 rm -f node/"perf-$npid.map"
 "$PMCPROF" report --csv node >node3.csv 2>/dev/null
-if grep -q 'hotLoop' node3.csv; then fail "no perf map: still named?"; else pass "no perf map: JIT code unnamed"; fi
+check "node: the lines record kept (node/symbols) name it" grep -q 'hotLoop' node3.csv
+check "node: record kept only the map's lines that were sampled" \
+	test "$(wc -l <"node/symbols/perf-$npid.map")" -lt "$(wc -l <"node/perf-$npid.map.orig")"
+rm -f node/symbols/"perf-$npid.map"
+"$PMCPROF" report --csv node >node4.csv 2>/dev/null
+if grep -q 'hotLoop' node4.csv; then fail "no perf map: still named?"; else pass "no perf map: JIT code unnamed"; fi

@@ -4,7 +4,7 @@
 . "$PMCPROF_SRC/tests/lib.sh"
 MAN="$PMCPROF_SRC/docs/man"
 
-for page in pmcprof record report script diff view annotate stat list probe dump vm; do
+for page in pmcprof record report script diff view annotate stat list probe dump vm archive; do
 	if [ "$page" = pmcprof ]; then src=$MAN/pmcprof.1.scd; else src=$MAN/pmcprof-$page.1.scd; fi
 	[ -f "$src" ] || { fail "$page: no $src"; continue; }
 	missing=

@@ -170,7 +170,7 @@ for cg in unwind fp none; do
 	r=$("$INSPECT" meta "$(ls o/*.pmcp | head -1)" end_reason)
 	check "Go with cgo ($cg): end_reason '$r' (exit_group)" [ "$r" = exit_group ]
 	lacks "Go with cgo ($cg): no profile lost" "ended without writing" err.txt
-	check "Go with cgo ($cg): no temporary file left" [ -z "$(ls -A o | grep -v '\.pmcp$')" ]
+	check "Go with cgo ($cg): no temporary file left" [ -z "$(ls -A o | grep -v -e '\.pmcp$' -e '^symbols$')" ]
 	"$PMCPROF" report --csv o >rep.csv 2>rep.err
 	# The Go and the C (cgo) side both by name.
 	contains "Go with cgo ($cg): Go code by name" "main\.main\.func1\|main\.goBurn" rep.csv

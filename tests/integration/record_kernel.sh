@@ -103,10 +103,15 @@ else
 		skip "perf: not usable here"
 	fi
 
-	# A kallsyms that does not fit (another kernel's build-id): warn, name addresses.
+	# A kallsyms that does not fit (another kernel's build-id): the kernel
+	# symbols record kept name the frames; without them, warn and name
+	# addresses.
 	[ -r /sys/kernel/notes ] || skip "other kernel: /sys/kernel/notes unreadable, no build-id recorded"
 	[ -r /sys/kernel/notes ] && printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000AAAAAAAAAAAAAAAAAAAA' >notes
 	if [ -r /sys/kernel/notes ]; then
+		PMCPROF_KERNEL_NOTES=$PWD/notes "$PMCPROF" report --csv kc >kck.csv 2>kck.err
+		check "other kernel: named from the kernel symbols record kept" grep -q 'read_zero' kck.csv
+		rm -rf kc/symbols
 		PMCPROF_KERNEL_NOTES=$PWD/notes "$PMCPROF" report --csv kc >kcx.csv 2>kcx.err
 		contains "other kernel: warned" "recorded on another kernel" kcx.err
 		if grep -q '^[^,]*,\[k\] 0xffff' kcx.csv && ! grep -q 'read_zero' kcx.csv; then

@@ -43,7 +43,7 @@ for f in o/rec_exit-*.pmcp; do
 	then fail "$f: written by the watcher, yet has thread_cpu_ns or thread_user_ns"
 	else pass "$f: no thread_cpu_ns, no thread_user_ns"; fi
 done
-check "no temporary file left" [ -z "$(ls -A o | grep -v '\.pmcp$')" ]
+check "no temporary file left" [ -z "$(ls -A o | grep -v -e '\.pmcp$' -e '^symbols$')" ]
 u=$(unaccounted o)
 check "raw exit_group: every overflow is a sample or a named loss ($u unaccounted)" [ "$u" -le 0 ]
 # Watchers leave just after their process (a watcher whose process wrote

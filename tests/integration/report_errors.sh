@@ -4,7 +4,8 @@
 # run, a missing module, a module that is not a regular file, truncated and
 # foreign files among good ones, usage errors.  Exit status 0/1/2.
 . "$PMCPROF_SRC/tests/lib.sh"
-export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
+export PMCPROF_CACHE_DIR="$TMP/cache"	# not the user's cache (nor $TMP/symbols: the
+					# names kept for the profiles in $TMP)
 MK="$PROGS/ana_mkprofile"
 
 # exits "name" WANT command...: PASS if the command exits with WANT
@@ -34,22 +35,23 @@ mkdir linked && objcopy --strip-debug --add-gnu-debuglink=app.debug app linked/a
 contains "stripped + .gnu_debuglink: symbolized" "work_a .*ana_work.c:" out.txt
 
 # rebuilt since the run: build-id mismatch is reported, nothing mis-symbolized
+# (no cache: its answers for the recorded build would name it, rightly)
 "$MK" -o rebuilt.pmcp -b app "main;work_a=60" "main;work_b=30"
 cp "$PROGS/ana_work_alt" app
-exits "rebuilt binary: still a report" 0 "$PMCPROF" report rebuilt.pmcp
+exits "rebuilt binary: still a report" 0 "$PMCPROF" report --no-cache rebuilt.pmcp
 contains "rebuilt binary: header says so" "warning: .*app: binary changed since the run (build-id" out.txt
 if grep -q 'work_a' out.txt; then fail "rebuilt binary: symbols taken from the wrong build"; else pass "rebuilt binary: not mis-symbolized"; fi
 cp "$PROGS/ana_work" app
 
 # module gone
 "$MK" -o gone.pmcp -b app -P /nonexistent/dir/app "main;work_a=60"
-"$PMCPROF" report gone.pmcp >out.txt 2>&1
+"$PMCPROF" report --no-cache gone.pmcp >out.txt 2>&1
 contains "missing module: named with the reason" "/nonexistent/dir/app: No such file or directory" out.txt
 
 # a module path that is a FIFO is not opened (would block)
 mkfifo fifo
 "$MK" -o fifo.pmcp -b app -P "$PWD/fifo" "main;work_a=60"
-exits "FIFO module: not opened" 0 timeout 20 "$PMCPROF" report fifo.pmcp
+exits "FIFO module: not opened" 0 timeout 20 "$PMCPROF" report --no-cache fifo.pmcp
 contains "FIFO module: not a regular file" "fifo: not a regular file" out.txt
 
 # truncated and foreign files among good ones: one line each, rest merged, exit 2

@@ -133,6 +133,29 @@ PY
 	else fail "diff --lines against an emulated run"; dump lines.txt 60; fi
 fi
 
+# ---- the guest's kernel named on the host: the guest's record kept its
+# kallsyms answers in cmp/vm/symbols; a diff across two kernels shows one
+# kernel's own functions as that side's kernel, not new/gone ----
+$PMCPROF report --csv cmp/vm >vmrep.csv 2>/dev/null
+python3 - vmrep.csv <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r['module'] == '[kernel.kallsyms]' and int(r['self_samples'])]
+named = sum(int(r['self_samples']) for r in rows if r['function'].startswith('[k] ') and
+            not r['function'].startswith('[k] 0x'))
+addr = sum(int(r['self_samples']) for r in rows if r['function'].startswith('[k] 0x'))
+if not rows:
+    print('SKIP: the guest sampled no kernel function (kernel excluded?)')
+else:
+    print('%s: the guest kernel named on the host (%d samples named, %d as addresses)' % (
+        'PASS' if named and addr * 20 <= named + addr else 'FAIL', named, addr))
+PY
+if grep -q '^# warning: \[kernel.kallsyms\] is a different build' cmp/diff.txt; then
+	lacks "diff across two kernels: no kernel row new or gone" '\[kernel.kallsyms\] .* \(new\|gone\) ' cmp/diff.txt
+else
+	skip "the guest ran the host's own kernel: no cross-kernel diff to check"
+fi
+
 # ---- the viewer's compare mode, in a real terminal ----
 if command -v tmux >/dev/null 2>&1; then
 	SOCK="$TMP/tmux.sock"

@@ -455,6 +455,29 @@ static void test_symcache(void)
 	     "symcache: old and new answers in the rewritten file");
 	symcache_free(c);
 	T_OK(!symcache_open(dir, bid, sizeof(bid), "elfsym"), "symcache: kinds are apart");
+	/* a profile's kept answers: the directory's mode and umask, not 0600 */
+	{
+		char kdir[300], kfile[400];
+		struct stat sb;
+		mode_t um = umask(022);
+		snprintf(kdir, sizeof(kdir), "%s/kept/symbols", dir);
+		snprintf(kfile, sizeof(kfile), "%s/deadbeef.sym", kdir);
+		c = symcache_new(bid, sizeof(bid), "sym");
+		T_OK(c && !symcache_put(c, 0x10, two, 2) && symcache_count(c) == 1 &&
+		     !symcache_save_mode(c, &sp, kdir, 0666, 0777) && !stat(kfile, &sb) &&
+		     (sb.st_mode & 0777) == 0644 && !stat(kdir, &sb) && (sb.st_mode & 0777) == 0755,
+		     "symcache: kept answers written 0644 in a 0755 directory (umask 022)");
+		symcache_free(c);
+		umask(um);
+		c = symcache_open(kdir, bid, sizeof(bid), "sym");
+		T_OK(c && symcache_count(c) == 1 && symcache_get(c, &sp, 0x10, fr, 8, &n) && n == 2,
+		     "symcache: kept answers read back");
+		symcache_free(c);
+		unlink(kfile);
+		rmdir(kdir);
+		snprintf(kdir, sizeof(kdir), "%s/kept", dir);
+		rmdir(kdir);
+	}
 	/* back to the three-answer file the damage table describes */
 	c = symcache_new(bid, sizeof(bid), "sym");
 	if (c && !symcache_put(c, 0x30, &one, 1) && !symcache_put(c, 0x10, two, 2) &&
