@@ -291,6 +291,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_NO_TIMELINE:
 			o->set.timeline_bytes = 0;
 			o->no_timeline = true;
+			break;
 		case OPT_NO_ARCHIVE:
 			o->no_archive = true;
 			break;
