@@ -152,6 +152,14 @@ struct ana_run {
 					 * NAN if not recorded */
 	const char *emulator;		/* "QEMU-TCG", ... when it ran under an emulator */
 	unsigned trust;			/* ANA_TRUST_* bits */
+	const char *virtualization;	/* the layers it ran on, innermost first: "Xen
+					 * 4.17.7 (PV dom0) on QEMU-TCG (emulation)", from
+					 * the profiles' "virtualization" (or older
+					 * profiles' "hypervisor"); NULL: bare metal */
+	double loss_scale;		/* expected / sampled time of a run that lost
+					 * samples (coverage < 1), else 1: what a raw
+					 * count is multiplied by to stand for the CPU
+					 * time the run had (docs/analyzer.md) */
 };
 
 /* What a time-based event's samples should add up to: all of the thread's
@@ -179,7 +187,9 @@ enum ana_trust {
 	ANA_TRUST_EMULATED = 1 << 2,		/* ran under an emulator (QEMU-TCG, ...) */
 	ANA_TRUST_COLLECTOR_TIME = 1 << 3,	/* the handler's share of CPU time is high */
 	ANA_TRUST_STEAL = 1 << 4,		/* a noisy neighbour (steal_share) */
-	ANA_TRUST_N = 5
+	ANA_TRUST_VIRTUALIZED = 1 << 5,		/* ran in a virtual machine: never bare
+						 * metal, even as a "native" baseline */
+	ANA_TRUST_N = 6
 };
 /* What ANA_BASIS_* bits name: "CPU time", "user time", "system time", or
  * for more than one "CPU, user or system time"; "" for none.  Static. */

@@ -58,6 +58,7 @@ struct ratio_in {
 				 * per repeat, not a sum; 0 counts as 1) */
 };
 void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
+bool virt_summary(const char *layers, char *buf, size_t len, const char **emu);
 double z_for_conf(double conf);
 
 /* ---- trust (set.c) ---- */
