@@ -26,7 +26,7 @@ pmcprof_probe_LDADD = backend/libpmc-core.la
 
 pmcprof_report_SOURCES = cli/report.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la
-pmcprof_diff_SOURCES = cli/diff.c cli/analyze.c cli/analyze.h $(cli_options)
+pmcprof_diff_SOURCES = cli/diff.c cli/pivot.c cli/pivot.h cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_diff_LDADD = analyzer/libpmcprof-analyzer.la
 
 pmcprof_view_SOURCES = $(view_ui) viewer-tui/term.c cli/view.c cli/analyze.c cli/analyze.h \
