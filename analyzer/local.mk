@@ -1,5 +1,5 @@
 # analyzer/: libpmcprof-analyzer (merge, symbolize, aggregate, compare,
-# export) and the `pmcprof report` / `pmcprof diff` commands.
+# export).  The commands over it (report, diff) are built by cli/local.mk.
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \

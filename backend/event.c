@@ -82,46 +82,119 @@ static void consider(struct suggestion *s, const char *candidate)
 	}
 }
 
-/* libpfm4's event names for the PMUs present ("pmu::event"), gathered once:
- * asking libpfm4 for every event on each unknown name is slow. */
-static char **pfm_names;
-static size_t n_pfm_names;
-static pthread_once_t names_once = PTHREAD_ONCE_INIT;
-
-static void pfm_names_collect(void)
+/* The one walk over libpfm4's PMUs present and their events: for each PMU,
+ * pmu_fn (when given), then ev_fn for each event (when given).  A non-zero
+ * return from either stops the walk and is returned. */
+static int pfm_walk(int (*pmu_fn)(const pfm_pmu_info_t *pmu, void *arg),
+		    int (*ev_fn)(const pfm_pmu_info_t *pmu, const pfm_event_info_t *ev, void *arg),
+		    void *arg)
 {
 	pfm_pmu_info_t pinfo;
 	pfm_event_info_t einfo;
 	pfm_pmu_t pmu;
-	size_t cap = 0;
+	int ret;
 
-	if (pmc_pfm_init() < 0)
-		return;
+	if ((ret = pmc_pfm_init()) < 0)
+		return ret;
 	pfm_for_all_pmus(pmu) {
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
 		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
-		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-			char full[PMC_NAME_MAX];
-
+		if (pmu_fn && (ret = pmu_fn(&pinfo, arg)) != 0)
+			return ret;
+		for (int idx = pinfo.first_event; ev_fn && idx != -1; idx = pfm_get_event_next(idx)) {
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
 			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
 				continue;
-			if (n_pfm_names == cap) {
-				char **grown = realloc(pfm_names, (cap = cap ? 2 * cap : 256) *
-								  sizeof(*grown));
-				if (!grown)
-					return;
-				pfm_names = grown;
-			}
-			pmc_fmt(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
-			if (!(pfm_names[n_pfm_names] = strdup(full)))
-				return;
-			n_pfm_names++;
+			if ((ret = ev_fn(&pinfo, &einfo, arg)) != 0)
+				return ret;
 		}
 	}
+	return 0;
+}
+
+struct pmu_foreach {
+	int (*fn)(const struct pmc_pmu_desc *pmu, void *arg);
+	void *arg;
+};
+
+static int pmu_visit(const pfm_pmu_info_t *pinfo, void *arg)
+{
+	const struct pmu_foreach *f = arg;
+	struct pmc_pmu_desc d = { .name = pinfo->name, .desc = pinfo->desc,
+				  .nevents = pinfo->nevents };
+
+	return f->fn(&d, f->arg);
+}
+
+int pmc_pmu_foreach(int (*fn)(const struct pmc_pmu_desc *pmu, void *arg), void *arg)
+{
+	struct pmu_foreach f = { fn, arg };
+
+	return pfm_walk(pmu_visit, NULL, &f);
+}
+
+struct event_foreach {
+	int (*fn)(const struct pmc_event_desc *ev, void *arg);
+	void *arg;
+};
+
+static int event_visit(const pfm_pmu_info_t *pinfo, const pfm_event_info_t *einfo, void *arg)
+{
+	const struct event_foreach *f = arg;
+	char full[PMC_NAME_MAX];
+	struct pmc_event_desc d = { .name = full, .desc = einfo->desc, .pmu = pinfo->name };
+
+	pmc_fmt(full, sizeof(full), "%s::%s", pinfo->name, einfo->name);
+	return f->fn(&d, f->arg);
+}
+
+int pmc_event_foreach(unsigned sets, int (*fn)(const struct pmc_event_desc *ev, void *arg),
+		      void *arg)
+{
+	struct event_foreach f = { fn, arg };
+	int ret;
+
+	for (size_t i = 0; (sets & PMC_EVENTS_ALIASES) && i < pmc_n_aliases; i++) {
+		struct pmc_event_desc d = { .name = pmc_aliases[i].alias,
+					    .target = pmc_aliases[i].target,
+					    .desc = pmc_aliases[i].desc };
+
+		if ((ret = fn(&d, arg)) != 0)
+			return ret;
+	}
+	return (sets & PMC_EVENTS_PFM) ? pfm_walk(NULL, event_visit, &f) : 0;
+}
+
+/* libpfm4's event names for the PMUs present ("pmu::event"), gathered once:
+ * asking libpfm4 for every event on each unknown name is slow. */
+static char **pfm_names;
+static size_t n_pfm_names, cap_pfm_names;
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static int pfm_name_keep(const struct pmc_event_desc *ev, void *arg)
+{
+	(void)arg;
+	if (n_pfm_names == cap_pfm_names) {
+		size_t cap = cap_pfm_names ? 2 * cap_pfm_names : 256;
+		char **grown = realloc(pfm_names, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		pfm_names = grown;
+		cap_pfm_names = cap;
+	}
+	if (!(pfm_names[n_pfm_names] = strdup(ev->name)))
+		return -ENOMEM;
+	n_pfm_names++;
+	return 0;
+}
+
+static void pfm_names_collect(void)
+{
+	pmc_event_foreach(PMC_EVENTS_PFM, pfm_name_keep, NULL);
 }
 
 /* The plugins' own events (CPUTIME, REALTIME, TSC, ...), from the events

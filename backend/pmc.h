@@ -95,6 +95,38 @@ PMC_API int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, s
 PMC_API int pmc_event_parse_list(const char *const *specs, size_t n, struct pmc_event *evs,
 				 struct pmc_diag *diag);
 
+/* ---- listing what can be asked for ---- */
+
+/* A PMU libpfm4 finds present here.  Filled by the library, valid during
+ * the callback only; fields may be added at the end. */
+struct pmc_pmu_desc {
+	const char *name;		/* libpfm4's PMU name, e.g. "perf", "amd64_fam17h" */
+	const char *desc;
+	int nevents;
+};
+/* Calls fn for each PMU present.  A non-zero return from fn stops the walk
+ * and is returned; else 0, or -PMC_EEVENT when libpfm4 cannot start. */
+PMC_API int pmc_pmu_foreach(int (*fn)(const struct pmc_pmu_desc *pmu, void *arg), void *arg);
+
+/* An event name pmc_event_parse takes.  Filled by the library, valid during
+ * the callback only; fields may be added at the end. */
+struct pmc_event_desc {
+	const char *name;		/* "cycles", or libpfm4's "pmu::EVENT" */
+	const char *target;		/* an alias: the event it stands for; else NULL */
+	const char *desc;		/* may be NULL */
+	const char *pmu;		/* a libpfm4 event: its PMU; else NULL */
+};
+enum pmc_event_set {
+	PMC_EVENTS_ALIASES = 1 << 0,	/* perf-style aliases */
+	PMC_EVENTS_PFM = 1 << 1,	/* libpfm4's events of the PMUs present */
+};
+/* Calls fn for each event of the sets asked for (PMC_EVENTS_*), aliases
+ * first.  The plugins' own events come from pmc_backend_events.  Stops and
+ * returns fn's value when it is non-zero; else 0, or -PMC_EEVENT when
+ * libpfm4 cannot start. */
+PMC_API int pmc_event_foreach(unsigned sets, int (*fn)(const struct pmc_event_desc *ev, void *arg),
+			      void *arg);
+
 /* ---- environment ---- */
 
 enum pmc_cpu_vendor { PMC_CPU_OTHER, PMC_CPU_INTEL, PMC_CPU_AMD };

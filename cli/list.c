@@ -2,12 +2,11 @@
  * events, grouped; PATTERN filters event names (case-insensitive substring). */
 #include "config.h"
 
-#include <perfmon/pfmlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "backend/internal.h"
+#include "backend/pmc.h"
 #include "cli/options.h"
 
 static const char *pattern;
@@ -91,44 +90,43 @@ static int show_backend_events(const char *name, void *arg)
 	return 0;
 }
 
+struct pfm_listing {
+	bool all;
+	int total;
+	const char *pmu;	/* the PMU whose events are being listed */
+};
+
+static int show_pfm_event(const struct pmc_event_desc *ev, void *arg)
+{
+	const struct pfm_listing *l = arg;
+
+	if (strcmp(ev->pmu, l->pmu) == 0 && matches(ev->name))
+		printf("    %-40s %.70s\n", ev->name, ev->desc ? ev->desc : "");
+	return 0;
+}
+
+static int show_pmu(const struct pmc_pmu_desc *pmu, void *arg)
+{
+	struct pfm_listing *l = arg;
+
+	printf("  %-12s %4d events  %s\n", pmu->name, pmu->nevents, pmu->desc);
+	l->total += pmu->nevents;
+	if (l->all) {
+		l->pmu = pmu->name;
+		pmc_event_foreach(PMC_EVENTS_PFM, show_pfm_event, l);
+	}
+	return 0;
+}
+
 static void show_pfm(bool all)
 {
-	pfm_pmu_info_t pinfo;
-	pfm_event_info_t einfo;
-	pfm_pmu_t pmu;
-	int total = 0;
+	struct pfm_listing l = { .all = all };
 
-	if (pmc_pfm_init() < 0)
-		return;
 	printf("\nlibpfm4 PMUs present (events for the perf_event backend, 'pmu::event[:umask]'):\n");
-	pfm_for_all_pmus(pmu) {
-		int shown = 0;
-
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-			continue;
-		printf("  %-12s %4d events  %s\n", pinfo.name, pinfo.nevents, pinfo.desc);
-		total += pinfo.nevents;
-		if (!all)
-			continue;
-		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-			char full[256];
-
-			memset(&einfo, 0, sizeof(einfo));
-			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
-				continue;
-			snprintf(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
-			if (!matches(full))
-				continue;
-			printf("    %-40s %.70s\n", full, einfo.desc ? einfo.desc : "");
-			shown++;
-		}
-	}
+	pmc_pmu_foreach(show_pmu, &l);
 	if (!all)
 		printf("  ('pmcprof list PATTERN' searches these %d events; 'pmcprof list --all' "
-		       "lists them)\n", total);
+		       "lists them)\n", l.total);
 }
 
 static void print_name(const char *name, const char *desc, const char *unit, void *arg)
@@ -136,6 +134,12 @@ static void print_name(const char *name, const char *desc, const char *unit, voi
 	(void)desc, (void)unit, (void)arg;
 	if (matches(name))
 		printf("%s\n", name);
+}
+
+static int print_event_name(const struct pmc_event_desc *ev, void *arg)
+{
+	print_name(ev->name, NULL, NULL, arg);
+	return 0;
 }
 
 static int names_of_backend(const char *name, void *arg)
@@ -154,31 +158,31 @@ static int names_of_backend(const char *name, void *arg)
 /* --names: one event name per line, for shell completion and scripts. */
 static void list_names(void)
 {
-	pfm_pmu_info_t pinfo;
-	pfm_event_info_t einfo;
-	pfm_pmu_t pmu;
-
-	for (size_t i = 0; i < pmc_n_aliases; i++)
-		print_name(pmc_aliases[i].alias, NULL, NULL, NULL);
+	pmc_event_foreach(PMC_EVENTS_ALIASES, print_event_name, NULL);
 	pmc_backend_foreach(names_of_backend, NULL);
-	if (pmc_pfm_init() < 0)
-		return;
-	pfm_for_all_pmus(pmu) {
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-			continue;
-		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
-			char full[256];
+	pmc_event_foreach(PMC_EVENTS_PFM, print_event_name, NULL);
+}
 
-			memset(&einfo, 0, sizeof(einfo));
-			einfo.size = sizeof(einfo);
-			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
-				continue;
-			snprintf(full, sizeof(full), "%s::%s", pinfo.name, einfo.name);
-			print_name(full, NULL, NULL, NULL);
-		}
-	}
+struct alias_listing {
+	const struct pmc_env *env;
+	int shown;
+};
+
+static int show_alias(const struct pmc_event_desc *a, void *arg)
+{
+	struct alias_listing *l = arg;
+	struct pmc_event ev;
+	char msg[256];
+	bool hw;
+
+	if (!matches(a->name) && !matches(a->target))
+		return 0;
+	hw = pmc_event_parse(a->name, &ev, msg, sizeof(msg)) == 0 && ev.hardware;
+	if (!l->shown++)
+		printf("\nperf-style aliases (perf_event backend):\n");
+	printf("  %-24s %-28s %s%s\n", a->name, a->target, a->desc,
+	       hw && !l->env->hw_events ? "  [no hardware PMU here]" : "");
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -209,19 +213,8 @@ int main(int argc, char **argv)
 	printf("Backends:\n");
 	pmc_backend_foreach(show_backend, NULL);
 
-	int shown = 0;
-	for (size_t i = 0; i < pmc_n_aliases; i++) {
-		const struct pmc_alias *a = &pmc_aliases[i];
-		struct pmc_event ev;
-		char msg[256];
-		if (!matches(a->alias) && !matches(a->target))
-			continue;
-		bool hw = pmc_event_parse(a->alias, &ev, msg, sizeof(msg)) == 0 && ev.hardware;
-		if (!shown++)
-			printf("\nperf-style aliases (perf_event backend):\n");
-		printf("  %-24s %-28s %s%s\n", a->alias, a->target, a->desc,
-		       hw && !env.hw_events ? "  [no hardware PMU here]" : "");
-	}
+	struct alias_listing aliases = { .env = &env };
+	pmc_event_foreach(PMC_EVENTS_ALIASES, show_alias, &aliases);
 	pmc_backend_foreach(show_backend_events, NULL);
 	show_pfm(all || pattern);
 	printf("\nSpecs: EVENT[:u|:k][@PERIOD] or EVENT@fFREQ, e.g. cycles:u@2000003, "

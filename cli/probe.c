@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/internal.h"
+#include "backend/pmc.h"
 #include "cli/options.h"
 
 static int show_backend(const char *name, void *arg)

@@ -1,10 +1,13 @@
 /* The sampling signal handler and everything it runs, in one file.
  *
  * ASYNC-SIGNAL-SAFE: every function here runs inside a signal handler.
- * No malloc, no locks, no stdio, no lazily bound call (-z now); errno is
- * saved; only the thread's own state, the load-map snapshot (under the
- * thread's hazard pointer), the unwinder and the backend's
- * async-signal-safe calls (pmc_group_overflow, pmc_group_rearm).
+ * No malloc, no locks of ours, no stdio, no lazily bound call (-z now);
+ * errno is saved.  One lock is not ours: for a frame the unwinder's own
+ * CFI recipes cannot walk, libunwind takes its pool lock with every signal
+ * blocked (docs/unwinding.md, "Locks with every signal blocked").  Uses
+ * only the thread's own state, the load-map snapshot (under the thread's
+ * hazard pointer), the unwinder and the backend's async-signal-safe calls
+ * (pmc_group_overflow, pmc_group_rearm).
  *
  * The path, top to bottom:
  *   thr_on_signal   on the collector's own stack (switch if the kernel

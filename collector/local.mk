@@ -1,5 +1,6 @@
-# collector/: the LD_PRELOAD collector (libpmcprof-collector.so) and
-# `pmcprof record` (pmcprof-record).  docs/collector.md explains both.
+# collector/: the LD_PRELOAD collector (libpmcprof-collector.so).
+# `pmcprof record`, the launcher, is built by cli/local.mk; docs/collector.md
+# explains both.
 
 coll_core_sources = collector/collector.h \
 	collector/cct.c collector/cct.h collector/loadmap.c collector/loadmap.h \

@@ -1,4 +1,5 @@
-# profile/: the file format (writer, validating reader) and `pmcprof dump`.
+# profile/: the file format (writer, validating reader); `pmcprof dump` is
+# built by cli/local.mk.
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += profile/libprofile.la
 profile_libprofile_la_SOURCES = profile/profile.h profile/format.h \

@@ -4,6 +4,9 @@
 # lines; a program that exits non-zero without a FAIL line counts as one
 # failure, and so does one that reports no check at all.  The last line is the summary "N passed, N failed, N skipped".
 # TESTS="pattern" runs only matching tests; ONLY_UNIT=1 skips the shell tests.
+# Every test is bounded: one still running after $PMCPROF_TEST_TIMEOUT
+# seconds (default 900) is killed and counted as a failure, so that a test
+# that livelocks on a slow or loaded machine cannot take CI's time with it.
 build=${PMCPROF_BUILD:?}
 src=${PMCPROF_SRC:?}
 export PMCPROF_BUILD PMCPROF_SRC
@@ -11,14 +14,16 @@ export PMCPROF_PLUGIN_PATH="$build/plugins/.libs"
 log=$build/tests/test-log
 mkdir -p "$log"
 pass=0 fail=0 skip=0
+limit=${PMCPROF_TEST_TIMEOUT:-900}
 
 run_one() {	# name, command...
 	name=$1; shift
 	case "$name" in *${TESTS:-}*) ;; *) return ;; esac
 	out="$log/$(echo "$name" | tr '/' '_').log"
 	start=$(date +%s)
-	"$@" >"$out" 2>&1
+	timeout -k 10 "$limit" "$@" >"$out" 2>&1
 	rc=$?
+	case $rc in 124|137) echo "FAIL: $name did not finish in $limit s (killed)" >>"$out" ;; esac
 	p=$(grep -c '^PASS: ' "$out"); f=$(grep -c '^FAIL: ' "$out"); s=$(grep -c '^SKIP: ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && [ "$rc" -ne 77 ]; then
 		echo "FAIL: $name exited with status $rc" >>"$out"; f=$((f + 1))

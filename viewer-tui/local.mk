@@ -1,5 +1,5 @@
 # viewer-tui/: `pmcprof view`, the ncurses viewer over the analyzer's API.
-# Everything but term.c (curses) and main.c is plain C over a canvas, so
+# Everything but term.c (curses) is plain C over a canvas, so
 # the unit tests build those sources without a terminal.
 view_core = viewer-tui/view.h viewer-tui/text.c viewer-tui/ratio.c viewer-tui/layout.c \
 	viewer-tui/canvas.c viewer-tui/table.c

@@ -52,7 +52,7 @@ enum react {
 
 /* ---- text (text.c): UTF-8 aware, widths in terminal columns ---- */
 
-/* Set from the locale by main.c: use "…" and "▼" or ASCII. */
+/* Set from the locale by the command (cli/view.c): use "…" and "▼" or ASCII. */
 extern bool text_utf8;
 /* Columns s takes; invalid bytes count one each. */
 int text_width(const char *s);

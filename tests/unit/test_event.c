@@ -139,6 +139,44 @@ static void test_strerror(void)
 	     "pmc_strerror names errno codes");
 }
 
+struct walk_seen {
+	int aliases, pfm, pfm_cycles, alias_cycles, calls;
+	int stop_after;		/* return 7 at this call (0: never) */
+};
+
+static int walk_one(const struct pmc_event_desc *ev, void *arg)
+{
+	struct walk_seen *w = arg;
+
+	w->calls++;
+	if (ev->pmu) {
+		w->pfm++;
+		w->pfm_cycles += strcmp(ev->name, "perf::CYCLES") == 0 && !ev->target;
+	} else {
+		w->aliases++;
+		w->alias_cycles += strcmp(ev->name, "cycles") == 0 && ev->target && ev->desc;
+	}
+	return w->calls == w->stop_after ? 7 : 0;
+}
+
+/* The listing walk: what `pmcprof list` prints comes from here alone. */
+static void test_foreach(void)
+{
+	struct walk_seen a = { 0 }, p = { 0 }, stop = { .stop_after = 3 };
+
+	T_OK(pmc_event_foreach(PMC_EVENTS_ALIASES, walk_one, &a) == 0 && a.aliases > 5 &&
+		     a.pfm == 0 && a.alias_cycles == 1,
+	     "foreach aliases: %d aliases, 'cycles' with its target once (%d), no libpfm4 (%d)",
+	     a.aliases, a.alias_cycles, a.pfm);
+	T_OK(pmc_event_foreach(PMC_EVENTS_PFM, walk_one, &p) == 0 && p.aliases == 0 &&
+		     p.pfm_cycles == 1,
+	     "foreach libpfm4: %d events with their PMU, perf::CYCLES once (%d)", p.pfm,
+	     p.pfm_cycles);
+	T_OK(pmc_event_foreach(PMC_EVENTS_ALIASES | PMC_EVENTS_PFM, walk_one, &stop) == 7 &&
+		     stop.calls == 3,
+	     "foreach: a non-zero return stops the walk and is returned (%d calls)", stop.calls);
+}
+
 int main(void)
 {
 	test_golden();
@@ -146,5 +184,6 @@ int main(void)
 	test_list();
 	test_encoding();
 	test_strerror();
+	test_foreach();
 	return T_DONE();
 }
