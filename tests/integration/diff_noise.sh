@@ -51,4 +51,7 @@ PY
 if grep -v '^#\|^Function' k.txt | grep -qv '^\[k\] ' || grep -q '^\[k\] ' u.txt; then
 	fail "--only kernel / user split the rows"; head -5 k.txt u.txt
 else pass "--only kernel shows only [k] rows, --only user none"; fi
+# view names each run as --label says (repeats a/1,a/2 would read "2")
+"$PMCPROF" view --snapshot 140x6 --label native --label again r1,r3,r5 r2,r4,r6 >v.txt 2>&1
+contains "view --label names the runs in its header" "^compare: base native vs again" v.txt
 exit 0

@@ -24,7 +24,7 @@ grep -q '^CONFIG_XEN_PV_DOM0=y' "/boot/config-${k##*/vmlinuz-}" 2>/dev/null ||
 dump() { sed 's/^/    | /' "$1" | head -${2:-30}; }
 
 t0=$(date +%s)
-timeout 400 $PMCPROF vm --xen -r 2 -t 300 --min-pct 2 -o cmp -- "$PROGS/vm_phases" 0.05 >out.txt 2>err.txt
+timeout 400 $PMCPROF vm --xen -r 2 -t 300 --min-pct 2 -o cmp -- "$PROGS/vm_phases" 0.1 >out.txt 2>err.txt
 rc=$?
 echo "    pmcprof vm --xen took $(($(date +%s) - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 sed -n 's/^pmcprof vm: xen: /    /p' err.txt
