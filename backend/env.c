@@ -89,6 +89,26 @@ static int read_line(const char *path, char *buf, size_t len)
 
 static bool is_dir(const char *path);
 
+static bool has_word(const char *list, const char *word);
+
+/* The kernel's own "hypervisor" flag (the first "flags" line). */
+static void cpuinfo_flag(struct env_virt *v)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			line[strcspn(line, "\n")] = '\0';
+			const char *colon = strchr(line, ':');
+			v->cpuinfo_hv = colon && has_word(colon + 1, "hypervisor");
+			break;
+		}
+	fclose(f);
+}
+
 static void probe_virt(struct env_virt *v)
 {
 	uint32_t r[4];
@@ -130,6 +150,7 @@ static void probe_virt(struct env_virt *v)
 		if (e)
 			pmc_fmt(v->sys_pmu, sizeof(v->sys_pmu), "error: %s", strerror(-e));
 	}
+	read_line("/sys/hypervisor/properties/features", v->xen_features, sizeof(v->xen_features));
 	v->proc_xen = is_dir("/proc/xen");
 	read_line("/proc/xen/capabilities", v->xen_caps, sizeof(v->xen_caps));
 	/* Only a Xen PV guest may use the forced-emulation CPUID (anywhere
@@ -150,6 +171,7 @@ static void probe_virt(struct env_virt *v)
 		  v->cs_current, sizeof(v->cs_current));
 	read_line("/sys/devices/system/clocksource/clocksource0/available_clocksource",
 		  v->cs_available, sizeof(v->cs_available));
+	cpuinfo_flag(v);
 	read_line("/sys/class/dmi/id/sys_vendor", v->dmi_vendor, sizeof(v->dmi_vendor));
 	read_line("/sys/class/dmi/id/product_name", v->dmi_product, sizeof(v->dmi_product));
 }
@@ -316,6 +338,8 @@ void env_decode_layers(const struct env_virt *in, struct pmc_env *env)
 			cite(l, "guest_type %s", in->sys_guest);
 		if (in->sys_version[0])
 			cite(l, "version %s", in->sys_version);
+		if (in->xen_features[0])
+			cite(l, "/sys/hypervisor/properties/features %s", in->xen_features);
 		if (in->xen_caps[0])
 			cite(l, "/proc/xen/capabilities \"%s\"", in->xen_caps);
 		else if (in->proc_xen)
@@ -337,7 +361,19 @@ void env_decode_layers(const struct env_virt *in, struct pmc_env *env)
 			in->xen_sig[0] ? in->xen_sig : in->sig);
 		return;
 	}
-	if (env->n_layers || !in->dmi_vendor[0])
+	if (env->n_layers && in->cpuinfo_hv)
+		cite(&env->layers[env->n_layers - 1], "/proc/cpuinfo flag hypervisor");
+	if (env->n_layers)
+		return;
+	if (in->cpuinfo_hv && !in->dmi_vendor[0]) {
+		l = add_layer(env, "unknown", "virtual machine (kernel flag only)");
+		cite(l, "/proc/cpuinfo flag hypervisor, though CPUID.1:ECX[31] is clear and there "
+		     "is no /sys/hypervisor or DMI");
+		env->hv_present = true;
+		env->hv_name = "other";
+		return;
+	}
+	if (!in->dmi_vendor[0])
 		return;
 	/* No hypervisor bit, but the firmware is a virtual machine's. */
 	for (size_t i = 0; i < sizeof(dmi_vms) / sizeof(dmi_vms[0]); i++)

@@ -49,6 +49,9 @@ struct env_virt {
 	char cs_available[160];
 	char dmi_vendor[48];		/* /sys/class/dmi/id/sys_vendor */
 	char dmi_product[64];		/* /sys/class/dmi/id/product_name */
+	bool cpuinfo_hv;		/* the kernel's "hypervisor" flag in /proc/cpuinfo
+					 * (set by a PV kernel even where CPUID hides it) */
+	char xen_features[16];		/* /sys/hypervisor/properties/features */
 };
 
 /* Fill env's n_layers, layers, clocksource, dmi (and hv_name,
