@@ -477,15 +477,19 @@ static bool noise_floor(const struct opts *op, const char *base, char *buf, size
 	q.base = 0;
 	q.top = 0;
 	struct ana_rows *rows = ana_set_query(s, &q);
-	size_t flagged = 0, m = 0;
+	size_t flagged = 0, m = 0, alone = 0;
 	double dev[4096], worst = 0;
 	for (size_t i = 0; rows && i < ana_rows_n(rows); i++) {
 		struct ana_cmp c;
 		if (ana_rows_compare(rows, i, 1, &c) || c.presence == ANA_IN_NEITHER)
 			continue;
 		flagged += c.significant;
-		double d = op->q.ratio == ANA_RATIO_DELTA ? fabs(c.ratio)
-			   : isinf(c.ratio) || c.ratio <= 0 ? INFINITY : fabs(c.ratio - 1) * 100;
+		/* a row in one half only has no finite change: counted apart */
+		if (op->q.ratio != ANA_RATIO_DELTA && c.presence != ANA_IN_BOTH) {
+			alone++;
+			continue;
+		}
+		double d = op->q.ratio == ANA_RATIO_DELTA ? fabs(c.ratio) : fabs(c.ratio - 1) * 100;
 		if (m < sizeof(dev) / sizeof(*dev))
 			dev[m++] = d;
 		if (d > worst)
@@ -502,10 +506,14 @@ static bool noise_floor(const struct opts *op, const char *base, char *buf, size
 	size_t mm = 0;
 	double fdr = rows ? ana_rows_fdr(rows, &mm) : 0;
 	const char *unit = op->q.ratio == ANA_RATIO_DELTA ? " points" : "%";
+	char one[64] = "";
+	if (alone)
+		snprintf(one, sizeof(one), "; %zu row%s in one half only", alone, alone == 1 ? "" : "s");
 	snprintf(buf, len, "%s's %zu repeats, odd against even: %zu of %zu rows flagged%s%g%s; "
-		 "median change %.1f%s, largest %.1f%s", who, n, flagged, m,
+		 "median change %.1f%s, largest %.1f%s%s", who, n, flagged, m + alone,
 		 fdr > 0 ? " at FDR " : "", fdr > 0 ? 100 * fdr : 0, fdr > 0 ? "%" : "",
-		 m ? (m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2) : 0, unit, worst, unit);
+		 m ? (m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2) : 0, unit, worst, unit,
+		 one);
 	ana_rows_free(rows);
 	ana_set_free(s);
 	return true;

@@ -143,7 +143,7 @@ static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows
 		if (r != pv->base)
 			cols[nc++] = (struct tcol){ label(s, r), true, 0, 0, 0 };
 	if (!pv->no_header)
-		notes(pv, s, rows, out, md ? "" : "# ");
+		notes(pv, s, rows, out, md ? "- " : "# ");
 	if (md) {
 		fputs(md && !pv->no_header ? "\n|" : "|", out);
 		for (size_t j = 0; j < nc; j++)

@@ -584,11 +584,10 @@ ext=$fmt
 {
 	if [ "$fmt" = text ] || [ "$fmt" = md ]; then
 		p='# '
-		[ "$fmt" = md ] && p=
+		[ "$fmt" = md ] && p='- '
 		for i in "${!sc_name[@]}"; do
 			d=$out/${sc_name[$i]}
 			echo "${p}scenario ${sc_name[$i]}: QEMU ${sc_used[$i]}, ${sc_smp[$i]} vCPUs, ${sc_mem[$i]} MiB, -cpu ${sc_cpu[$i]:-$([ "${sc_used[$i]}" = tcg ] && echo max || echo host)}$([ "${sc_xen[$i]}" = 1 ] && echo ", Xen PV dom0 ($(basename "$xen_gz"))")$([ -r "$d/seconds" ] && echo ", $(cat "$d/seconds") s")$([ -r "$d/failed" ] && echo ": FAILED, $(cat "$d/failed")")"
-			[ "$fmt" = md ] && echo
 		done
 	fi
 	"$here/pmcprof-diff" --table "${fa[@]}" "${nf[@]}" --min-pct "$minpct" "${labels[@]}" \

@@ -114,6 +114,13 @@ EOF
 	echo
 	cat "$dir/table.md"
 	echo
+	if grep -q 'recorded on another kernel' "$dir/vm.err"; then
+		echo "The guests ran Debian's kernel ($(ls /boot/vmlinuz-* | sort -V | tail -n 1 | sed 's|.*/vmlinuz-||')), not this machine's"
+		echo "($(uname -r)): their kernel frames are not symbolized here, so the native"
+		echo "\`[k]\` rows read \`gone\` in every guest (their time is in \`[k] ADDRESS\` rows"
+		echo "below the cut); compare the user-space rows, or \`pmcprof diff --only user\`."
+		echo
+	fi
 	echo "## What the analyzer flags"
 	echo
 	echo "Each run's trust line (\`pmcprof diff --header\`), native against each guest:"
@@ -121,7 +128,7 @@ EOF
 	echo '```'
 	for s in "${sides[@]:1}"; do
 		"$build/pmcprof" diff --header --label native --label "$s" "$(runs native)" "$(runs "$s")" 2>/dev/null |
-			grep -E "^# (trust|warning): " | grep -v 'collector counter' | sort -u
+			grep -E "^# (trust|warning): " | grep -v 'collector counter'
 	done | awk '!seen[$0]++'
 	echo '```'
 	echo
