@@ -80,8 +80,10 @@ static int read_line(const char *path, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!f)
 		return -errno;
-	if (!fgets(buf, (int)len, f))
+	if (!fgets(buf, (int)len, f)) {
 		e = ferror(f) ? -(errno ? errno : EIO) : 0;
+		buf[0] = '\0';	/* indeterminate after an error */
+	}
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return e;
