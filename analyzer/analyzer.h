@@ -192,6 +192,14 @@ struct ana_run {
 					 * NAN if not recorded */
 	const char *emulator;		/* "QEMU-TCG", ... when it ran under an emulator */
 	unsigned trust;			/* ANA_TRUST_* bits */
+	const char *virtualization;	/* the layers it ran on, innermost first: "Xen
+					 * 4.17.7 (PV dom0) on QEMU-TCG (emulation)", from
+					 * the profiles' "virtualization" (or older
+					 * profiles' "hypervisor"); NULL: bare metal */
+	double loss_scale;		/* expected / sampled time of a run that lost
+					 * samples (coverage < 1), else 1: what a raw
+					 * count is multiplied by to stand for the CPU
+					 * time the run had (docs/analyzer.md) */
 };
 
 /* What a time-based event's samples should add up to: all of the thread's
@@ -220,7 +228,9 @@ enum ana_trust {
 	ANA_TRUST_EMULATED = 1 << 2,		/* ran under an emulator (QEMU-TCG, ...) */
 	ANA_TRUST_COLLECTOR_TIME = 1 << 3,	/* the handler's share of CPU time is high */
 	ANA_TRUST_STEAL = 1 << 4,		/* a noisy neighbour (steal_share) */
-	ANA_TRUST_N = 5
+	ANA_TRUST_VIRTUALIZED = 1 << 5,		/* ran in a virtual machine: never bare
+						 * metal, even as a "native" baseline */
+	ANA_TRUST_N = 6
 };
 /* What ANA_BASIS_* bits name: "CPU time", "user time", "system time", or
  * for more than one "CPU, user or system time"; "" for none.  Static. */
@@ -311,6 +321,17 @@ struct ana_query {
 	unsigned max_depth;
 	double min_pct;			/* drop rows under this % of the run's total in
 					 * every run (query.event, query.kind) */
+	/* added in 0.2 */
+	double min_pct_base;		/* compare mode: drop rows under this % of the
+					 * base's total (the paper's "functions with at
+					 * least N% of native samples") */
+	enum ana_space { ANA_SPACE_ALL, ANA_SPACE_USER, ANA_SPACE_KERNEL } space;
+					/* only user-space or only kernel rows ("[k]",
+					 * the kernel pseudo-module) */
+	double fdr;			/* compare mode: the false discovery rate the
+					 * significant flags control over every row x run
+					 * compared (Benjamini-Hochberg); 0: 1 - conf;
+					 * < 0: off (each interval on its own) */
 };
 /* Presets base = -1: assign q.base afterwards (a second designated
  * initializer for it would trip -Woverride-init). */
@@ -375,9 +396,26 @@ struct ana_cmp {
 					 * is false: a per-line comparison against a run
 					 * under an emulator, whose line attribution is
 					 * unreliable (ANA_TRUST_EMULATED) */
+	double p;			/* two-sided p-value of "no change", the larger of
+					 * the count-based and the repeats' one */
+	double df;			/* degrees of freedom of the repeats' t interval
+					 * (INFINITY: counts only) */
+	bool from_repeats;		/* lo, hi come from the repeats' spread (wider than
+					 * the count-based interval, which they replace) */
+	bool per_row;			/* the interval alone excludes no change (before
+					 * the false discovery rate control) */
+	double uncorrected;		/* raw mode: the ratio before the loss correction
+					 * (ratio = uncorrected x loss_scale of run / of
+					 * base); NAN in other modes */
 };
-/* 0, or -ANA_ESTATE if the query had no base, -EINVAL for a bad index. */
+/* 0, or -ANA_ESTATE if the query had no base, -EINVAL for a bad index.
+ * significant is the false-discovery-rate-controlled flag (query.fdr):
+ * the first call ranks the p-values of every row x run of the set. */
 ANA_API int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out);
+
+/* The false discovery rate the significant flags control (0: off) and the
+ * number of comparisons it is controlled over (*m, may be NULL). */
+ANA_API double ana_rows_fdr(const struct ana_rows *r, size_t *m);
 
 /* ---- export ---- */
 

@@ -343,6 +343,10 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 			}
 		fputs("],\"emulator\":", f);
 		json_str(f, ru->emulator);
+		fputs(",\"virtualization\":", f);
+		json_str(f, ru->virtualization);
+		fputs(",\"loss_scale\":", f);
+		json_num(f, ru->loss_scale);
 		fputs(",\"cpu_time\":", f);
 		json_num(f, ru->cpu_time);
 		fputs(",\"user_time\":", f);

@@ -57,9 +57,19 @@ struct ratio_in {
 	double conf;
 	double na, nb;		/* repeats of the run and of the base (raw: a mean
 				 * per repeat, not a sum; 0 counts as 1) */
+	/* each repeat's share (share, delta) or count (raw) of the row, for
+	 * the repeats' own spread; n < 2: none */
+	const double *ra, *rb;
+	size_t nra, nrb;
+	double la, lb;		/* raw: loss scales (ana_run.loss_scale); 0 = 1 */
 };
 void ratio_compute(const struct ratio_in *in, struct ana_cmp *out);
+bool virt_summary(const char *layers, char *buf, size_t len, const char **emu);
 double z_for_conf(double conf);
+/* Student's t: two-sided p of t with df degrees of freedom, and the t with
+ * P(|T| <= t) = conf (df infinite or <= 0: the normal's). */
+double t_two_sided_p(double t, double df);
+double t_for_conf(double conf, double df);
 
 /* ---- trust (set.c) ---- */
 struct calib_verdict {

@@ -23,6 +23,9 @@ struct ana_rows {
 	size_t key_from;
 	size_t *cev;			/* [run]: the event it is compared and filtered
 					 * on (compare mode: ana_set_run_event) */
+	bool fdr_done;			/* fdr_cut is known */
+	double fdr_level, fdr_cut;	/* Benjamini-Hochberg: flag p <= fdr_cut */
+	size_t fdr_m;			/* comparisons it was controlled over */
 };
 
 /* What a view sorts, filters and compares on.  A top-down tree splits
@@ -197,7 +200,8 @@ size_t rows_event(const struct ana_rows *r, unsigned run)
 	return run < r->nr ? r->cev[run] : r->q.event;
 }
 
-int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out)
+/* Row i of run against the base, each interval on its own. */
+static int cmp_one(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out)
 {
 	const struct ana_query *q = &r->q;
 	if (q->base < 0)
@@ -208,6 +212,21 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 	int k = qkind(q) != ANA_SELF;
 	/* each run on its own event: a fallback or another backend */
 	size_t b = (size_t)q->base, ev = r->cev[run], bev = r->cev[b];
+	/* each repeat's share (raw: count) of the row, both sides */
+	double ra[r->np ? r->np : 1], rb[r->np ? r->np : 1];
+	size_t nra = 0, nrb = 0;
+	for (size_t p = 0; p < r->np; p++) {
+		size_t o = s->part[p].orun, e = o == run ? ev : bev;
+		if ((o != run && o != b) || !s->ptot[p * r->ne + e])
+			continue;
+		double x = (double)r->psmp[i * r->np + p];
+		if (q->ratio != ANA_RATIO_RAW)
+			x /= (double)s->ptot[p * r->ne + e];
+		if (o == run)
+			ra[nra++] = x;
+		else
+			rb[nrb++] = x;
+	}
 	struct ratio_in in = {
 		.mode = q->ratio,
 		.a = (double)SMP(r, i, run, ev, k), .A = (double)s->rtot[run * r->ne + ev],
@@ -216,8 +235,12 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		.vb = VAL(r, i, b, bev, k), .vB = s->rtot_val[b * r->ne + bev],
 		.na = s->orun[run].n_repeats, .nb = s->orun[b].n_repeats,
 		.conf = q->conf,
+		/* the base against itself has no spread of its own to add */
+		.ra = ra, .nra = run == b ? 0 : nra, .rb = rb, .nrb = run == b ? 0 : nrb,
+		.la = s->orun[run].pub.loss_scale, .lb = s->orun[b].pub.loss_scale,
 	};
 	ratio_compute(&in, out);
+	out->per_row = out->significant;
 	/* Lines against an emulated run: an emulator moves samples between
 	 * neighbouring lines, so an interval excluding 1 proves nothing there. */
 	out->withheld = false;
@@ -244,6 +267,68 @@ int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct an
 		out->spread = sqrt(var > 0 ? var : 0) / mean;
 	}
 	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Benjamini-Hochberg over every row x compared run of the set: the
+ * largest p(k) with p(k) <= k/m x level is the cut. */
+static int fdr_prepare(struct ana_rows *r)
+{
+	const struct ana_query *q = &r->q;
+	double conf = q->conf > 0 && q->conf < 1 ? q->conf : 0.95;
+	r->fdr_done = true;
+	r->fdr_level = q->fdr < 0 ? 0 : q->fdr > 0 ? q->fdr : 1 - conf;
+	r->fdr_cut = INFINITY;
+	r->fdr_m = 0;
+	if (!r->fdr_level)
+		return 0;
+	size_t cap = r->n * (r->nr ? r->nr : 1);
+	double *p = malloc((cap ? cap : 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		for (unsigned run = 0; run < r->nr; run++) {
+			struct ana_cmp c;
+			if (run == (unsigned)q->base || cmp_one(r, i, run, &c) ||
+			    c.presence == ANA_IN_NEITHER)
+				continue;
+			p[r->fdr_m++] = c.p;
+		}
+	qsort(p, r->fdr_m, sizeof(*p), dbl_cmp);
+	r->fdr_cut = -1;
+	for (size_t k = 0; k < r->fdr_m; k++)
+		if (p[k] <= (double)(k + 1) / (double)r->fdr_m * r->fdr_level)
+			r->fdr_cut = p[k];
+	free(p);
+	return 0;
+}
+
+int ana_rows_compare(const struct ana_rows *r, size_t i, unsigned run, struct ana_cmp *out)
+{
+	int e = cmp_one(r, i, run, out);
+	if (e)
+		return e;
+	/* the cut is a property of the finished row set: computed once */
+	struct ana_rows *w = (struct ana_rows *)r;
+	if (!r->fdr_done && (e = fdr_prepare(w)))
+		return e;
+	if (r->fdr_level > 0)
+		out->significant = out->significant && out->p <= r->fdr_cut;
+	return 0;
+}
+
+double ana_rows_fdr(const struct ana_rows *r, size_t *m)
+{
+	if (!r->fdr_done && r->q.base >= 0)
+		fdr_prepare((struct ana_rows *)r);
+	if (m)
+		*m = r->fdr_m;
+	return r->fdr_level;
 }
 
 /* ---- filtering and sorting ---- */
@@ -273,6 +358,16 @@ static bool keep(const struct ana_rows *r, size_t i)
 		if (!big && q->event < r->ne && pct_of(r, i, run) >= q->min_pct)
 			big = true;
 	}
+	if (q->base >= 0 && q->min_pct_base > 0 && q->event < r->ne &&
+	    !(pct_of(r, i, (size_t)q->base) >= q->min_pct_base))
+		return false;
+	if (q->space != ANA_SPACE_ALL) {
+		const struct ana_row *row = &r->row[i];
+		bool kernel = !strncmp(row->name, "[k] ", 4) ||
+			      (row->module && kallsyms_is_kernel(row->module));
+		if (kernel != (q->space == ANA_SPACE_KERNEL))
+			return false;
+	}
 	return any && enough && big;
 }
 
@@ -286,7 +381,7 @@ static double sort_key(const struct ana_rows *r, size_t i)
 			if (run == (size_t)q->base)
 				continue;
 			struct ana_cmp c;
-			if (ana_rows_compare(r, i, (unsigned)run, &c))
+			if (cmp_one(r, i, (unsigned)run, &c))
 				continue;
 			v = q->ratio == ANA_RATIO_DELTA ? fabs(c.ratio)
 				: c.ratio == 0 || isinf(c.ratio) ? INFINITY : fabs(log(c.ratio));
@@ -364,6 +459,7 @@ static int rows_finish(struct ana_rows *r, size_t from)
 	for (size_t j = 0; j < m; j++)
 		rows_copy(r, from + j, &tmp, j);
 	r->n = from + m;
+	r->fdr_done = false;	/* other rows: rank them again */
 	free(tmp.row);
 	free(tmp.smp);
 	free(tmp.val);

@@ -1380,6 +1380,11 @@ static void cross_checks(struct ana_set *s)
 	if (s->n_orun < 2 || s->o.split != ANA_SPLIT_NONE)
 		return;
 	const struct orun *a = &s->orun[0];
+	/* a "native" base that is itself a guest: every ratio is guest on guest */
+	if (a->pub.virtualization)
+		set_note(s, ANA_NOTE_WARN, 0, "the base (%s) is itself virtualized: %s; its ratios "
+			 "compare against a virtual machine, not bare metal", a->label,
+			 a->pub.virtualization);
 	for (size_t r = 1; r < s->n_orun; r++) {
 		const struct orun *b = &s->orun[r];
 		for (size_t e = 0; e < s->n_ev; e++) {

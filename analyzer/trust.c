@@ -27,7 +27,7 @@ static const struct {
 };
 
 static const char *const trust_names[ANA_TRUST_N] = {
-	"samples-lost", "samples-excess", "emulated", "collector-time", "steal",
+	"samples-lost", "samples-excess", "emulated", "collector-time", "steal", "virtualized",
 };
 
 const char *ana_trust_name(unsigned bit)
@@ -56,6 +56,40 @@ const char *trust_emulator(const char *hv)
 		if (!strcasecmp(hv, emulators[i].hypervisor))
 			return emulators[i].name;
 	return NULL;
+}
+
+/* A profile's "virtualization" (layers outermost first, "NAME[ VERSION]
+ * (KIND[; vPMU ...]): EVIDENCE" joined by " | ") as "Xen 4.17.7 (PV dom0)
+ * on QEMU-TCG (emulation)", innermost first; *emu: the first layer that
+ * is an emulator.  false for "none" or nothing. */
+bool virt_summary(const char *layers, char *buf, size_t len, const char **emu)
+{
+	const char *heads[8];
+	size_t nh = 0, n = 0;
+
+	buf[0] = 0;
+	if (!layers || !*layers || !strcmp(layers, "none"))
+		return false;
+	for (const char *p = layers; p && nh < 8; p = strstr(p, " | ")) {
+		if (p != layers)
+			p += 3;
+		heads[nh++] = p;
+	}
+	for (size_t i = nh; i-- > 0 && n < len;) {
+		const char *h = heads[i], *open = strstr(h, " (");
+		const char *end = h + strcspn(h, "|");
+		size_t name = open && open < end ? (size_t)(open - h) : strcspn(h, ":|");
+		size_t kind = open && open < end ? strcspn(open + 2, ";)") : 0;
+		char nm[64];
+		snprintf(nm, sizeof(nm), "%.*s", (int)name, h);
+		if (emu && !*emu)
+			for (size_t e = 0; e < sizeof(emulators) / sizeof(*emulators); e++)
+				if (!strncasecmp(nm, emulators[e].name, strlen(emulators[e].name)))
+					*emu = emulators[e].name;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%.*s%s", n ? " on " : "", nm,
+				      kind ? " (" : "", (int)kind, kind ? open + 2 : "", kind ? ")" : "");
+	}
+	return n > 0;
 }
 
 static bool counter(const struct prof *p, const char *name, uint64_t *v)
@@ -264,12 +298,26 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 	struct ana_run *r = &o->pub;
 	double reps = o->n_repeats ? o->n_repeats : 1;
 
-	/* any of its files under an emulator makes the run one */
+	/* any of its files under an emulator (at any layer) makes the run one */
 	r->emulator = NULL;
-	for (size_t i = 0; i < o->n_meta; i++)
-		if (!strcmp(o->meta[i].key, "hypervisor"))
-			for (size_t k = 0; k < o->meta[i].n && !r->emulator; k++)
-				r->emulator = trust_emulator(o->meta[i].val[k]);
+	r->virtualization = NULL;
+	for (size_t i = 0; i < o->n_meta; i++) {
+		const struct meta_acc *m = &o->meta[i];
+		bool layers = !strcmp(m->key, "virtualization");
+		if (!layers && strcmp(m->key, "hypervisor"))
+			continue;
+		for (size_t k = 0; k < m->n; k++) {
+			char buf[512];
+			const char *emu = NULL;
+			if (layers && virt_summary(m->val[k], buf, sizeof(buf), &emu))
+				r->virtualization = strpool_str(&s->pool, buf);
+			else if (!layers && !r->virtualization && m->val[k][0] &&
+				 strcmp(m->val[k], "none"))
+				r->virtualization = m->val[k];
+			if (!r->emulator)
+				r->emulator = layers ? emu : trust_emulator(m->val[k]);
+		}
+	}
 	r->cpu_time = t->n_cpu ? t->cpu_ns / 1e9 / reps : NAN;
 	r->user_time = t->n_user ? t->user_ns / 1e9 / reps : NAN;
 	r->handler_time = t->n_handler ? t->handler_ns / 1e9 / reps : NAN;
@@ -318,6 +366,10 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 		     who, 100 * (1 - t->count_got / t->count_want), t->count_got / reps,
 		     t->count_want / reps, t->count_event);
 	}
+	/* raw counts stand for the CPU time the run had, not the part sampled */
+	r->loss_scale = !isnan(r->coverage) && r->coverage > 0 && r->coverage < 1 ? 1 / r->coverage : 1;
+	if (r->virtualization)
+		r->trust |= ANA_TRUST_VIRTUALIZED;
 	if (r->emulator) {
 		r->trust |= ANA_TRUST_EMULATED;
 		note(s, nr, "%s: ran under an emulator (%s): not representative of hardware "

@@ -33,6 +33,37 @@ void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *en
 void env_probe_arch(struct pmc_env *env);
 bool env_is_dir(const char *path);
 
+/* What a machine shows of the virtualization below it, read raw, so the
+ * decode can be tested on tables of real machines (backend/env.c). */
+struct env_virt {
+	bool hv_bit;			/* CPUID.1:ECX[31] */
+	char sig[13];			/* plain CPUID signature (0x40000000, or
+					 * 0x40000100 behind Hyper-V enlightenments) */
+	uint32_t sig_leaf;		/* where sig was found */
+	uint32_t sig_info[4];		/* the next leaf (Xen: EAX version; KVM:
+					 * EAX feature bits) */
+	char xen_sig[13];		/* Xen's forced-emulation CPUID signature;
+					 * "" when not asked (not a Xen PV guest) */
+	uint32_t xen_version;		/* its leaf + 1, EAX: major << 16 | minor */
+	char sys_type[16];		/* /sys/hypervisor/type */
+	char sys_guest[16];		/* /sys/hypervisor/guest_type: PV, HVM, PVH */
+	char sys_version[32];		/* /sys/hypervisor/version: "4.17.7" */
+	char sys_pmu[64];		/* /sys/hypervisor/pmu/pmu_mode, or "error: why" */
+	char xen_caps[64];		/* /proc/xen/capabilities ("control_d": dom0) */
+	bool proc_xen;			/* /proc/xen exists */
+	char cs_current[32];		/* /sys/devices/system/clocksource/clocksource0 */
+	char cs_available[160];
+	char dmi_vendor[48];		/* /sys/class/dmi/id/sys_vendor */
+	char dmi_product[64];		/* /sys/class/dmi/id/product_name */
+	bool cpuinfo_hv;		/* the kernel's "hypervisor" flag in /proc/cpuinfo
+					 * (set by a PV kernel even where CPUID hides it) */
+	char xen_features[16];		/* /sys/hypervisor/properties/features */
+};
+
+/* Fill env's n_layers, layers, clocksource, dmi (and hv_name,
+ * hv_signature, hv_present) from in. */
+void env_decode_layers(const struct env_virt *in, struct pmc_env *env);
+
 struct pmc_group {
 	struct pmc_backend *be;
 	void *ctx;

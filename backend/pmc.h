@@ -161,11 +161,42 @@ struct pmc_env {
 					 * no counters, whatever CPUID says */
 	char pmu_desc[192];		/* what the counters are, for people: "AMD
 					 * PerfMonV2 (CPUID 0x80000022): 6 core ..." */
+	/* added in 0.2, at the end: the stack of virtualization, outermost
+	 * first, as far as this machine can see it (docs/virtualization.md) */
+	unsigned n_layers;		/* 0: bare metal, as far as can be seen */
+	struct pmc_env_layer {
+		char name[24];		/* "Xen", "KVM", "QEMU-TCG", "bhyve", ... */
+		char version[24];	/* "4.17.7", or "" if the layer does not say */
+		char kind[48];		/* "PV dom0", "hardware virtualization",
+					 * "emulation", "virtual machine" */
+		char vpmu[96];		/* the layer's own word on its virtual PMU, or "" */
+		char evidence[384];	/* what says so: "CPUID 0x40000000 \"KVMKVMKVM\";
+					 * clocksource kvm-clock (available) ..." */
+	} layers[4];
+	char clocksource[64];		/* current clocksource, "" if unreadable */
+	char dmi[96];			/* DMI sys_vendor and product_name, "" if none */
 };
 
-/* Probe the machine once (cheap: CPUID, a few /proc and /sys files, two
- * perf_event_open attempts).  Never fails; unknown facts are left zero. */
-PMC_API void pmc_env_probe(struct pmc_env *env);
+/* Probe the machine (cheap: CPUID, a few /proc and /sys files, two
+ * perf_event_open attempts) into the first size bytes of env: a program
+ * built against an older, shorter struct pmc_env passes its own size and
+ * is never overrun.  Never fails; unknown facts are left zero.  Call it
+ * through pmc_env_probe(env), which passes sizeof(*env). */
+PMC_API void pmc_env_probe_sz(struct pmc_env *env, size_t size);
+#define pmc_env_probe(env) pmc_env_probe_sz((env), sizeof(*(env)))
+/* The exported pmc_env_probe(env) symbol of 0.1 stays for binaries built
+ * against it: it fills the 0.1 struct only (up to n_layers). */
+PMC_API void(pmc_env_probe)(struct pmc_env *env);
+
+/* env's layers on one line, outermost first, as profiles keep them
+ * ("virtualization"): "NAME[ VERSION] (KIND[; vPMU ...]): EVIDENCE", joined
+ * by " | "; "none" without layers.  Returns buf. */
+PMC_API const char *pmc_env_layers_str(const struct pmc_env *env, char *buf, size_t len);
+
+/* What this runs on, innermost layer first: "Xen 4.17.7 (PV dom0; vPMU
+ * off: ...) on QEMU-TCG (emulation)", or "none detected (bare metal, ...)".
+ * Returns buf. */
+PMC_API const char *pmc_env_summary(const struct pmc_env *env, char *buf, size_t len);
 
 /* Advice for a failed open: turns an error code into what the user can do,
  * given the environment (e.g. "perf_event_paranoid is 3: ..."). Static or

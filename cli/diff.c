@@ -11,10 +11,11 @@
 #include <strings.h>
 
 #include "cli/analyze.h"
+#include "cli/pivot.h"
 
 enum {
 	O_RATIO = COMMON_LAST + 1, O_DELTA, O_INCL, O_CONF, O_MIN_SAMPLES, O_TOP, O_SORT, O_LABEL,
-	O_FLAMEGRAPH,
+	O_FLAMEGRAPH, O_MIN_PCT, O_ONLY, O_FDR, O_TABLE, O_MARKDOWN, O_NOISE,
 };
 
 static const struct opt diff_opts[] = {
@@ -38,6 +39,14 @@ static const struct opt diff_opts[] = {
 	OPT_INCLUDE(common_view_opts),
 	OPT(O_MIN_SAMPLES, "min-samples", required_argument, "N",
 	  "hide rows with fewer than N samples in every run"),
+	OPT(O_MIN_PCT, "min-pct", required_argument, "N",
+	  "only rows with at least N% of BASE's samples"),
+	OPT(O_ONLY, "only", required_argument, "user|kernel",
+	  "only user-space rows, or only kernel ([k]) rows"),
+	OPT(O_FDR, "fdr", required_argument, "Q|off",
+	  "'*' controls the false discovery rate at Q over\n"
+	  "every row x run shown (Benjamini-Hochberg; default\n"
+	  "1 - the --conf level); off: each interval alone"),
 	OPT(O_SORT, "sort", required_argument, "value|ratio|name",
 	  "largest share first (default), largest change\n"
 	  "first (significant ones on top), or by name"),
@@ -55,6 +64,13 @@ static const struct opt diff_opts[] = {
 	  "instead (FILE.svg, or FILE.html for a page): widths\n"
 	  "from RUN, colours from the ratio of each calling\n"
 	  "context's inclusive share, strong only where significant"),
+	OPT(O_TABLE, "table", no_argument, NULL,
+	  "one row per function, one column per RUN (the ratio,\n"
+	  "its interval and flag): text, --markdown, --csv, --json"),
+	OPT(O_MARKDOWN, "markdown", no_argument, NULL, "--table as a Markdown table"),
+	OPT(O_NOISE, "noise-floor", no_argument, NULL,
+	  "also compare BASE's repeats split in two (odd against\n"
+	  "even): how many rows chance alone flags"),
 	OPT_INCLUDE(common_text_opts),
 	OPT_END,
 };
@@ -66,11 +82,12 @@ static const struct opt_cmd diff_cmd = {
 		"Compare runs with a base, function by function (matched by module name and\n"
 		"function name).  BASE and each RUN are a profile file or directory, or\n"
 		"several joined with ',' for repeats of one experiment (merged; their\n"
-		"run-to-run spread is shown).\n",
+		"run-to-run spread is shown, and the intervals come from it where it is\n"
+		"wider than the sample counts').\n",
 	.opts = diff_opts,
 	.footer =
-		"A '*' marks rows whose interval excludes no change; with a 95% level about\n"
-		"5% of unchanged rows are marked by chance.  Exit status: 0 ok, 1 usage\n"
+		"A '*' marks rows whose change is significant with the false discovery rate\n"
+		"controlled over the rows shown (--fdr).  Exit status: 0 ok, 1 usage\n"
 		"error, 2 a file could not be read.  pmcprof-diff(1) and docs/analyzer.md\n"
 		"have the formulas.\n",
 };
@@ -81,6 +98,7 @@ struct opts {
 	const char **labels;
 	size_t n_labels;
 	const char *flame;		/* --flamegraph FILE */
+	bool table, markdown, noise;	/* --table, --markdown, --noise-floor */
 };
 
 static int option(struct opts *o, int id, const char *v)
@@ -131,6 +149,33 @@ static int option(struct opts *o, int id, const char *v)
 			o->q.sort = ANA_SORT_NAME;
 		else
 			return usage_error(c, "--sort: expected value, ratio or name, got '%s'", v), -1;
+		break;
+	case O_MIN_PCT:
+		if (opts_double(v, 0, 100, &o->q.min_pct_base))
+			return usage_error(c, "--min-pct: expected a percentage, got '%s'", v), -1;
+		break;
+	case O_ONLY:
+		if (!strcmp(v, "user"))
+			o->q.space = ANA_SPACE_USER;
+		else if (!strcmp(v, "kernel"))
+			o->q.space = ANA_SPACE_KERNEL;
+		else
+			return usage_error(c, "--only: expected user or kernel, got '%s'", v), -1;
+		break;
+	case O_FDR:
+		if (!strcmp(v, "off"))
+			o->q.fdr = -1;
+		else if (opts_double(v, 0, 1, &o->q.fdr) || o->q.fdr <= 0 || o->q.fdr >= 1)
+			return usage_error(c, "--fdr: expected a rate between 0 and 1 or off, got '%s'", v), -1;
+		break;
+	case O_TABLE:
+		o->table = true;
+		break;
+	case O_MARKDOWN:
+		o->table = o->markdown = true;
+		break;
+	case O_NOISE:
+		o->noise = true;
 		break;
 	case O_FLAMEGRAPH:
 		if (!*v)
@@ -386,6 +431,36 @@ static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows 
 	return 0;
 }
 
+/* What the intervals cover and what '*' controls. */
+static void footer(const struct opts *o, const struct ana_set *s, const struct ana_rows *rows,
+		   const char *noise, FILE *out)
+{
+	double conf = o->q.conf > 0 ? o->q.conf : 0.95;
+	size_t m = 0;
+	double fdr = ana_rows_fdr(rows, &m);
+	bool reps = true;
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++)
+		reps &= ana_set_run(s, r)->n_repeats > 1;
+	if (fdr > 0)
+		fprintf(out, "# *: significant at FDR %g%% over %zu comparisons (Benjamini-Hochberg)\n",
+			100 * fdr, m);
+	else
+		fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
+			"if alike\n", 100 * conf, o->q.ratio == ANA_RATIO_DELTA ? "0" : "1",
+			ana_rows_n(rows),
+			(1 - conf) * (double)ana_rows_n(rows) * (ana_set_n_runs(s) - 1));
+	fprintf(out, "# %g%% intervals: %s\n", 100 * conf, reps
+		? "the wider of the repeats' spread (t) and the counts'"
+		: "sample counts only; run-to-run variance not covered");
+	if (o->q.ratio == ANA_RATIO_RAW)
+		for (unsigned r = 0; r < ana_set_n_runs(s); r++)
+			if (ana_set_run(s, r)->loss_scale != 1)
+				fprintf(out, "# raw: %.40s's counts x %.3f for samples it lost\n",
+					ana_set_run(s, r)->label, ana_set_run(s, r)->loss_scale);
+	if (noise[0])
+		fprintf(out, "# noise floor: %s\n", noise);
+}
+
 /* --flamegraph: the calling-context tree of RUN, compared node by node. */
 static int flame(const struct opts *o, struct ana_set *s)
 {
@@ -419,6 +494,80 @@ static int flame(const struct opts *o, struct ana_set *s)
 	if (!c->quiet && f != stdout)
 		fprintf(stderr, "%s: wrote %s\n", c->prog, o->flame);
 	return ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* --noise-floor: BASE's repeats split in two, odd against even, through
+ * the same query: how many rows chance alone flags, and how far their
+ * ratios stray.  One line into buf ("" and false when it cannot be had). */
+static bool noise_floor(const struct opts *op, const char *base, char *buf, size_t len)
+{
+	const char *who = op->n_labels ? op->labels[0] : "BASE";
+	char *list = strdup(base), *save;
+	size_t n = 0;
+	struct ana_set *s = list ? ana_set_new(&op->c.o) : NULL;
+
+	buf[0] = 0;
+	if (!s) {
+		free(list);
+		return false;
+	}
+	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save), n++)
+		ana_set_add(s, (unsigned)(n % 2), (unsigned)(n / 2), p);
+	free(list);
+	if (n < 2 || ana_set_finish(s) || ana_set_n_runs(s) != 2) {
+		snprintf(buf, len, "not measured: it needs BASE with 2 or more repeats, in two halves");
+		ana_set_free(s);
+		return false;
+	}
+	struct ana_query q = op->q;
+	q.base = 0;
+	q.top = 0;
+	struct ana_rows *rows = ana_set_query(s, &q);
+	size_t flagged = 0, m = 0, alone = 0;
+	double dev[4096], worst = 0;
+	for (size_t i = 0; rows && i < ana_rows_n(rows); i++) {
+		struct ana_cmp c;
+		if (ana_rows_compare(rows, i, 1, &c) || c.presence == ANA_IN_NEITHER)
+			continue;
+		flagged += c.significant;
+		/* a row in one half only has no finite change: counted apart */
+		if (op->q.ratio != ANA_RATIO_DELTA && c.presence != ANA_IN_BOTH) {
+			alone++;
+			continue;
+		}
+		double d = op->q.ratio == ANA_RATIO_DELTA ? fabs(c.ratio) : fabs(c.ratio - 1) * 100;
+		if (m < sizeof(dev) / sizeof(*dev))
+			dev[m++] = d;
+		if (d > worst)
+			worst = d;
+	}
+	/* the median deviation, by selection sort of a small array */
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = i + 1; j < m; j++)
+			if (dev[j] < dev[i]) {
+				double t = dev[i];
+				dev[i] = dev[j];
+				dev[j] = t;
+			}
+	size_t mm = 0;
+	double fdr = rows ? ana_rows_fdr(rows, &mm) : 0;
+	const char *unit = op->q.ratio == ANA_RATIO_DELTA ? " points" : "%";
+	char one[64] = "";
+	if (alone)
+		snprintf(one, sizeof(one), "; %zu row%s in one half only", alone, alone == 1 ? "" : "s");
+	snprintf(buf, len, "%s's %zu repeats, odd against even: %zu of %zu rows flagged%s%g%s; "
+		 "median change %.1f%s, largest %.1f%s%s", who, n, flagged, m + alone,
+		 fdr > 0 ? " at FDR " : "", fdr > 0 ? 100 * fdr : 0, fdr > 0 ? "%" : "",
+		 m ? (m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2) : 0, unit, worst, unit,
+		 one);
+	ana_rows_free(rows);
+	ana_set_free(s);
+	return true;
+}
+
+static size_t pivot_event(const struct pivot *pv, const struct ana_set *s, unsigned r)
+{
+	return run_event(pv->ctx, s, r);
 }
 
 static int run(struct opts *op, int argc, char **argv);
@@ -492,7 +641,25 @@ static int run(struct opts *op, int argc, char **argv)
 	}
 	FILE *out = stdout;
 	int rc = EXIT_OK;
-	if (c->out == OUT_CSV || c->out == OUT_JSON) {
+	char noise[512] = "";
+	if (op->noise && !noise_floor(op, argv[first], noise, sizeof(noise)))
+		fprintf(stderr, "%s: noise floor %s\n", c->prog, noise);
+	if (op->table) {
+		struct pivot pv = {
+			.fmt = op->markdown ? PIVOT_MD : c->out == OUT_CSV ? PIVOT_CSV
+			       : c->out == OUT_JSON ? PIVOT_JSON : PIVOT_TEXT,
+			.base = 0, .ratio = op->q.ratio, .kind = op->q.kind, .conf = op->q.conf,
+			.width = out_width(c), .no_header = c->no_header, .event_of = pivot_event,
+			.ctx = op,
+		};
+		snprintf(pv.noise, sizeof(pv.noise), "%s", noise);
+		print_notes(c, s, NULL);
+		check_events(op, s, stderr);
+		e = pivot_print(&pv, s, rows, out);
+		fflush(out);
+		if (!e && ferror(out))
+			e = -EIO;
+	} else if (c->out == OUT_CSV || c->out == OUT_JSON) {
 		print_notes(c, s, NULL);
 		check_events(op, s, stderr);
 		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
@@ -521,12 +688,7 @@ static int run(struct opts *op, int argc, char **argv)
 				"against a run under an emulator, whose per-line attribution is "
 				"unreliable (%zu rows)\n", withheld);
 		if (!op->c.no_header)
-			fprintf(out, "# *: the %g%% interval excludes %s; %zu rows: ~%.1f marked by chance "
-				"if alike\n",
-				100 * (op->q.conf > 0 ? op->q.conf : 0.95),
-				op->q.ratio == ANA_RATIO_DELTA ? "0" : "1", ana_rows_n(rows),
-				(1 - (op->q.conf > 0 ? op->q.conf : 0.95)) * (double)ana_rows_n(rows) *
-					(ana_set_n_runs(s) - 1));
+			footer(op, s, rows, noise, out);
 		fflush(out);
 		if (ferror(out))
 			e = -EIO;

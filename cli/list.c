@@ -208,6 +208,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	pmc_env_probe(&env);
+	char where[1024];
+	printf("Running on:  %s\n", pmc_env_summary(&env, where, sizeof(where)));
 	printf("Backends:\n");
 	pmc_backend_foreach(show_backend, NULL);
 

@@ -42,6 +42,21 @@ static const char *paranoid_meaning(int p)
 	return "perf_event closed to unprivileged users";
 }
 
+static void show_layers(const struct pmc_env *env)
+{
+	char buf[1024];
+
+	printf("Hypervisor:  %s\n", pmc_env_summary(env, buf, sizeof(buf)));
+	if (env->n_layers)
+		printf("Virtualization, outermost first:\n");
+	for (unsigned i = 0; i < env->n_layers; i++) {
+		const struct pmc_env_layer *l = &env->layers[i];
+		printf("  %u. %s%s%s: %s%s%s\n", i + 1, l->name, l->version[0] ? " " : "", l->version,
+		       l->kind, l->vpmu[0] ? "; vPMU " : "", l->vpmu);
+		printf("     evidence: %s\n", l->evidence[0] ? l->evidence : "-");
+	}
+}
+
 enum { O_CALIBRATE = OPT_LONG };
 
 static const struct opt probe_opts[] = {
@@ -56,8 +71,10 @@ static const struct opt_cmd probe_cmd = {
 	.prog = "pmcprof probe",
 	.synopsis = "pmcprof probe [--calibrate]",
 	.description =
-		"Describes this machine: CPU, hypervisor (CPUID 0x40000000 and\n"
-		"/sys/hypervisor), the architectural PMU (CPUID 0AH / AMD leaves),\n"
+		"Describes this machine: CPU, the layers of virtualization it runs on,\n"
+		"outermost first, each with its evidence (CPUID 0x40000000, Xen's\n"
+		"forced-emulation CPUID in a Xen PV guest, /sys/hypervisor, /proc/xen,\n"
+		"the clocksource, DMI), the architectural PMU (CPUID 0AH / AMD leaves),\n"
 		"perf_event_paranoid, rdpmc, which backends are usable (or why not),\n"
 		"and what 'pmcprof record' would sample by default, and why.\n",
 	.opts = probe_opts,
@@ -121,17 +138,7 @@ int main(int argc, char **argv)
 	pmc_env_probe(&env);
 	printf("CPU:         %s, kernel %s\n", env.cpu_model[0] ? env.cpu_model : "unknown",
 	       env.kernel);
-	if (env.hv_present)
-		printf("Hypervisor:  %s (%s \"%s\"%s%s)\n", env.hv_name,
-#if defined(__aarch64__)
-		       "evidence", /* no CPUID: device tree, DMI, MIDR */
-#else
-		       "CPUID signature",
-#endif
-		       env.hv_signature, env.sys_hypervisor[0] ? ", /sys/hypervisor/type " : "",
-		       env.sys_hypervisor);
-	else
-		printf("Hypervisor:  none detected (bare metal)\n");
+	show_layers(&env);
 	printf("PMU:         %s%s\n", env.pmu_desc,
 	       env.n_gp == 0 && env.hv_present ? "; the hypervisor exposes no virtual PMU" : "");
 	printf("perf_event:  %s; perf_event_paranoid=%d (%s)\n",

@@ -16,7 +16,7 @@
 #include "viewer-tui/view.h"
 
 enum { O_MIN = COMMON_LAST + 1, O_MERGE, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT,
-       O_NOCACHE };
+       O_NOCACHE, O_LABEL };
 
 static const struct opt view_opts[] = {
 	OPT('e', "event", required_argument, "NAME|N",
@@ -31,6 +31,9 @@ static const struct opt view_opts[] = {
 	OPT(O_MERGE, "merge", no_argument, NULL,
 	  "merge the runs found under a directory (each\n"
 	  "directory holding profiles is one record run)"),
+	OPT(O_LABEL, "label", required_argument, "NAME",
+	  "name the first run, then each next one, in order\n"
+	  "(repeatable; default: the run's argument)"),
 	OPT(O_DEBUG, "debug-dir", required_argument, "DIRS",
 	  "extra debug-info and source roots, colon-separated"),
 	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
@@ -104,6 +107,8 @@ static int snapshot(struct ui *ui, int w, int h)
 int main(int argc, char **argv)
 {
 	struct load_opts lo = { 0 };
+	const char *labels[64];
+	size_t n_labels = 0;
 	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
 	const char *event = NULL;
 	bool mouse = true, no_cache = false, merge = false;
@@ -146,6 +151,12 @@ int main(int argc, char **argv)
 					val);
 				return 1;
 			}
+			break;
+		case O_LABEL:
+			if (n_labels < sizeof(labels) / sizeof(*labels))
+				labels[n_labels++] = val;
+			lo.labels = labels;
+			lo.n_labels = n_labels;
 			break;
 		case O_NOCMP:
 			uo.compare = false;

@@ -74,6 +74,7 @@ static struct {
 	char cpus[16];
 	char hypervisor[48];
 	char hv_signature[16];
+	char virtualization[2048];
 	char vpmu[160];
 	char paranoid[16];
 	char hw_events[96];
@@ -418,6 +419,7 @@ void flush_process_init(bool full)
 		for (char *c = proc.hypervisor; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
 		snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
+		pmc_env_layers_str(&env, proc.virtualization, sizeof(proc.virtualization));
 		if (env.pmu_version > 0 || env.n_gp > 0)
 			snprintf(proc.vpmu, sizeof(proc.vpmu),
 #if defined(__aarch64__)
@@ -717,6 +719,7 @@ static void draft_meta(struct draft *d, struct thr *t, const char *reason)
 	META("cpus", proc.cpus);
 	META("hypervisor", proc.hypervisor);
 	META("hypervisor_signature", proc.hv_signature);
+	META("virtualization", proc.virtualization);
 	META("vpmu", proc.vpmu);
 	META("paranoid", proc.paranoid);
 	META("hw_events", proc.hw_events);

@@ -14,10 +14,11 @@ BUILD="build-essential autoconf automake libtool pkg-config
 # programs in other languages (Node for JIT maps, Rust, C++); `pmcprof vm`
 # and its test: QEMU, a stock kernel, a static busybox for the initramfs,
 # cpio to pack it, kmod for the module order; Debian's debuginfod server
-# for tests/integration/debuginfod.sh.
+# for tests/integration/debuginfod.sh; Debian's Xen hypervisor for
+# `pmcprof vm --xen` (a Xen PV dom0 under QEMU) and its test.
 TEST="python3 tmux clang libclang-rt-14-dev valgrind linux-perf libpapi-dev
   openmpi-bin libopenmpi-dev golang-go chromium python3-jsonschema nodejs rustc g++
-  qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
+  qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xen-hypervisor-4.17-amd64
   lua5.4 zstd strace libseccomp-dev xz-utils sqlite3 liburing-dev debuginfod"
 pkgs=$BUILD
 [ -n "${PMCPROF_DEPS_BUILD_ONLY:-}" ] || pkgs="$pkgs $TEST"

@@ -60,7 +60,8 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 		}
 		free(copy);
 		/* Named as diff names them, so exported CSV matches its. */
-		if (rc == 0 && (rc = ana_set_label(s, (unsigned)r, runs[r])) != 0)
+		const char *name = r < o->n_labels ? o->labels[r] : runs[r];
+		if (rc == 0 && (rc = ana_set_label(s, (unsigned)r, name)) != 0)
 			snprintf(err, len, "%s: %s", runs[r], ana_strerror(rc));
 	}
 	if (rc == 0) {

@@ -239,6 +239,9 @@ struct load_opts {
 	bool no_inline;		/* ana_opts.no_inline */
 	bool short_names;	/* ana_opts.short_names */
 	const char *comms, *pids, *tids, *dsos, *symbols;	/* ana_opts' filters */
+	const char *const *labels;	/* names of the runs in order (view --label); the
+				 * rest are named by their argument */
+	size_t n_labels;
 };
 /* A finished set with one run per entry of runs[] (a file or directory;
  * "A,B" gives one run with repeats A and B).  Returns 0 with *out set, or a

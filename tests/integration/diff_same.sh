@@ -3,9 +3,12 @@
 # runs, each 20000 samples drawn from the same 40 rows (the rows are
 # addresses past the code, so each is its own [ana_work+0xOFF] row), so
 # any difference is sampling noise.  At the 95% level about 5% of rows
-# should be marked significant; the rate must lie in 2%..8% (800 tests:
-# +-3.9 standard deviations), which catches intervals that are too narrow or
-# too wide.  With the collector built, two real runs are compared too and
+# should be marked significant by its own interval (--fdr off); the rate
+# must lie in 2%..8% (800 tests: +-3.9 standard deviations), which catches
+# intervals that are too narrow or too wide.  With the default false
+# discovery rate control (5%, Benjamini-Hochberg over each diff's rows),
+# all rows being alike, a diff flags any row with probability <= 5%: at
+# most 4 of the 20 (binomial: P(>= 5) = 0.3%).  With the collector built, two real runs are compared too and
 # their rate is printed.
 . "$PMCPROF_SRC/tests/lib.sh"
 export PMCPROF_CACHE_DIR="$TMP/symbols"	# not the user's cache
@@ -14,13 +17,17 @@ stacks=""
 for k in $(seq 1 40); do
 	stacks="$stacks main;0x$(printf '%x' $((0x900000 + 16 * k)))=$((k * k % 97 + 5))"
 done
-marked=0 rows=0
+marked=0 rows=0 any=0
 for p in $(seq 1 20); do
 	# shellcheck disable=SC2086
 	"$PROGS/ana_mkprofile" -o "b$p.pmcp" -b "$PROGS/ana_work" -s "$p" -n 20000 $stacks
 	# shellcheck disable=SC2086
 	"$PROGS/ana_mkprofile" -o "r$p.pmcp" -b "$PROGS/ana_work" -s "$((p + 100))" -n 20000 $stacks
-	"$PMCPROF" diff -q --csv "b$p.pmcp" "r$p.pmcp" >"d$p.csv" 2>/dev/null
+	"$PMCPROF" diff -q --csv --fdr off "b$p.pmcp" "r$p.pmcp" >"d$p.csv" 2>/dev/null
+	"$PMCPROF" diff -q --csv "b$p.pmcp" "r$p.pmcp" >"f$p.csv" 2>/dev/null
+	any=$((any + $(python3 -c "
+import csv
+print(int(any(r['significant'] == '1' for r in csv.DictReader(open('f$p.csv', newline='')))))")))
 	set -- $(python3 -c "
 import csv
 rows = list(csv.DictReader(open('d$p.csv', newline='')))
@@ -29,6 +36,7 @@ print(sum(r['significant'] == '1' for r in rows), len(rows))")
 done
 echo "false-positive rate: $marked of $rows rows marked significant ($((1000 * marked / rows / 10)).$((1000 * marked / rows % 10))%; expected 5%)"
 check "each diff compares all 40 rows" test "$rows" -eq 800
+check "FDR control: at most 4 of 20 same-program diffs flag any row ($any)" test "$any" -le 4
 check "false-positive rate within 2%..8% ($marked / $rows)" \
 	test $((100 * marked)) -ge $((2 * rows)) -a $((100 * marked)) -le $((8 * rows))
 

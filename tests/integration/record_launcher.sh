@@ -77,7 +77,7 @@ pid=$("$INSPECT" meta "$f" pid); tid=$("$INSPECT" meta "$f" tid)
 check "the file name carries command, host, pid and tid" \
 	[ "$(basename "$f")" = "rec_exit-$host-$pid-$tid.pmcp" ]
 for key in command argv host ppid thread_name start_time end_time kernel arch cpu_model cpus \
-	hypervisor vpmu paranoid backend backend_version events_requested events_used call_graph \
+	hypervisor virtualization vpmu paranoid backend backend_version events_requested events_used call_graph \
 	max_depth steal_start steal_end end_reason pmcprof_version; do
 	v=$("$INSPECT" meta "$f" $key)
 	check "metadata $key is recorded ('$v')" [ -n "$v" ]

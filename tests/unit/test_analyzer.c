@@ -49,7 +49,9 @@ static void test_ratios(void)
 	T_OK(near(z_for_conf(0.99), 2.5758293035489), "z(0.99) = 2.57583");
 	for (size_t i = 0; i < sizeof(ratio_cases) / sizeof(*ratio_cases); i++) {
 		const __typeof__(ratio_cases[0]) *c = &ratio_cases[i];
-		struct ratio_in in = { c->mode, c->a, c->A, c->b, c->B, c->a, c->b, c->A, c->B, 0.95, 1, 1 };
+		struct ratio_in in = { .mode = c->mode, .a = c->a, .A = c->A, .b = c->b, .B = c->B,
+				       .va = c->a, .vb = c->b, .vA = c->A, .vB = c->B, .conf = 0.95,
+				       .na = 1, .nb = 1 };
 		struct ana_cmp o;
 		ratio_compute(&in, &o);
 		bool ok = o.presence == c->pres && o.significant == c->sig;
@@ -60,6 +62,45 @@ static void test_ratios(void)
 		T_OK(ok, "ratio case line %d: got %.17g [%.17g, %.17g] sig %d", c->line, o.ratio, o.lo,
 		     o.hi, o.significant);
 	}
+}
+
+/* With repeats: Student's t quantiles (tables), and an interval from the
+ * repeats' own spread where it is wider than the counts' (docs/analyzer.md). */
+static void test_repeats(void)
+{
+	T_OK(near(t_for_conf(0.95, 1), 12.706204736174698) || fabs(t_for_conf(0.95, 1) - 12.7062047) < 1e-6,
+	     "t(0.95, 1) = 12.7062 (got %.10g)", t_for_conf(0.95, 1));
+	T_OK(fabs(t_for_conf(0.95, 2) - 4.302652729749464) < 1e-7, "t(0.95, 2) = 4.30265 (got %.10g)",
+	     t_for_conf(0.95, 2));
+	T_OK(fabs(t_for_conf(0.95, 10) - 2.2281388519862744) < 1e-7, "t(0.95, 10) = 2.22814 (got %.10g)",
+	     t_for_conf(0.95, 10));
+	T_OK(fabs(t_two_sided_p(2.2281388519862744, 10) - 0.05) < 1e-7, "p(t=2.228, 10) = 0.05");
+	/* run: shares 0.30, 0.36, 0.24 in 3 repeats (1000 samples each); base:
+	 * 0.20 each.  var(log mean) = var / (n mean^2) = 0.0036 / 0.27, df 2 */
+	const double ra[] = { 0.30, 0.36, 0.24 }, rb[] = { 0.20, 0.20, 0.20 };
+	struct ratio_in in = { ANA_RATIO_SHARE, 900, 3000, 600, 3000, 900, 600, 3000, 3000, 0.95, 3, 3,
+			       ra, rb, 3, 3, 0, 0 };
+	struct ana_cmp o;
+	ratio_compute(&in, &o);
+	T_OK(near(o.ratio, 1.5) && fabs(o.lo - 0.912686861976484) < 1e-7 &&
+		     fabs(o.hi - 2.4652485904393053) < 1e-7 && o.from_repeats && !o.significant &&
+		     fabs(o.df - 2) < 1e-9,
+	     "line %d: repeats' t interval: got %.17g [%.17g, %.17g] df %g from_repeats %d sig %d",
+	     __LINE__, o.ratio, o.lo, o.hi, o.df, o.from_repeats, o.significant);
+	/* repeats that agree better than the counts: the count interval stays */
+	const double ca[] = { 0.30, 0.30, 0.30 };
+	in.ra = ca;
+	ratio_compute(&in, &o);
+	T_OK(!o.from_repeats && o.significant && o.lo > 1.35,
+	     "line %d: never narrower than the count interval: [%g, %g] from_repeats %d", __LINE__,
+	     o.lo, o.hi, o.from_repeats);
+	/* raw counts of a run that lost half its samples: corrected, and the
+	 * uncorrected ratio kept */
+	struct ratio_in raw = { ANA_RATIO_RAW, 500, 1000, 1000, 2000, 500, 1000, 1000, 2000, 0.95, 1, 1,
+				NULL, NULL, 0, 0, 2.0, 1.0 };
+	ratio_compute(&raw, &o);
+	T_OK(near(o.ratio, 1.0) && near(o.uncorrected, 0.5) && !o.significant,
+	     "line %d: loss-corrected raw ratio %g (uncorrected %g)", __LINE__, o.ratio, o.uncorrected);
 }
 
 static const char *const cols[] = { "perf::CYCLES", "perf::INSTRUCTIONS", "cpu-clock", "cpu" };
@@ -554,6 +595,7 @@ static void test_time_parse(void)
 int main(void)
 {
 	test_ratios();
+	test_repeats();
 	test_metrics();
 	test_calibration();
 	test_names();

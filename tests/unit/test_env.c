@@ -4,6 +4,8 @@
  * machine must agree with its own sysfs. */
 #include "config.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -79,6 +81,70 @@ static const struct {
 	  false, PMC_CPU_OTHER, 0, 0, 0, 0, "no core counters known (CPU vendor \"CentaurHauls\")" },
 };
 
+/* The layers of virtualization from raw facts (env_decode_layers). */
+static const struct {
+	int line;
+	const char *what;
+	struct env_virt in;
+	/* expected */
+	unsigned n_layers;
+	const char *hv_name;
+	const char *layers;	/* "NAME VERSION [KIND]" per layer, outermost first, " / " */
+	const char *evidence;	/* a substring of the innermost layer's evidence */
+	const char *vpmu;	/* a prefix of the innermost layer's vpmu, or NULL */
+} layer_cases[] = {
+	{ __LINE__, "a Firecracker KVM guest: KVM's signature, kvm-clock, no DMI",
+	  { .hv_bit = true, .sig = "KVMKVMKVM", .sig_leaf = 0x40000000,
+	    .sig_info = { 0x1007efb }, .cs_current = "tsc", .cs_available = "tsc kvm-clock" },
+	  1, "KVM", "KVM [hardware virtualization]", "clocksource kvm-clock (available)", NULL },
+	{ __LINE__, "a PVM guest: bhyve's signature, but the kernel runs KVM's clock",
+	  { .hv_bit = true, .sig = "bhyve bhyve ", .sig_leaf = 0x40000000,
+	    .cs_current = "kvm-clock", .cs_available = "kvm-clock tsc" },
+	  1, "bhyve", "bhyve [KVM interfaces (kernel)]",
+	  "but the kernel uses KVM's paravirtual clock (clocksource kvm-clock)", NULL },
+	{ __LINE__, "Xen 4.17 PV dom0 under QEMU TCG (pmcprof vm --xen)",
+	  { .hv_bit = true, .sig = "TCGTCGTCGTCG", .sig_leaf = 0x40000000, .sys_type = "xen",
+	    .sys_guest = "PV", .sys_version = "4.17.7", .sys_pmu = "error: Operation not supported",
+	    .xen_caps = "control_d", .proc_xen = true, .xen_sig = "XenVMMXenVMM",
+	    .xen_version = 0x40011, .cs_current = "xen", .cs_available = "tsc xen",
+	    .dmi_vendor = "QEMU", .dmi_product = "Standard PC (i440FX + PIIX, 1996)" },
+	  2, "Xen", "QEMU-TCG [emulation] / Xen 4.17.7 [PV dom0]",
+	  "forced-emulation CPUID 0x40000000 \"XenVMMXenVMM\", version 4.17", "off: disabled by Xen" },
+	{ __LINE__, "a Xen HVM domU on hardware: Xen's own signature and version leaf",
+	  { .hv_bit = true, .sig = "XenVMMXenVMM", .sig_leaf = 0x40000000, .sig_info = { 0x4000d },
+	    .sys_type = "xen", .sys_guest = "HVM", .proc_xen = true, .dmi_vendor = "Xen",
+	    .dmi_product = "HVM domU" },
+	  1, "Xen", "Xen 4.13 [HVM domU]", "CPUID 0x40000000 \"XenVMMXenVMM\", version 4.13", NULL },
+	{ __LINE__, "bare metal: no hypervisor bit, no /sys/hypervisor, a vendor's DMI",
+	  { .cs_current = "tsc", .cs_available = "tsc hpet acpi_pm", .dmi_vendor = "Dell Inc.",
+	    .dmi_product = "PowerEdge R650" },
+	  0, "none", "", NULL, NULL },
+	{ __LINE__, "a guest whose CPUID hides the hypervisor bit: QEMU's DMI",
+	  { .cs_current = "tsc", .dmi_vendor = "QEMU", .dmi_product = "Standard PC (Q35 + ICH9, 2009)" },
+	  1, "QEMU", "QEMU [virtual machine (DMI only)]", "though CPUID.1:ECX[31]", NULL },
+	{ __LINE__, "CPUID hides the bit, no /sys/hypervisor, no DMI: the kernel's own flag",
+	  { .cpuinfo_hv = true, .cs_current = "tsc" },
+	  1, "other", "unknown [virtual machine (kernel flag only)]", "/proc/cpuinfo flag hypervisor",
+	  NULL },
+	{ __LINE__, "QEMU TCG guest (pmcprof vm's): TCG's signature, QEMU's DMI",
+	  { .hv_bit = true, .sig = "TCGTCGTCGTCG", .sig_leaf = 0x40000000, .cs_current = "tsc",
+	    .cs_available = "tsc acpi_pm", .dmi_vendor = "QEMU",
+	    .dmi_product = "Standard PC (i440FX + PIIX, 1996)" },
+	  1, "QEMU-TCG", "QEMU-TCG [emulation]", "DMI \"QEMU\"", NULL },
+};
+
+static void layers_line(const struct pmc_env *env, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < env->n_layers && n < len; i++) {
+		const struct pmc_env_layer *l = &env->layers[i];
+		n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s [%s]", i ? " / " : "", l->name,
+				      l->version[0] ? " " : "", l->version, l->kind);
+	}
+}
+
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -104,6 +170,26 @@ int main(void)
 		     "line %d: no counters reported without a CPU PMU", cases[i].line);
 	}
 
+	for (size_t i = 0; i < N(layer_cases); i++) {
+		struct pmc_env env;
+		char got[512];
+		const struct pmc_env_layer *in;
+
+		memset(&env, 0x5a, sizeof(env));
+		env_decode_layers(&layer_cases[i].in, &env);
+		layers_line(&env, got, sizeof(got));
+		in = env.n_layers ? &env.layers[env.n_layers - 1] : NULL;
+		T_OK(env.n_layers == layer_cases[i].n_layers && !strcmp(got, layer_cases[i].layers) &&
+			     !strcmp(env.hv_name, layer_cases[i].hv_name) &&
+			     (!layer_cases[i].evidence || (in && strstr(in->evidence,
+									layer_cases[i].evidence))) &&
+			     (!layer_cases[i].vpmu || (in && !strncmp(in->vpmu, layer_cases[i].vpmu,
+								      strlen(layer_cases[i].vpmu)))),
+		     "line %d: %s: %u layers \"%s\", hv %s, evidence \"%s\", vpmu \"%s\"",
+		     layer_cases[i].line, layer_cases[i].what, env.n_layers, got, env.hv_name,
+		     in ? in->evidence : "", in ? in->vpmu : "");
+	}
+
 	/* The real probe: no counters claimed where the kernel has no core PMU. */
 	struct pmc_env env;
 	bool sys = is_dir("/sys/bus/event_source/devices/cpu") ||
@@ -112,5 +198,29 @@ int main(void)
 	T_OK(env.cpu_pmu == sys && (sys || env.n_gp == 0) && env.pmu_desc[0],
 	     "this machine: core PMU in sysfs %s, probe says \"%s\"", sys ? "yes" : "no",
 	     env.pmu_desc);
+	/* ... and no layer of virtualization missed: a hypervisor bit, a
+	 * /sys/hypervisor or a Xen /proc makes at least one. */
+	char hv[16] = "";
+	FILE *f = fopen("/sys/hypervisor/type", "r");
+	if (f) {
+		if (!fgets(hv, sizeof(hv), f))
+			hv[0] = 0;
+		fclose(f);
+	}
+	unsigned a, b, c, d;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "0"(1), "2"(0));
+	bool virt = (c >> 31 & 1) || hv[0];
+	char line[2048];
+	T_OK(virt ? env.n_layers > 0 : true,
+	     "this machine: %s, probe sees %u layer(s): %s", virt ? "a guest" : "no hypervisor bit",
+	     env.n_layers, pmc_env_layers_str(&env, line, sizeof(line)));
+	/* an older, shorter struct is filled only as far as its size */
+	unsigned char buf[sizeof(struct pmc_env) + 16];
+	memset(buf, 0xa5, sizeof(buf));
+	pmc_env_probe_sz((struct pmc_env *)buf, offsetof(struct pmc_env, n_layers));
+	bool kept = true;
+	for (size_t i = offsetof(struct pmc_env, n_layers); i < sizeof(buf); i++)
+		kept &= buf[i] == 0xa5;
+	T_OK(kept, "pmc_env_probe_sz writes no byte beyond the size it is given");
 	return T_DONE();
 }

@@ -113,29 +113,29 @@ static void test_numbers(void)
 		int cols;
 		const char *out;
 	} ratios[] = {
-		{ __LINE__, { 1.5, 1.41, 1.6, true, NAN, ANA_IN_BOTH, false }, ANA_RATIO_SHARE, 20,
+		{ __LINE__, { 1.5, 1.41, 1.6, true, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20,
 		  "1.50 [1.41,1.60]*" },
-		{ __LINE__, { 1.5, 1.41, 1.6, true, NAN, ANA_IN_BOTH, false }, ANA_RATIO_SHARE, 8, "1.50*" },
-		{ __LINE__, { 0.98, 0.9, 1.07, false, NAN, ANA_IN_BOTH, false }, ANA_RATIO_SHARE, 20,
+		{ __LINE__, { 1.5, 1.41, 1.6, true, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 8, "1.50*" },
+		{ __LINE__, { 0.98, 0.9, 1.07, false, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20,
 		  "0.98 [0.90,1.07] " },
-		{ __LINE__, { 12.25, 10, 15.5, true, NAN, ANA_IN_BOTH, false }, ANA_RATIO_RAW, 20,
+		{ __LINE__, { 12.25, 10, 15.5, true, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_RAW, 20,
 		  "12.2 [10.0,15.5]*" },
-		{ __LINE__, { 150, 120, 190, true, NAN, ANA_IN_BOTH, false }, ANA_RATIO_RAW, 20,
+		{ __LINE__, { 150, 120, 190, true, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_RAW, 20,
 		  "150 [120,190]*" },
-		{ __LINE__, { 2.345, 1.0, 3.5, true, NAN, ANA_IN_BOTH, false }, ANA_RATIO_DELTA, 20,
+		{ __LINE__, { 2.345, 1.0, 3.5, true, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_DELTA, 20,
 		  "+2.3 [+1.0,+3.5]*" },
-		{ __LINE__, { -0.4, -1.2, 0.4, false, NAN, ANA_IN_BOTH, false }, ANA_RATIO_DELTA, 6,
+		{ __LINE__, { -0.4, -1.2, 0.4, false, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_DELTA, 6,
 		  "-0.4 " },
 		/* lines against an emulated run: excludes 1, withheld, not '*' */
-		{ __LINE__, { 1.5, 1.41, 1.6, false, NAN, ANA_IN_BOTH, true }, ANA_RATIO_SHARE, 20,
+		{ __LINE__, { 1.5, 1.41, 1.6, false, NAN, ANA_IN_BOTH, true, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20,
 		  "1.50 [1.41,1.60]?" },
-		{ __LINE__, { 1.2, NAN, NAN, false, NAN, ANA_IN_BOTH, false }, ANA_RATIO_SHARE, 20, "1.20 " },
-		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_IN_BOTH, false }, ANA_RATIO_SHARE, 20, "- " },
-		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_BASE, false }, ANA_RATIO_SHARE, 20,
+		{ __LINE__, { 1.2, NAN, NAN, false, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20, "1.20 " },
+		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_IN_BOTH, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20, "- " },
+		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_BASE, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20,
 		  "only base" },
-		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_RUN, false }, ANA_RATIO_SHARE, 20,
+		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_RUN, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 20,
 		  "only run" },
-		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_RUN, false }, ANA_RATIO_SHARE, 6, "new" },
+		{ __LINE__, { NAN, NAN, NAN, false, NAN, ANA_ONLY_RUN, false, 0, INFINITY, false, false, NAN }, ANA_RATIO_SHARE, 6, "new" },
 	};
 	char buf[64];
 
