@@ -91,7 +91,6 @@ static int read_line(const char *path, char *buf, size_t len)
 	return e;
 }
 
-static bool is_dir(const char *path);
 
 static bool has_word(const char *list, const char *word);
 
@@ -149,13 +148,13 @@ static void probe_virt(struct env_virt *v)
 		read_line("/sys/hypervisor/version/extra", extra, sizeof(extra));
 		pmc_fmt(v->sys_version, sizeof(v->sys_version), "%s.%s%s", major, minor, extra);
 	}
-	if (is_dir("/sys/hypervisor/pmu")) {
+	if (env_is_dir("/sys/hypervisor/pmu")) {
 		int e = read_line("/sys/hypervisor/pmu/pmu_mode", v->sys_pmu, sizeof(v->sys_pmu));
 		if (e)
 			pmc_fmt(v->sys_pmu, sizeof(v->sys_pmu), "error: %s", strerror(-e));
 	}
 	read_line("/sys/hypervisor/properties/features", v->xen_features, sizeof(v->xen_features));
-	v->proc_xen = is_dir("/proc/xen");
+	v->proc_xen = env_is_dir("/proc/xen");
 	read_line("/proc/xen/capabilities", v->xen_caps, sizeof(v->xen_caps));
 	/* Only a Xen PV guest may use the forced-emulation CPUID (anywhere
 	 * else it faults, and this runs inside the profiled program). */
