@@ -16,6 +16,9 @@
 #   run    build the initramfs, boot, run the suite; prints its PASS:/FAIL:/
 #          SKIP: lines and "arm64 guest: N s"; exit 1 on a FAIL or no result
 #
+# PMCPROF_ARM64_UNIT=1 (build and run): the unit-test programs that build
+# on arm64 run in the guest too, one PASS:/FAIL: line each (minutes more).
+#
 # $B is $PMCPROF_ARM64_BUILD or ./build-arm64.  PMCPROF_ARM64_TESTS (a
 # pattern) runs only the guest tests whose names match.  docs/virtualization.md
 # ("arm64 under QEMU") says what the suite proves and what it cannot.
@@ -100,7 +103,7 @@ build() {
 	make -s -j"$(nproc)" >/dev/null
 	# the guest suite's programs; PMCPROF_ARM64_CHECK_BUILD=1: every test
 	# program and benchmark (a compile check, not run)
-	if [ -n "${PMCPROF_ARM64_CHECK_BUILD:-}" ]; then
+	if [ -n "${PMCPROF_ARM64_CHECK_BUILD:-}${PMCPROF_ARM64_UNIT:-}" ]; then
 		make -s -j"$(nproc)" check-build >/dev/null
 	else
 		make -s -j"$(nproc)" tests/progs/hw_loop tests/progs/hw_selfread tests/progs/vdso_loop >/dev/null
@@ -148,6 +151,9 @@ mount -t tmpfs tmpfs /root/tmp
 mount -t 9p -o \$o out /root$G/out || echo "ARM64-GUEST-FAIL mount of the output share"
 mkdir /root/tmp/bb && cp /bin/busybox /root/tmp/bb/busybox
 for a in \$(/bin/busybox --list); do ln -s busybox /root/tmp/bb/\$a 2>/dev/null; done
+# system() and the tests exec /bin/sh and /bin/true by path: the host's
+# are amd64, so busybox stands in for them (it runs as its argv[0])
+for f in /root/usr/bin/sh /root/usr/bin/true; do mount --bind /root/tmp/bb/busybox \$f; done
 echo 0 >/proc/sys/kernel/randomize_va_space
 hostname pmcprof-arm64
 echo "ARM64-GUEST-START \$(cut -d' ' -f1 /proc/uptime)"
@@ -186,6 +192,9 @@ run() {
 	[ -x "$B/pmcprof" ] || die "no arm64 build in $B (scripts/arm64.sh build)"
 	initramfs
 	kernel=$(ls "$G"/root/boot/vmlinuz-* | head -n 1)
+	# PMCPROF_ARM64_UNIT=1: the unit-test programs too (built by build)
+	: >"$G/out/unit-tests.txt"
+	[ -z "${PMCPROF_ARM64_UNIT:-}" ] || make -s -C "$B" print-unit-tests >"$G/out/unit-tests.txt"
 	t0=$(date +%s)
 	ok=0
 	[ "${PMCPROF_ARM64_TESTS:-}" = pfm ] || boot max "${PMCPROF_ARM64_TESTS:-}" "$G/console.txt" || ok=1

@@ -1,7 +1,7 @@
 # unwinder/: call-stack capture from a signal ucontext (libunwind; frame pointers).
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += unwinder/libunwinder.la
-unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h \
+unwinder_libunwinder_la_SOURCES = unwinder/unwind.h unwinder/internal.h unwinder/arch.h \
 	unwinder/unwind.c unwinder/cache.c unwinder/cfi.c unwinder/modules.c unwinder/fp.c \
 	unwinder/stack.c
 unwinder_libunwinder_la_CFLAGS = $(AM_CFLAGS) $(UNWIND_CFLAGS) -fPIC

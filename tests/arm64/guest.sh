@@ -315,6 +315,26 @@ if want gpcap; then
 	fi
 fi
 
+# ---- the unit-test programs, on arm64 with a PMU (PMCPROF_ARM64_UNIT=1) ----
+# One line each; their own FAIL lines indented below.
+UNIT_LIST=$B/guest/out/unit-tests.txt
+if [ -s "$UNIT_LIST" ] && want unit; then
+	PMCPROF_PLUGIN_PATH=$B/plugins/.libs PMCPROF_BUILD=$B PMCPROF_SRC=$SRC
+	export PMCPROF_PLUGIN_PATH PMCPROF_BUILD PMCPROF_SRC
+	for u in $(cat "$UNIT_LIST"); do
+		(cd "$T" && timeout 300 "$B/$u") >unit.out 2>&1
+		rc=$?
+		p=$(grep -c '^PASS: ' unit.out) f=$(grep -c '^FAIL: ' unit.out) k=$(grep -c '^SKIP: ' unit.out)
+		if [ $f -eq 0 ] && [ $p -gt 0 ] && { [ $rc -eq 0 ] || [ $rc -eq 77 ]; }; then
+			pass "unit ${u##*/}: $p passed, $k skipped"
+		else
+			fail "unit ${u##*/}: $p passed, $f failed, exit $rc"
+			grep -E '^FAIL: ' unit.out | head -n 10 | sed 's/^/    | /'
+		fi
+		grep '^SKIP: ' unit.out | head -n 3 | sed 's/^SKIP: /INFO: unit skip: /'
+	done
+fi
+
 # ---- libpfm4's arm64 names (the Cortex-A57 boot) ----
 # libpfm4 picks its Arm PMU tables from /proc/cpuinfo's implementer and
 # part; on QEMU's cortex-a57 model it has arm_cortex_a57's events, counted

@@ -135,9 +135,16 @@ int main(void)
 		struct uw_recipe r;
 
 		uw_guard_enter();
+#if defined(__x86_64__)
 		T_OK(uw_cfi_recipe((uintptr_t)main, &r) == 0 && r.kind == UW_RECIPE_RSP &&
 			     r.cfa_off == 8,
 		     "main's first instruction: cfa rsp + 8 (kind %d, %d)", r.kind, r.cfa_off);
+#else
+		/* AArch64: the return address is in x30, not at CFA - 8: a
+		 * row the recipes leave to libunwind (docs/unwinding.md) */
+		T_OK(uw_cfi_recipe((uintptr_t)main, &r) == 0 && r.kind == UW_RECIPE_SLOW,
+		     "main's first instruction: left to libunwind on AArch64 (kind %d)", r.kind);
+#endif
 		uw_guard_leave();
 	}
 	return T_DONE();

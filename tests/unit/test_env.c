@@ -194,6 +194,11 @@ int main(void)
 	struct pmc_env env;
 	bool sys = is_dir("/sys/bus/event_source/devices/cpu") ||
 		   is_dir("/sys/bus/event_source/devices/cpu_core");
+#if defined(__aarch64__)
+	/* arm64's core PMU: armv8_pmuv3 (armv8_pmuv3_0, ... with several) */
+	sys = sys || is_dir("/sys/bus/event_source/devices/armv8_pmuv3") ||
+	      is_dir("/sys/bus/event_source/devices/armv8_pmuv3_0");
+#endif
 	pmc_env_probe(&env);
 	T_OK(env.cpu_pmu == sys && (sys || env.n_gp == 0) && env.pmu_desc[0],
 	     "this machine: core PMU in sysfs %s, probe says \"%s\"", sys ? "yes" : "no",
