@@ -87,6 +87,11 @@ void kern_init(const char *backend, struct pmc_event *ev, size_t n_ev)
 	else
 		mode = KM_CHAIN;
 	silent = stack_copy && (mode == KM_CHAIN || mode == KM_LEAF);
+#if !defined(__x86_64__)
+	/* The walk from a record's registers and stack copy is x86-64's
+	 * alone (unwinder/unwind.c): elsewhere every sample signals. */
+	silent = false;
+#endif
 }
 
 void kern_group_opts(struct pmc_group_opts *o)

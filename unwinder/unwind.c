@@ -584,6 +584,11 @@ int uw_global_init(void)
 
 /* ---- from a register set and a stack copy ---- */
 
+#if UW_ARCH_RECIPES
+/* The walk from a register set and a stack copy knows x86-64's registers
+ * (perf's PERF_REG_X86_* layout) and rules only; on AArch64 it is not
+ * done, and the collector signals kernel-mode samples there
+ * (collector/kernel.c). */
 void uw_regs_from_perf(struct uw_regs *r, const uint64_t *vals, uint64_t mask)
 {
 	/* PERF_REG_X86_* (arch/x86/include/uapi/asm/perf_regs.h) to DWARF */
@@ -657,10 +662,10 @@ static int copy_libunwind(const struct uw_regs *regs, uintptr_t pc, uintptr_t sp
 		w.have = regs->have & ((1u << UW_NREGS) - 1);
 	} else {
 		/* a return address: look its row up at pc - 1 */
-		w.reg[UNW_X86_64_RIP] = pc - 1;
-		w.reg[UNW_X86_64_RSP] = sp;
-		w.reg[UNW_X86_64_RBP] = fp;
-		w.have = 1u << UNW_X86_64_RIP | 1u << UNW_X86_64_RSP | 1u << UNW_X86_64_RBP;
+		w.reg[UW_UNW_PC] = pc - 1;
+		w.reg[UW_UNW_SP] = sp;
+		w.reg[UW_UNW_FP] = fp;
+		w.have = 1ull << UW_UNW_PC | 1ull << UW_UNW_SP | 1ull << UW_UNW_FP;
 	}
 	n = walk_from(&w, pcs, n, max, flags);
 	if (w.past_copy && (*flags & UW_FAILED))
@@ -725,3 +730,19 @@ int uw_unwind_copy(const struct uw_regs *regs, const struct uw_stack_copy *stack
 	/* A frame no recipe fits: libunwind, reading the copy. */
 	return copy_libunwind(regs, pc, sp, fp, n == 1, stack, image, pcs, n, max, flags);
 }
+#else
+void uw_regs_from_perf(struct uw_regs *r, const uint64_t *vals, uint64_t mask)
+{
+	(void)vals, (void)mask;
+	memset(r, 0, sizeof(*r));
+}
+
+int uw_unwind_copy(const struct uw_regs *regs, const struct uw_stack_copy *stack,
+		   const struct uw_image *image, uintptr_t *pcs, int max, unsigned *flags)
+{
+	(void)regs, (void)stack, (void)image, (void)pcs, (void)max;
+	if (flags)
+		*flags = UW_FAILED;
+	return 0;
+}
+#endif
