@@ -55,6 +55,18 @@ static unsigned long midr(void)
  * at EL0 tells them apart, so it is "QEMU", not a guess.  Anything else
  * reads as bare metal: arm64 has no architected "running under a
  * hypervisor" bit visible at EL0. */
+/* The one layer an arm64 guest can see, with its evidence. */
+static void add_layer(struct pmc_env *env, const char *kind, const char *evidence)
+{
+	struct pmc_env_layer *l = &env->layers[0];
+
+	memset(l, 0, sizeof(*l));
+	pmc_fmt(l->name, sizeof(l->name), "%s", env->hv_name);
+	pmc_fmt(l->kind, sizeof(l->kind), "%s", kind);
+	pmc_fmt(l->evidence, sizeof(l->evidence), "%s", evidence);
+	env->n_layers = 1;
+}
+
 static void probe_hypervisor(struct pmc_env *env, unsigned long m)
 {
 	char compat[64], vendor[64];
@@ -66,6 +78,8 @@ static void probe_hypervisor(struct pmc_env *env, unsigned long m)
 		env->hv_present = true;
 		env->hv_name = "Xen";
 		pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "xen");
+		add_layer(env, "virtual machine", compat[0] ? "device tree hypervisor \"xen\""
+							    : "/sys/hypervisor/type xen");
 		return;
 	}
 	read_line("/sys/firmware/devicetree/base/compatible", compat, sizeof(compat));
@@ -75,6 +89,17 @@ static void probe_hypervisor(struct pmc_env *env, unsigned long m)
 		env->hv_name = m && (m >> 24) == 0 ? "QEMU-TCG" : "QEMU";
 		pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s",
 			compat[0] ? "dummy-virt" : "DMI QEMU");
+		add_layer(env, m && (m >> 24) == 0 ? "emulation" : "virtual machine",
+			  compat[0] ? "device tree \"linux,dummy-virt\"; MIDR implementer"
+				    : "DMI sys_vendor \"QEMU\"; MIDR implementer");
+		if (m && (m >> 24) == 0)
+			pmc_fmt(env->layers[0].evidence + strlen(env->layers[0].evidence),
+				sizeof(env->layers[0].evidence) - strlen(env->layers[0].evidence),
+				" 0 (QEMU's own CPU model)");
+		else
+			pmc_fmt(env->layers[0].evidence + strlen(env->layers[0].evidence),
+				sizeof(env->layers[0].evidence) - strlen(env->layers[0].evidence),
+				" %#lx (a real core's MIDR: KVM or TCG, not told apart)", m >> 24);
 	}
 }
 

@@ -652,8 +652,10 @@ static int foreign_link(const char *path, char *link, size_t len)
 
 /* Whether entry name of directory dfd may sit in an output directory: a
  * regular *.pmcp file that starts with a profile's magic (docs/profile-
- * format.md), or a writer's temporary or probe file (a profile being
- * written by another MPI rank). */
+ * format.md), a writer's temporary or probe file (a profile being
+ * written by another MPI rank), or what record itself leaves beside the
+ * profiles: the kept names (the directory symbols/, pmcprof archive) and
+ * the JIT maps an attached run copies (perf-PID.map). */
 static bool profile_entry(int dfd, const char *name)
 {
 	static const char magic[8] = "\x89PMCPRF\n";
@@ -667,6 +669,11 @@ static bool profile_entry(int dfd, const char *name)
 		return true;
 	if (name[0] == '.' && (strstr(name, ".pmcp.tmp.") || !strncmp(name, ".pmcprof-probe.", 15)))
 		return true;
+	if (!strcmp(name, "symbols"))
+		return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (l > 9 && !strncmp(name, "perf-", 5) && !strcmp(name + l - 4, ".map") &&
+	    strspn(name + 5, "0123456789") == l - 9)
+		return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 	if (l <= 5 || strcmp(name + l - 5, ".pmcp") ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return false;

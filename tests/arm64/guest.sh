@@ -360,7 +360,7 @@ if want pfm; then
 	"$P" probe >probe57.txt 2>&1
 	grep -E '^(CPU|Hypervisor|PMU):' probe57.txt | sed 's/^/INFO: pfm: /'
 	# a real part's MIDR: KVM or a TCG model, which the guest cannot tell
-	if grep -q '^Hypervisor: *QEMU (evidence' probe57.txt; then
+	if grep -q '^Hypervisor: *QEMU (virtual machine' probe57.txt; then
 		pass "probe: QEMU's virt machine with a Cortex-A57 MIDR is QEMU, not claimed KVM or TCG"
 	else
 		fail "probe: hypervisor on -cpu cortex-a57"; show probe57.txt

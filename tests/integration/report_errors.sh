@@ -90,4 +90,4 @@ for cmd in report diff view; do
 	else pass "$cmd --help: no doubled percent sign"; fi
 done
 "$PMCPROF" diff --help >help.txt 2>&1
-contains "diff --help: 'a 95% level about 5%'" "95% level about" help.txt
+contains "diff --help: 'at least N% of BASE'" "at least N% of BASE" help.txt
