@@ -31,12 +31,9 @@ static void xml_put(FILE *f, const char *s, size_t max)
 	size_t n = 0;
 	while (*p && n < max) {
 		unsigned c = *p;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			   : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok || (len == 1 && (c < 0x20 || c == 0x7f))) {
+		size_t len = utf8_len(p);
+
+		if (!len || (len == 1 && (c < 0x20 || c == 0x7f))) {
 			putc('?', f);
 			p++;
 		} else if (len == 1) {

@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/internal.h"
 
 void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode)
 {
@@ -33,4 +35,43 @@ void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_r
 	ana_fmt_ratio(lo, sizeof(lo), c->lo, mode);
 	ana_fmt_ratio(hi, sizeof(hi), c->hi, mode);
 	snprintf(buf, len, "[%s,%s]", lo, hi);
+}
+
+size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = *p;
+	size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+		   : (c & 0xf8) == 0xf0 ? 4 : 0;
+	bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
+
+	for (size_t k = 1; ok && k < len; k++)
+		ok = (p[k] & 0xc0) == 0x80;
+	return ok ? len : 0;
+}
+
+void json_put_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	putc('"', f);
+	while (*p) {
+		size_t len = utf8_len(p);
+
+		if (!len) {
+			putc('?', f);
+			p++;
+		} else if (len > 1) {
+			fwrite(p, 1, len, f);
+			p += len;
+		} else {
+			if (*p == '"' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				putc(*p, f);
+			p++;
+		}
+	}
+	putc('"', f);
 }

@@ -565,8 +565,7 @@ struct tl_walk_cb {
 	int (*close)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
 };
 int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_cb *cb, void *arg);
-/* A JSON string (control bytes escaped, bytes that are not UTF-8 '?'). */
-void tl_json_str(FILE *f, const char *s);
+
 /* query.c */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);
@@ -579,5 +578,12 @@ bool filter_has(const char *list, const char *v);
 bool func_kept(const struct ana_set *s, uint32_t f);
 /* Mark in is[] the functions q->func names (or q->node); how many (query.c). */
 int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is);
+
+/* The length of the UTF-8 sequence at p (1-4), or 0 when the bytes there
+ * are not one (format.c). */
+size_t utf8_len(const unsigned char *p);
+/* s as a JSON string: quotes, backslashes and control bytes escaped, bytes
+ * that are not UTF-8 as '?' (a JSON file must be UTF-8); NULL as "". */
+void json_put_str(FILE *f, const char *s);
 
 #endif

@@ -13,38 +13,6 @@
 
 #include "analyzer/internal.h"
 
-/* A JSON string; control bytes are escaped, bytes that are not UTF-8
- * become '?' (a JSON file must be UTF-8). */
-static void json_put(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	putc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			   : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok) {
-			putc('?', f);
-			p++;
-		} else if (len > 1) {
-			fwrite(p, 1, len, f);
-			p += len;
-		} else {
-			if (c == '"' || c == '\\')
-				fprintf(f, "\\%c", c);
-			else if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
-			else
-				putc((int)c, f);
-			p++;
-		}
-	}
-	putc('"', f);
-}
-
 static const char *ss_unit(const char *unit)
 {
 	if (unit && !strcmp(unit, "ns"))
@@ -144,7 +112,7 @@ static int write_evented(struct ana_set *s, size_t ev, FILE *f)
 		goto out;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
 	fputs("\"exporter\":\"pmcprof " PACKAGE_VERSION "\",\"name\":", f);
-	json_put(f, s->n_orun == 1 ? s->orun[0].pub.label : "pmcprof");
+	json_put_str(f, s->n_orun == 1 ? s->orun[0].pub.label : "pmcprof");
 	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", f);
 	for (size_t j = 0; j < x.n; j++) {
 		const struct ana_frame *fr = &x.list[j];
@@ -152,10 +120,10 @@ static int write_evented(struct ana_set *s, size_t ev, FILE *f)
 		snprintf(name, sizeof(name), "%s%s", fr->name ? fr->name : "?",
 			 fr->inlined ? " [inlined]" : "");
 		fputs(j ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_put(f, name);
+		json_put_str(f, name);
 		const struct func *fn = &s->func[fr->key / 2];
 		fputs(",\"file\":", f);
-		json_put(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
+		json_put_str(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
 		if (fn->line && fn->file)
 			fprintf(f, ",\"line\":%u", fn->line);
 		putc('}', f);
@@ -172,7 +140,7 @@ static int write_evented(struct ana_set *s, size_t ev, FILE *f)
 			 th->comm, s->ev_name[ev]);
 		fputs(first ? "\n{\"type\":\"evented\",\"name\":" : ",\n{\"type\":\"evented\",\"name\":", f);
 		first = false;
-		json_put(f, name);
+		json_put_str(f, name);
 		/* endValue: the walk closes the last slices at most 2 intervals on */
 		uint64_t end = b + (th->interval_ns ? 2 * th->interval_ns : 1000000);
 		fprintf(f, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,"
@@ -232,16 +200,16 @@ int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f)
 	}
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
 	fputs("\"exporter\":\"pmcprof " PACKAGE_VERSION "\",\"name\":", f);
-	json_put(f, nr == 1 ? s->orun[0].pub.label : "pmcprof");
+	json_put_str(f, nr == 1 ? s->orun[0].pub.label : "pmcprof");
 	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", f);
 	for (uint32_t j = 0; j < n_frames; j++) {
 		const struct func *fn = &s->func[order[j] / 2];
 		char name[4096];
 		snprintf(name, sizeof(name), "%s%s", fn->name, order[j] & 1 ? " [inlined]" : "");
 		fputs(j ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_put(f, name);
+		json_put_str(f, name);
 		fputs(",\"file\":", f);
-		json_put(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
+		json_put_str(f, fn->file ? fn->file : fn->path ? fn->path : fn->base);
 		if (fn->line && fn->file)
 			fprintf(f, ",\"line\":%u", fn->line);
 		putc('}', f);
@@ -258,7 +226,7 @@ int ana_set_write_speedscope(struct ana_set *s, size_t ev, FILE *f)
 		char name[4096];
 		snprintf(name, sizeof(name), "%s (%s)", s->orun[run].pub.label, s->ev_name[ev]);
 		fputs(run ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", f);
-		json_put(f, name);
+		json_put_str(f, name);
 		fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
 			unit ? unit : "none", total);
 		bool first = true;

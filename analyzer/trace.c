@@ -80,37 +80,6 @@ int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_c
 	return e;
 }
 
-/* A JSON string; bytes that are not UTF-8 become '?'. */
-void tl_json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	putc('"', f);
-	while (*p) {
-		unsigned c = *p;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			   : (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
-		for (size_t k = 1; ok && k < len; k++)
-			ok = (p[k] & 0xc0) == 0x80;
-		if (!ok) {
-			putc('?', f);
-			p++;
-		} else if (len > 1) {
-			fwrite(p, 1, len, f);
-			p += len;
-		} else {
-			if (c == '"' || c == '\\')
-				fprintf(f, "\\%c", c);
-			else if (c < 0x20 || c == 0x7f)
-				fprintf(f, "\\u%04x", c);
-			else
-				putc((int)c, f);
-			p++;
-		}
-	}
-	putc('"', f);
-}
-
 /* ---- the Trace Event format ---- */
 
 struct trace {
@@ -137,15 +106,15 @@ static int trace_event(struct trace *tr, char ph, const struct ana_thread *th,
 		 fr->inlined ? " [inlined]" : "");
 	trace_sep(tr);
 	fprintf(tr->f, "{\"ph\":\"%c\",\"name\":", ph);
-	tl_json_str(tr->f, name);
+	json_put_str(tr->f, name);
 	fputs(",\"cat\":", tr->f);
-	tl_json_str(tr->f, m ? m + 1 : fr->module ? fr->module : "unknown");
+	json_put_str(tr->f, m ? m + 1 : fr->module ? fr->module : "unknown");
 	fprintf(tr->f, ",\"pid\":%ld,\"tid\":%ld,\"ts\":%llu.%03llu", th->pid, th->tid,
 		(unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
 	/* where it is, once: on the slice's beginning */
 	if (ph == 'B' && fr->file) {
 		fputs(",\"args\":{\"file\":", tr->f);
-		tl_json_str(tr->f, fr->file);
+		json_put_str(tr->f, fr->file);
 		fprintf(tr->f, ",\"line\":%u}", fr->line);
 	}
 	putc('}', tr->f);
@@ -175,13 +144,13 @@ static void trace_names(struct trace *tr, const struct ana_set *s)
 			trace_sep(tr);
 			fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":%ld,"
 				"\"args\":{\"name\":", th->pid, th->pid);
-			tl_json_str(tr->f, th->command);
+			json_put_str(tr->f, th->command);
 			fputs("}}", tr->f);
 		}
 		trace_sep(tr);
 		fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%ld,"
 			"\"args\":{\"name\":", th->pid, th->tid);
-		tl_json_str(tr->f, th->comm);
+		json_put_str(tr->f, th->comm);
 		fputs("}}", tr->f);
 	}
 }
