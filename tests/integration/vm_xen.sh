@@ -43,7 +43,7 @@ contains "probe's evidence: /proc/xen says dom0" '/proc/xen/capabilities "contro
 contains "list in the dom0 says what it runs on" "^Running on:  Xen 4\.[0-9.]* (PV dom0" cmp/xen/list.txt
 contains "perfctr_xen's refusal in the dom0 is said" "perfctr_xen" cmp/xen/list.txt
 # the profiles keep the layers
-f=$(ls cmp/xen/1/*.pmcp | head -n 1)
+f=$(ls cmp/xen/1/profiles/*.pmcp | head -n 1)
 $PMCPROF report --header "$f" >rep.txt 2>&1
 contains "the dom0's profile keeps the layers: QEMU below, Xen with version, PV dom0, vPMU" \
 	"^# virtualization: QEMU-TCG (emulation): .* | Xen 4\.[0-9.]* (PV dom0; vPMU " rep.txt
