@@ -49,3 +49,10 @@ need_nobody() {
 	chmod 0755 . && mkdir -m 0777 w && cd w || exit 1
 }
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# no_guests: a test that boots QEMU guests skips when PMCPROF_NO_GUESTS is
+# set (.ci/run's make distcheck: the main pass runs them).
+no_guests() {
+	[ -z "${PMCPROF_NO_GUESTS:-}" ] && return 0
+	skip "PMCPROF_NO_GUESTS is set: no QEMU guest in this pass"
+	exit 77
+}

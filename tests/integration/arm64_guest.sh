@@ -6,6 +6,7 @@
 # About 3-4 minutes here (the cross build about 100 s on 2 busy cores, the
 # guest about 90 s); SKIPs naming what is missing.
 . "$PMCPROF_SRC/tests/lib.sh"
+no_guests
 
 [ "$(uname -m)" = x86_64 ] || { skip "the arm64 cross build runs on x86-64 hosts"; exit 77; }
 command -v qemu-system-aarch64 >/dev/null 2>&1 ||

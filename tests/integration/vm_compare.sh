@@ -6,6 +6,7 @@
 # what must hold is that both sides ran the same thing, every phase is
 # there, and the comparison says what it can and cannot be trusted with.
 . "$PMCPROF_SRC/tests/lib.sh"
+no_guests
 
 command -v "${PMCPROF_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1 ||
 	{ skip "qemu-system-x86_64 is not installed (Debian: qemu-system-x86)"; exit 77; }

@@ -8,6 +8,7 @@
 # the table compares native with the dom0 and prints the native noise
 # floor.  About 2 minutes on a loaded 2-CPU machine (most of it TCG).
 . "$PMCPROF_SRC/tests/lib.sh"
+no_guests
 export PMCPROF_CACHE_DIR="$TMP/symbols"
 
 command -v "${PMCPROF_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1 ||
