@@ -186,11 +186,20 @@ static void dis_source(struct dis *d, struct ana_set *s, uint64_t pc, struct ana
 	Dwfl_Line *l = dwfl_module_getsrc(d->mod, a);
 	int lineno = 0;
 	const char *file = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &cubias), *scopes = NULL;
 	if (file && lineno > 0) {
+		/* A relative name (a VPATH build's "../../src/f.c") is
+		 * relative to the compilation directory, not to ours. */
+		Dwarf_Attribute at;
+		const char *dir = file[0] != '/' && cu ?
+			dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at)) : NULL;
+		char joined[4096];
+
+		if (dir && (size_t)snprintf(joined, sizeof(joined), "%s/%s", dir, file) < sizeof(joined))
+			file = joined;
 		in->file = strpool_str(&s->pool, file);
 		in->line = (unsigned)lineno;
 	}
-	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &cubias), *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, a - cubias, &scopes) : 0;
 	for (int i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
