@@ -147,7 +147,16 @@ mount -t 9p -o \$o,ro,cache=loose hostroot /root || { echo "ARM64-GUEST-FAIL 9p"
 mount -t proc proc /root/proc
 mount -t sysfs sysfs /root/sys
 mount -t devtmpfs devtmpfs /root/dev
+# A checkout or build under the host's /tmp, which the tmpfs hides (CI's
+# clean clone may be there): the host's directory, bound back from a
+# second view of the share (a 9p channel takes one mount).
+mkdir /host && mount --bind /root /host
 mount -t tmpfs tmpfs /root/tmp
+for d in $top $B; do
+	case \$d in /tmp/*)
+		mountpoint -q /root\$d || { mkdir -p /root\$d && mount --bind /host\$d /root\$d; } ;;
+	esac
+done
 mount -t 9p -o \$o out /root$G/out || echo "ARM64-GUEST-FAIL mount of the output share"
 mkdir /root/tmp/bb && cp /bin/busybox /root/tmp/bb/busybox
 for a in \$(/bin/busybox --list); do ln -s busybox /root/tmp/bb/\$a 2>/dev/null; done
