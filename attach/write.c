@@ -27,19 +27,6 @@ static const char *const ctr_names[AC_N] = {
 	[AC_UNTHROTTLED] = "unthrottled",
 };
 
-static void sanitize(char *dst, size_t cap, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 1 < cap; src++) {
-		char c = *src;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+';
-		dst[n++] = ok ? c : '_';
-	}
-	dst[n] = '\0';
-}
-
 static void note_failure(struct att_session *s, int err, const char *name)
 {
 	if (s->first_err)
@@ -248,8 +235,8 @@ int write_thread(struct att_session *s, struct att_thr *t, const char *reason)
 	p.n_modules = (size_t)n_mods;
 	p.cct.module = node_mod;
 	p.images = &img;
-	sanitize(cmd, sizeof(cmd), t->proc->comm[0] ? t->proc->comm : "prog");
-	sanitize(host, sizeof(host), att_machine.host);
+	prof_name_part(cmd, sizeof(cmd), t->proc->comm[0] ? t->proc->comm : "prog");
+	prof_name_part(host, sizeof(host), att_machine.host);
 	dirfd = open(s->o.outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0) {
 		note_failure(s, -errno, "");

@@ -265,19 +265,6 @@ static void one_line(char *s)
 
 /* ---- process facts (not async-signal-safe: init and fork child) ---- */
 
-static void sanitize(char *dst, size_t cap, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 1 < cap; src++) {
-		char c = *src;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+';
-		dst[n++] = ok ? c : '_';
-	}
-	dst[n] = '\0';
-}
-
 /* An argument with control characters, quoted the way bash's printf %q
  * does it ($'a\nb'), so that the value stays on one line. */
 static void put_ansi_c(struct buf *b, const char *a)
@@ -449,8 +436,8 @@ void flush_process_init(bool full)
 	}
 	snprintf(proc.steal_start, sizeof(proc.steal_start), "%llu",
 		 (unsigned long long)(steal_ticks() * proc.ns_per_tick));
-	sanitize(cmd, sizeof(cmd), program_invocation_short_name);
-	sanitize(host, sizeof(host), proc.host);
+	prof_name_part(cmd, sizeof(cmd), program_invocation_short_name);
+	prof_name_part(host, sizeof(host), proc.host);
 	snprintf(proc.prefix, sizeof(proc.prefix), "%s%s%s-%s-%d", cmd[0] ? cmd : "prog",
 		 coll.rank[0] ? "-r" : "", coll.rank, host, (int)getpid());
 }

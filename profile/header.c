@@ -113,3 +113,16 @@ size_t prof_notes_build_id(const char *path, uint8_t *out, size_t max)
 	}
 	return 0;
 }
+
+void prof_name_part(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 1 < cap; src++) {
+		char c = *src;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+';
+		dst[n++] = ok ? c : '_';
+	}
+	dst[n] = '\0';
+}

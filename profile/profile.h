@@ -168,6 +168,11 @@ const char *prof_meta_get(const struct prof *p, const char *key);
  * The profile records the kernel's, and the analyzer matches it. */
 size_t prof_notes_build_id(const char *path, uint8_t *out, size_t max);
 
+/* src as a part of a profile's file name (the command, the host): letters,
+ * digits, '.', '_' and '+' kept, every other byte '_', cut to fit cap.
+ * Async-signal-safe. */
+void prof_name_part(char *dst, size_t cap, const char *src);
+
 enum prof_err {
 	PROF_EMAGIC = 5000,	/* not a pmcprof profile */
 	PROF_EVERSION,		/* a future format version */
