@@ -200,6 +200,8 @@ struct ana_run {
 					 * samples (coverage < 1), else 1: what a raw
 					 * count is multiplied by to stand for the CPU
 					 * time the run had (docs/analyzer.md) */
+	const struct ana_facts *facts;	/* all of the above as typed records, with
+					 * what to show and warn about (facts.h) */
 };
 
 /* What a time-based event's samples should add up to: all of the thread's
@@ -581,5 +583,7 @@ ANA_API int ana_set_source_path(const struct ana_set *s, const char *file, char 
 ANA_API void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode);
 /* A comparison's interval, "[lo,hi]" in the same precision; "" if none. */
 ANA_API void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_ratio mode);
+
+#include "analyzer/facts.h"
 
 #endif

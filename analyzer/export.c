@@ -253,61 +253,6 @@ static void json_str_list(FILE *f, const char *const *v, size_t n)
 	putc(']', f);
 }
 
-/* One run's facts: what ran (metadata, every value of a key that differs
- * between files as a list), its events and the collector's counters. */
-static void json_run(FILE *f, const struct ana_run *run)
-{
-	fputs("{\"label\":", f);
-	json_str(f, run->label);
-	fprintf(f, ",\"files\":%u,\"repeats\":%u,\"partial\":%u,\"duration_s\":", run->n_files,
-		run->n_repeats, run->n_partial);
-	json_num(f, run->duration);
-	fputs(",\"steal_s\":", f);
-	json_num(f, run->steal);
-	fputs(",\"steal_share\":", f);
-	json_num(f, run->steal_share);
-	fputs(",\"meta\":{", f);
-	for (size_t i = 0; i < run->n_meta; i++) {
-		const struct ana_kv *kv = &run->meta[i];
-		fputs(i ? "," : "", f);
-		json_str(f, kv->key);
-		putc(':', f);
-		if (kv->values)
-			json_str_list(f, kv->values, kv->n_values);
-		else
-			json_str_list(f, &kv->value, 1);
-	}
-	fputs("},\"events\":[", f);
-	for (size_t e = 0, k = 0; e < run->n_events; e++) {
-		const struct ana_event_fact *ev = &run->events[e];
-		if (!ev->samples && !ev->requested[0])
-			continue;
-		fputs(k++ ? "," : "", f);
-		fputs("{\"name\":", f);
-		json_str(f, ev->name);
-		fputs(",\"requested\":", f);
-		json_str(f, ev->requested);
-		fputs(",\"unit\":", f);
-		json_str(f, ev->unit);
-		fprintf(f, ",\"period\":%llu,\"freq\":%llu,\"mixed\":%s,\"samples\":%llu,\"weight\":",
-			(unsigned long long)ev->period, (unsigned long long)ev->freq,
-			ev->mixed ? "true" : "false", (unsigned long long)ev->samples);
-		json_num(f, ev->weight);
-		putc('}', f);
-	}
-	fputs("],\"counters\":[", f);
-	for (size_t i = 0; i < run->n_counters; i++) {
-		const struct ana_counter_fact *c = &run->counters[i];
-		fputs(i ? "," : "", f);
-		fputs("{\"name\":", f);
-		json_str(f, c->name);
-		fprintf(f, ",\"value\":%llu,\"pct\":", (unsigned long long)c->value);
-		json_num(f, c->pct);
-		fprintf(f, ",\"warn\":%s}", c->warn ? "true" : "false");
-	}
-	fputs("]}", f);
-}
-
 static bool is_tree(enum ana_view v)
 {
 	return v == ANA_VIEW_TOPDOWN || v == ANA_VIEW_BOTTOMUP;
@@ -327,7 +272,7 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 		view_name[q->view]);
 	for (unsigned run = 0; run < nr; run++) {
 		fputs(run ? ",\n" : "\n", f);
-		json_run(f, ana_set_run(s, run));
+		json_run_file(f, ana_set_run(s, run));
 	}
 	/* each run's trust flags and the figures behind them */
 	fputs("],\"trust\":[", f);

@@ -280,6 +280,7 @@ struct orun {
 	struct trust_acc trust;
 	struct ana_run pub;
 	struct ana_kv *kv;
+	struct ana_facts *facts;	/* pub.facts, built at finish */
 };
 /* One repeat of one output run (or of one --by group): its own counts over
  * the raw tree, only for the nodes it has.  Entries are appended per file

@@ -2,7 +2,8 @@
 # export).  The commands over it (report, diff) are built by cli/local.mk.
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
-	analyzer/analyzer.h analyzer/internal.h \
+	analyzer/analyzer.h analyzer/facts.h analyzer/internal.h \
+	analyzer/facts.c analyzer/facts_json.c \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
@@ -38,8 +39,12 @@ tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
 tests_progs_ana_query_SOURCES = tests/progs/ana_query.c
 tests_progs_ana_query_LDADD = analyzer/libpmcprof-analyzer.la
 
-check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
-UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
+check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json \
+	tests/unit/test-facts
+UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json \
+	tests/unit/test-facts
+tests_unit_test_facts_SOURCES = tests/unit/test_facts.c tests/harness.h
+tests_unit_test_facts_LDADD = analyzer/libpmcprof-analyzer.la -lm
 tests_unit_test_json_SOURCES = tests/unit/test_json.c tests/harness.h analyzer/json.c
 tests_unit_test_json_LDADD = $(YAJL_LIBS) -lm
 tests_unit_test_analyzer_SOURCES = tests/unit/test_analyzer.c tests/harness.h

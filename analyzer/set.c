@@ -186,6 +186,7 @@ void ana_set_free(struct ana_set *s)
 		free(o->ctr);
 		free(o->mods);
 		free(o->kv);
+		ana_facts_free(o->facts);
 	}
 	free(s->orun);
 	free(s->part);
@@ -1465,6 +1466,9 @@ int ana_set_finish(struct ana_set *s)
 			return e;
 	trust_checks(s);
 	cross_checks(s);
+	for (unsigned r = 0; r < s->n_orun; r++)
+		if (!(s->orun[r].pub.facts = s->orun[r].facts = ana_facts_new(&s->orun[r].pub)))
+			return -errno;
 	if ((e = set_symbolize(s)) || (e = set_line_contexts(s)) || (e = set_aggregate(s)))
 		return e;
 	tl_keep_raw(s);

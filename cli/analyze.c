@@ -753,12 +753,10 @@ static void header_line(FILE *out, int width, const char *text)
 	fprintf(out, "%s\n", line);
 }
 
-static const char *meta_of(const struct ana_run *r, const char *key)
+/* Run `run`'s record of a fixed fact (facts.h: always there). */
+static const struct ana_fact *fact(const struct ana_set *s, unsigned run, enum ana_fact_id id)
 {
-	for (size_t i = 0; i < r->n_meta; i++)
-		if (!strcmp(r->meta[i].key, key))
-			return r->meta[i].value;
-	return "";
+	return ana_facts_get(ana_set_facts(s, run), id);
 }
 
 /* "perf::CPU-CLOCK (requested cycles) period 769231: 3901 samples", every
@@ -766,34 +764,37 @@ static const char *meta_of(const struct ana_run *r, const char *key)
 static void event_facts(char *buf, size_t len, const struct common *c, const struct ana_set *s,
 			unsigned from, unsigned to, bool brief)
 {
-	const struct ana_run *r0 = ana_set_run(s, from);
-	size_t n = 0;
+	const struct ana_fact *ev0 = fact(s, from, ANA_FACT_EVENT);
+	size_t n = 0, n_ev = ana_set_run(s, from)->n_events;
 
 	buf[0] = 0;
-	for (size_t e = 0; e < r0->n_events && n < len; e++) {
+	/* a run's events come together, in column order (facts.h) */
+	for (size_t e = 0; e < n_ev && n < len; e++) {
 		uint64_t samples = 0;
 		double weight = 0;
 		for (unsigned r = from; r < to; r++) {
-			samples += ana_set_run(s, r)->events[e].samples;
-			weight += ana_set_run(s, r)->events[e].weight;
+			samples += fact(s, r, ANA_FACT_EVENT)[e].count;
+			weight += fact(s, r, ANA_FACT_EVENT)[e].value;
 		}
-		const struct ana_event_fact *f = &r0->events[e];
+		const struct ana_fact *f = &ev0[e];
 		if (!samples)
 			continue;
 		if (brief) {	/* "N samples" or "NAME N, NAME N samples" */
 			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%llu", n ? ", " : "",
-					      r0->n_events > 1 ? f->name : "", r0->n_events > 1 ? " " : "",
+					      n_ev > 1 ? f->key : "", n_ev > 1 ? " " : "",
 					      (unsigned long long)samples);
 			continue;
 		}
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; " : "", f->name);
-		if (n < len && f->requested[0] && strcmp(f->requested, f->name))
-			n += (size_t)snprintf(buf + n, len - n, " (requested %s)", f->requested);
-		if (n < len && f->period)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; " : "", f->key);
+		if (n < len && f->flags & ANA_FACT_SUBSTITUTED)
+			n += (size_t)snprintf(buf + n, len - n, " (requested %s)", f->text);
+		if (n < len && f->event->period)
 			n += (size_t)snprintf(buf + n, len - n, " period %llu%s",
-					      (unsigned long long)f->period, f->mixed ? " (mixed)" : "");
-		else if (n < len && f->freq)
-			n += (size_t)snprintf(buf + n, len - n, " %llu Hz", (unsigned long long)f->freq);
+					      (unsigned long long)f->event->period,
+					      f->event->mixed ? " (mixed)" : "");
+		else if (n < len && f->event->freq)
+			n += (size_t)snprintf(buf + n, len - n, " %llu Hz",
+					      (unsigned long long)f->event->freq);
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, ": %llu samples", (unsigned long long)samples);
 		if (n < len && c->o.weighted)
@@ -801,43 +802,55 @@ static void event_facts(char *buf, size_t len, const struct common *c, const str
 	}
 }
 
+/* " (N files, R repeats, P partial" of runs [from, to), the repeats of
+ * the first, without the closing parenthesis. */
+static size_t files_facts(char *buf, size_t len, const struct ana_set *s, unsigned from,
+			  unsigned to)
+{
+	uint64_t files = 0, partial = 0, repeats = fact(s, from, ANA_FACT_REPEATS)->count;
+	size_t n;
+
+	for (unsigned r = from; r < to; r++) {
+		files += fact(s, r, ANA_FACT_FILES)->count;
+		partial += fact(s, r, ANA_FACT_PARTIAL)->count;
+	}
+	n = (size_t)snprintf(buf, len, " (%llu file%s", (unsigned long long)files,
+			     files == 1 ? "" : "s");
+	if (to > from + 1 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %u groups", to - from);
+	if (repeats > 1 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %llu repeats", (unsigned long long)repeats);
+	if (partial && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %llu partial", (unsigned long long)partial);
+	return n < len ? n : len - 1;
+}
+
 void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out)
 {
-	unsigned nr = ana_set_n_runs(s), files = 0, partial = 0;
-	const struct ana_run *r0 = ana_set_run(s, 0);
-	const char *cmd = meta_of(r0, "argv");
-	int width = out_width(c);
+	unsigned nr = ana_set_n_runs(s);
+	const char *cmd = fact(s, 0, ANA_FACT_COMMAND)->text, *label = fact(s, 0, ANA_FACT_LABEL)->text;
+	double duration = fact(s, 0, ANA_FACT_DURATION)->value;
 	char line[1536], ev[1024];
 	size_t n;
 
-	for (unsigned r = 0; r < nr; r++) {
-		files += ana_set_run(s, r)->n_files;
-		partial += ana_set_run(s, r)->n_partial;
-	}
-	if (!*cmd)
-		cmd = meta_of(r0, "command");
 	/* one run: "LABEL: COMMAND (...)"; --by groups: "COMMAND (..., N groups)" */
 	if (nr == 1)
-		n = (size_t)snprintf(line, sizeof(line), "%s%s%s%s%s (%u file%s", role ? role : "",
-				     role ? ": " : "", r0->label, *cmd ? ": " : "", cmd, files,
-				     files == 1 ? "" : "s");
+		n = (size_t)snprintf(line, sizeof(line), "%s%s%s%s%s", role ? role : "",
+				     role ? ": " : "", label, cmd ? ": " : "", cmd ? cmd : "");
 	else
-		n = (size_t)snprintf(line, sizeof(line), "%s%s%s (%u file%s, %u groups",
-				     role ? role : "", role ? ": " : "", *cmd ? cmd : r0->label,
-				     files, files == 1 ? "" : "s", nr);
-	if (n < sizeof(line) && r0->n_repeats > 1)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %u repeats", r0->n_repeats);
-	if (n < sizeof(line) && partial)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %u partial", partial);
-	if (n < sizeof(line) && nr == 1 && !isnan(r0->duration))
-		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %.3f s", r0->duration);
+		n = (size_t)snprintf(line, sizeof(line), "%s%s%s", role ? role : "", role ? ": " : "",
+				     cmd ? cmd : label);
+	if (n < sizeof(line))
+		n += files_facts(line + n, sizeof(line) - n, s, 0, nr);
+	if (n < sizeof(line) && nr == 1 && !isnan(duration))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %.3f s", duration);
 	if (n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n, ")");
-	header_line(out, width, line);
+	header_line(out, out_width(c), line);
 	event_facts(ev, sizeof(ev), c, s, 0, nr, false);
 	if (ev[0]) {
 		snprintf(line, sizeof(line), "event: %s", ev);
-		header_line(out, width, line);
+		header_line(out, out_width(c), line);
 	}
 }
 
@@ -850,7 +863,7 @@ void print_warning_line(const struct common *c, const struct ana_set *s, FILE *o
 	if (c->quiet)
 		return;
 	for (unsigned r = 0; r < ana_set_n_runs(s) && !*fallback; r++)
-		fallback = meta_of(ana_set_run(s, r), "fallback");
+		fallback = ana_facts_meta_str(ana_set_facts(s, r), "fallback");
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		const struct ana_note *nt = ana_set_note(s, i);
 		if (nt->severity == ANA_NOTE_INFO)
@@ -878,13 +891,14 @@ void print_warning_line(const struct common *c, const struct ana_set *s, FILE *o
 void print_group_line(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out)
 {
-	const struct ana_run *r = ana_set_run(s, run);
+	uint64_t files = fact(s, run, ANA_FACT_FILES)->count;
 	char line[1536], ev[1024];
 
 	event_facts(ev, sizeof(ev), c, s, run, run + 1, true);
-	snprintf(line, sizeof(line), "%s: %s (%u file%s%s%s)%s%s%s", role, r->label, r->n_files,
-		 r->n_files == 1 ? "" : "s", r->n_partial ? ", partial" : "",
-		 r->n_repeats > 1 ? ", repeats" : "", ev[0] ? ": " : "", ev,
+	snprintf(line, sizeof(line), "%s: %s (%llu file%s%s%s)%s%s%s", role,
+		 fact(s, run, ANA_FACT_LABEL)->text, (unsigned long long)files, files == 1 ? "" : "s",
+		 fact(s, run, ANA_FACT_PARTIAL)->count ? ", partial" : "",
+		 fact(s, run, ANA_FACT_REPEATS)->count > 1 ? ", repeats" : "", ev[0] ? ": " : "", ev,
 		 ev[0] ? " samples" : "");
 	header_line(out, out_width(c), line);
 }
@@ -914,126 +928,143 @@ static void packed(FILE *out, int width, const char *key, const char *val, int *
 	*col += n;
 }
 
-/* The trust line: the threads' CPU time as the kernel counted it, the
+/* The trust lines: the threads' CPU time as the kernel counted it, the
  * time-based samples against it, the collector's handler, and the flags
  * (docs/analyzer.md, "Trust flags"). */
-static void print_trust(const struct ana_run *r, FILE *out)
+static void print_trust(const struct ana_facts *f, FILE *out)
 {
-	char flags[128];
+	const struct ana_fact *cpu = ana_facts_get(f, ANA_FACT_CPU_TIME);
+	const struct ana_fact *user = ana_facts_get(f, ANA_FACT_USER_TIME);
+	const struct ana_fact *smp = ana_facts_get(f, ANA_FACT_SAMPLED);
+	const struct ana_fact *basis = ana_facts_get(f, ANA_FACT_BASIS);
+	const struct ana_fact *judged = ana_facts_get(f, ANA_FACT_JUDGED);
+	const struct ana_fact *handler = ana_facts_get(f, ANA_FACT_HANDLER);
+	const struct ana_fact *flags = ana_facts_get(f, ANA_FACT_TRUST);
+	bool cpu_known = !(cpu->flags & ANA_FACT_UNKNOWN);
 
-	if (isnan(r->cpu_time) && !r->trust)
+	if (!cpu_known && !flags->count)
 		return;
 	fprintf(out, "# trust:");
-	if (!isnan(r->cpu_time))
-		fprintf(out, " cpu time %.3f s (kernel, per thread%s)", r->cpu_time,
-			r->n_repeats > 1 ? "; times are means of the repeats" : "");
-	if (!isnan(r->user_time))
-		fprintf(out, "%s user %.3f s", isnan(r->cpu_time) ? "" : ",", r->user_time);
+	if (cpu_known)
+		fprintf(out, " cpu time %.3f s (kernel, per thread%s)", cpu->value,
+			cpu->flags & ANA_FACT_MEAN ? "; times are means of the repeats" : "");
+	if (!(user->flags & ANA_FACT_UNKNOWN))
+		fprintf(out, "%s user %.3f s", cpu_known ? "," : "", user->value);
 	/* what the samples were held against, when not all of the CPU time */
-	if (!isnan(r->coverage))
-		fprintf(out, "; samples %.3f s (%.1f%% of expected%s%s, %u thread%s judged)",
-			r->sampled_time, 100 * r->coverage,
-			r->basis != ANA_BASIS_CPU ? " from the " : "",
-			r->basis != ANA_BASIS_CPU ? ana_basis_str(r->basis) : "",
-			r->n_judged, r->n_judged == 1 ? "" : "s");
+	if (!isnan(smp->pct))
+		fprintf(out, "; samples %.3f s (%.1f%% of expected%s%s, %llu thread%s judged)",
+			smp->value, smp->pct, basis->count != ANA_BASIS_CPU ? " from the " : "",
+			basis->count != ANA_BASIS_CPU ? basis->text : "",
+			(unsigned long long)judged->count, judged->count == 1 ? "" : "s");
 	fprintf(out, "\n# trust:");
-	if (!isnan(r->handler_time) && !isnan(r->cpu_time) && r->cpu_time > 0)
-		fprintf(out, " collector handler %.3f s (%.1f%% of the CPU time);", r->handler_time,
-			100 * r->handler_time / r->cpu_time);
-	fprintf(out, " flags: %s\n", r->trust ? ana_trust_str(r->trust, flags, sizeof(flags))
-					       : "none");
+	if (!isnan(handler->pct))
+		fprintf(out, " collector handler %.3f s (%.1f%% of the CPU time);", handler->value,
+			handler->pct);
+	fprintf(out, " flags: %s\n", flags->count ? flags->text : "none");
+}
+
+/* A packed fact's value as --header says it. */
+static const char *header_value(char *buf, size_t len, const struct ana_fact *x,
+				const struct ana_facts *f)
+{
+	uint64_t repeats = ana_facts_get(f, ANA_FACT_REPEATS)->count;
+
+	if (x->id == ANA_FACT_DURATION && x->flags & ANA_FACT_MEAN)
+		/* say which: a span, not the threads' or processes' sum */
+		snprintf(buf, len, "%.3f s wall clock (mean of %llu repeats)", x->value,
+			 (unsigned long long)repeats);
+	else if (x->id == ANA_FACT_DURATION)
+		snprintf(buf, len, "%.3f s wall clock", x->value);
+	else if (x->id == ANA_FACT_STEAL && !isnan(x->pct))
+		snprintf(buf, len, "%.3f s (%.1f%% of the CPU time)", x->value, x->pct);
+	else if (x->id == ANA_FACT_STEAL)
+		snprintf(buf, len, "%.3f s", x->value);
+	else
+		return x->text;
+	return buf;
+}
+
+static void print_events(const struct ana_facts *f, bool weighted, FILE *out)
+{
+	size_t n;
+	const struct ana_fact *ev = ana_facts_all(f, ANA_FACT_EVENT, &n);
+
+	for (const struct ana_fact *x = ev; x < ev + n; x++) {
+		const struct ana_event_fact *e = x->event;
+		if (x->flags & ANA_FACT_ABSENT)
+			continue;
+		fprintf(out, "# event: %s", x->key);
+		if (x->flags & ANA_FACT_SUBSTITUTED)
+			fprintf(out, " (requested %s)", x->text);
+		if (e->period)
+			fprintf(out, " period %llu", (unsigned long long)e->period);
+		else if (e->freq)
+			fprintf(out, " %llu Hz", (unsigned long long)e->freq);
+		if (e->random_mask)
+			fprintf(out, " randomized (mask 0x%llx)", (unsigned long long)e->random_mask);
+		if (e->mixed)
+			fprintf(out, " (periods differ between files)");
+		fprintf(out, ": %llu samples", (unsigned long long)x->count);
+		if (weighted)
+			fprintf(out, ", weight %.6g %s", x->value, x->unit);
+		fputc('\n', out);
+	}
+}
+
+/* "# collector: NAME=VALUE ...", the loss counters with their share of
+ * the samples, in lines of the output width. */
+static void print_counters(const struct ana_facts *f, int width, FILE *out)
+{
+	int col = 0;
+	size_t n_ctr;
+	const struct ana_fact *ctr = ana_facts_all(f, ANA_FACT_COUNTER, &n_ctr);
+
+	for (const struct ana_fact *x = ctr; x < ctr + n_ctr; x++) {
+		char cv[64];
+		if (x->flags & ANA_FACT_HIDDEN)
+			continue;
+		if (x->flags & ANA_FACT_LOSS)
+			snprintf(cv, sizeof(cv), "%llu (%.2f%%%s)", (unsigned long long)x->count, x->pct,
+				 x->severity >= ANA_NOTE_WARN ? " HIGH" : "");
+		else
+			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)x->count);
+		int n = (int)(strlen(x->key) + strlen(cv) + 2);
+		if (!col) {
+			fputs("# collector:", out);
+			col = 12;
+		}
+		if (col + n > (width > 0 ? width : 100)) {
+			fputs("\n# collector:", out);
+			col = 12;
+		}
+		fprintf(out, " %s=%s", x->key, cv);
+		col += n;
+	}
+	if (col)
+		fputc('\n', out);
 }
 
 void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out)
 {
-	const struct ana_run *r = ana_set_run(s, run);
+	const struct ana_facts *f = ana_set_facts(s, run);
 	int width = out_width(c), col = 0;
-	fprintf(out, "# %s: %s (%u file%s", role, r->label, r->n_files, r->n_files == 1 ? "" : "s");
-	if (r->n_repeats > 1)
-		fprintf(out, ", %u repeats", r->n_repeats);
-	if (r->n_partial)
-		fprintf(out, ", %u partial", r->n_partial);
-	fprintf(out, ")\n");
-	/* shown derived below instead of as raw numbers */
-	static const char *const derived[] = { "start_time", "end_time", "steal_start", "steal_end" };
-	for (size_t i = 0; i < r->n_meta; i++) {
-		bool skip = false;
-		for (size_t k = 0; k < sizeof(derived) / sizeof(*derived); k++)
-			skip |= !strcmp(r->meta[i].key, derived[k]);
-		skip |= !r->meta[i].value[0];	/* e.g. "fallback:" when none happened */
-		if (!skip)
-			packed(out, width, r->meta[i].key, r->meta[i].value, &col);
-	}
-	char v[64];
-	if (!isnan(r->duration)) {
-		/* say which: a span, not the threads' or processes' sum */
-		if (r->n_repeats > 1)
-			snprintf(v, sizeof(v), "%.3f s wall clock (mean of %u repeats)", r->duration,
-				 r->n_repeats);
-		else
-			snprintf(v, sizeof(v), "%.3f s wall clock", r->duration);
-		packed(out, width, "duration", v, &col);
-	}
-	if (!isnan(r->steal)) {
-		/* the share of the CPU time the run's span offered (all CPUs) */
-		if (!isnan(r->steal_share))
-			snprintf(v, sizeof(v), "%.3f s (%.1f%% of the CPU time)", r->steal,
-				 100 * r->steal_share);
-		else
-			snprintf(v, sizeof(v), "%.3f s", r->steal);
-		packed(out, width, "steal", v, &col);
+	char line[1536], v[64];
+
+	files_facts(line, sizeof(line), s, run, run + 1);
+	fprintf(out, "# %s: %s%s)\n", role, ana_facts_get(f, ANA_FACT_LABEL)->text, line);
+	/* what ran and how long, as "key: value" pairs; what a brief listing
+	 * leaves out (raw figures shown derived, empty values) is the facts' */
+	for (size_t i = 0; i < ana_facts_n(f); i++) {
+		const struct ana_fact *x = ana_facts_at(f, i);
+		if ((x->group == ANA_FG_META || x->group == ANA_FG_TIME) && !(x->flags & ANA_FACT_HIDDEN))
+			packed(out, width, x->key, header_value(v, sizeof(v), x, f), &col);
 	}
 	if (col)
 		fputc('\n', out);
-	print_trust(r, out);
-	for (size_t e = 0; e < r->n_events; e++) {
-		const struct ana_event_fact *f = &r->events[e];
-		if (!f->samples && !f->requested[0])
-			continue;
-		fprintf(out, "# event: %s", f->name);
-		if (f->requested[0] && strcmp(f->requested, f->name))
-			fprintf(out, " (requested %s)", f->requested);
-		if (f->period)
-			fprintf(out, " period %llu", (unsigned long long)f->period);
-		else if (f->freq)
-			fprintf(out, " %llu Hz", (unsigned long long)f->freq);
-		if (f->random_mask)
-			fprintf(out, " randomized (mask 0x%llx)", (unsigned long long)f->random_mask);
-		if (f->mixed)
-			fprintf(out, " (periods differ between files)");
-		fprintf(out, ": %llu samples", (unsigned long long)f->samples);
-		if (c->o.weighted)
-			fprintf(out, ", weight %.6g %s", f->weight, f->unit);
-		fputc('\n', out);
-	}
-	col = 0;
-	for (size_t i = 0; i < r->n_counters; i++) {
-		const struct ana_counter_fact *k = &r->counters[i];
-		char cv[64];
-		/* shown on the trust line instead */
-		if (!strcmp(k->name, "thread_cpu_ns") || !strcmp(k->name, "thread_user_ns") ||
-		    !strcmp(k->name, "handler_ns"))
-			continue;
-		if (isnan(k->pct))
-			snprintf(cv, sizeof(cv), "%llu", (unsigned long long)k->value);
-		else
-			snprintf(cv, sizeof(cv), "%llu (%.2f%%%s)", (unsigned long long)k->value, k->pct,
-				 k->warn ? " HIGH" : "");
-		if (!col) {
-			fputs("# collector:", out);
-			col = 12;
-		}
-		int n = (int)(strlen(k->name) + strlen(cv) + 2);
-		if (col + n > (width > 0 ? width : 100)) {
-			fputs("\n# collector:", out);
-			col = 12;
-		}
-		fprintf(out, " %s=%s", k->name, cv);
-		col += n;
-	}
-	if (col)
-		fputc('\n', out);
+	print_trust(f, out);
+	print_events(f, c->o.weighted, out);
+	print_counters(f, width, out);
 }
 
 const char *base_name(const char *path)

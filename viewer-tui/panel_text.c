@@ -117,74 +117,92 @@ static void help_rows(struct text *t)
 	line(t, ROLE_DIM, "", "docs/viewer.md has the details.  Esc or ? closes this help.");
 }
 
-static void facts_rows(struct text *t)
+static enum role role_of(const struct ana_fact *x)
 {
-	struct ana_set *s = t->ui->set;
+	return x->severity >= ANA_NOTE_WARN ? ROLE_WARN : ROLE_NORMAL;
+}
 
-	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
-		const struct ana_run *run = ana_set_run(s, r);
-		if (!run)
-			continue;
-		line(t, ROLE_TITLE, r == t->ui->st.base ? "Base run" : "Run", "%s", run->label);
-		line(t, run->n_partial ? ROLE_WARN : ROLE_NORMAL, "files",
-		     "%u in %u repeat(s), %u partial", run->n_files, run->n_repeats,
-		     run->n_partial);
-		for (size_t i = 0; i < run->n_meta; i++)
-			line(t, ROLE_NORMAL, run->meta[i].key, "%s", run->meta[i].value);
-		if (!isnan(run->duration))
-			line(t, ROLE_NORMAL, "duration", "%.3f s wall clock", run->duration);
-		if (!isnan(run->steal_share))	/* above 5%: the analyzer's notes warn */
-			line(t, run->steal_share > 0.05 ? ROLE_WARN : ROLE_NORMAL, "steal",
-			     "%.3f s, %.1f%% of the CPU time", run->steal, 100 * run->steal_share);
-		char fl[128];
-		line(t, run->trust ? ROLE_WARN : ROLE_NORMAL, "trust", "%s",
-		     run->trust ? ana_trust_str(run->trust, fl, sizeof(fl)) : "no flags");
-		if (!isnan(run->cpu_time))
-			line(t, ROLE_NORMAL, "cpu time", "%.3f s (the threads' own, kernel)",
-			     run->cpu_time);
-		if (!isnan(run->user_time))
-			line(t, ROLE_NORMAL, "user time", "%.3f s (of it, in user mode)",
-			     run->user_time);
-		if (!isnan(run->coverage))
-			line(t, run->trust & (ANA_TRUST_SAMPLES_LOST | ANA_TRUST_SAMPLES_EXCESS)
-					? ROLE_WARN : ROLE_NORMAL,
-			     "samples", "%.3f s, %.1f%% of the expected from the %s (%u threads "
-			     "judged, %u short)", run->sampled_time, 100 * run->coverage,
-			     ana_basis_str(run->basis), run->n_judged, run->n_short);
-		if (!isnan(run->handler_time))
-			line(t, run->trust & ANA_TRUST_COLLECTOR_TIME ? ROLE_WARN : ROLE_NORMAL,
-			     "handler", "%.3f s in the collector's signal handler", run->handler_time);
-		if (run->emulator)
-			line(t, ROLE_WARN, "emulator", "%s: lines and instructions unreliable",
-			     run->emulator);
-		/* the event this run shows and is compared on (compare mode: its
-		 * own where it did not sample the shown one) */
-		size_t shown = view_run_event(&t->ui->st, s, r);
-		for (size_t i = 0; i < run->n_events; i++) {
-			const struct ana_event_fact *e = &run->events[i];
-			char how[96];
-			if (e->freq)
-				snprintf(how, sizeof(how), "@f%" PRIu64 " Hz", e->freq);
-			else
-				snprintf(how, sizeof(how), "@%" PRIu64 "%s", e->period,
-					 e->random_mask ? " randomized" : "");
-			line(t, e->mixed ? ROLE_WARN : ROLE_NORMAL, "event",
-			     "%s%s (asked: %s) %s%s, %" PRIu64 " samples, weight %.0f %s", e->name,
-			     i == shown ? " [shown]" : "",
-			     e->requested && *e->requested ? e->requested : "not recorded", how,
-			     e->mixed ? " (differs between files!)" : "", e->samples, e->weight,
-			     e->unit ? e->unit : "");
-		}
-		for (size_t i = 0; i < run->n_counters; i++) {
-			const struct ana_counter_fact *c = &run->counters[i];
-			if (isnan(c->pct))
-				line(t, ROLE_NORMAL, c->name, "%" PRIu64, c->value);
-			else
-				line(t, c->warn ? ROLE_WARN : ROLE_NORMAL, c->name,
-				     "%" PRIu64 " (%.2f%% of samples)%s", c->value, c->pct,
-				     c->warn ? "  above 1%: the profile is missing samples" : "");
-		}
-	}
+static const struct ana_fact *get(const struct ana_facts *f, enum ana_fact_id id)
+{
+	return ana_facts_get(f, id);
+}
+
+/* An event: as used and asked for, its period, samples and weight;
+ * [shown]: the one this run shows and is compared on (compare mode: its
+ * own where it did not sample the shown one). */
+static void event_row(struct text *t, const struct ana_fact *x, size_t shown)
+{
+	const struct ana_event_fact *e = x->event;
+	char how[96];
+
+	if (e->freq)
+		snprintf(how, sizeof(how), "@f%" PRIu64 " Hz", e->freq);
+	else
+		snprintf(how, sizeof(how), "@%" PRIu64 "%s", e->period,
+			 e->random_mask ? " randomized" : "");
+	line(t, role_of(x), "event", "%s%s (asked: %s) %s%s, %" PRIu64 " samples, weight %.0f %s",
+	     x->key, x->ref == shown ? " [shown]" : "", *x->text ? x->text : "not recorded", how,
+	     e->mixed ? " (differs between files!)" : "", x->count, x->value, x->unit ? x->unit : "");
+}
+
+static void counter_row(struct text *t, const struct ana_fact *x)
+{
+	if (!(x->flags & ANA_FACT_LOSS))
+		line(t, ROLE_NORMAL, x->key, "%" PRIu64, x->count);
+	else
+		line(t, role_of(x), x->key, "%" PRIu64 " (%.2f%% of samples)%s", x->count, x->pct,
+		     x->severity >= ANA_NOTE_WARN ? "  above 1%: the profile is missing samples" : "");
+}
+
+/* The trust flags and the figures behind them. */
+static void trust_row(struct text *t, const struct ana_facts *f, const struct ana_fact *x)
+{
+	bool known = !(x->flags & ANA_FACT_UNKNOWN);
+
+	if (x->id == ANA_FACT_TRUST)
+		line(t, role_of(x), "trust", "%s", x->count ? x->text : "no flags");
+	else if (x->id == ANA_FACT_CPU_TIME && known)
+		line(t, ROLE_NORMAL, "cpu time", "%.3f s (the threads' own, kernel)", x->value);
+	else if (x->id == ANA_FACT_USER_TIME && known)
+		line(t, ROLE_NORMAL, "user time", "%.3f s (of it, in user mode)", x->value);
+	else if (x->id == ANA_FACT_SAMPLED && !isnan(x->pct))
+		line(t, role_of(x), "samples", "%.3f s, %.1f%% of the expected from the %s (%"
+		     PRIu64 " threads judged, %" PRIu64 " short)", x->value, x->pct,
+		     get(f, ANA_FACT_BASIS)->text, get(f, ANA_FACT_JUDGED)->count,
+		     get(f, ANA_FACT_SHORT)->count);
+	else if (x->id == ANA_FACT_HANDLER && known)
+		line(t, role_of(x), "handler", "%.3f s in the collector's signal handler", x->value);
+	else if (x->id == ANA_FACT_EMULATOR && known)
+		line(t, role_of(x), "emulator", "%s: lines and instructions unreliable", x->text);
+}
+
+/* Everything about one run, raw figures too (`i` lists all). */
+static void fact_row(struct text *t, const struct ana_facts *f, const struct ana_fact *x,
+		     bool base, size_t shown)
+{
+	const struct ana_fact *partial = get(f, ANA_FACT_PARTIAL);
+
+	if (x->id == ANA_FACT_LABEL)
+		line(t, ROLE_TITLE, base ? "Base run" : "Run", "%s", x->text);
+	else if (x->id == ANA_FACT_FILES)
+		line(t, role_of(partial), "files", "%" PRIu64 " in %" PRIu64 " repeat(s), %" PRIu64
+		     " partial", x->count, get(f, ANA_FACT_REPEATS)->count, partial->count);
+	else if (x->id == ANA_FACT_META)
+		line(t, ROLE_NORMAL, x->key, "%s", x->text);
+	else if (x->id == ANA_FACT_DURATION && !(x->flags & ANA_FACT_UNKNOWN))
+		line(t, ROLE_NORMAL, "duration", "%.3f s wall clock", x->value);
+	else if (x->id == ANA_FACT_STEAL && !isnan(x->pct))	/* warned: above 5% */
+		line(t, role_of(x), "steal", "%.3f s, %.1f%% of the CPU time", x->value, x->pct);
+	else if (x->group == ANA_FG_TRUST)
+		trust_row(t, f, x);
+	else if (x->id == ANA_FACT_EVENT)
+		event_row(t, x, shown);
+	else if (x->id == ANA_FACT_COUNTER)
+		counter_row(t, x);
+}
+
+static void notes_rows(struct text *t, const struct ana_set *s)
+{
 	line(t, ROLE_TITLE, "Notes", "%zu", ana_set_n_notes(s));
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		static const char *const sev[] = { "info", "warning", "error" };
@@ -198,6 +216,19 @@ static void facts_rows(struct text *t)
 		else
 			line(t, role, what, "%s", n->msg);
 	}
+}
+
+static void facts_rows(struct text *t)
+{
+	struct ana_set *s = t->ui->set;
+
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_facts *f = ana_set_facts(s, r);
+		size_t shown = view_run_event(&t->ui->st, s, r);
+		for (size_t i = 0; i < ana_facts_n(f); i++)
+			fact_row(t, f, ana_facts_at(f, i), r == t->ui->st.base, shown);
+	}
+	notes_rows(t, s);
 }
 
 static int text_refresh(struct panel *p, struct ui *ui)

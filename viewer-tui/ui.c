@@ -635,28 +635,13 @@ struct hline {
 	int prio;
 };
 
-static const char *meta_get(const struct ana_run *r, const char *const *keys)
-{
-	for (; *keys; keys++)
-		for (size_t i = 0; r && i < r->n_meta; i++)
-			if (strcmp(r->meta[i].key, *keys) == 0 && r->meta[i].value[0])
-				return r->meta[i].value;
-	return NULL;
-}
-
-/* The facts worth a place in the header, and the metadata keys that hold
- * them (first one present wins); `i` lists everything. */
-static const char *const k_command[] = { "argv", "command", NULL };
+/* The facts worth a place in the header, and the metadata key of each;
+ * `i` lists everything. */
 static const struct {
-	const char *label;
-	const char *const keys[3];
+	const char *label, *key;
 } header_facts[] = {
-	{ "backend", { "backend", NULL } },
-	{ "hypervisor", { "hypervisor", NULL } },
-	{ "vPMU", { "vpmu", NULL } },
-	{ "fell back:", { "fallback", NULL } },
-	{ "host", { "host", NULL } },
-	{ "cpu", { "cpu_model", NULL } },
+	{ "backend", "backend" }, { "hypervisor", "hypervisor" }, { "vPMU", "vpmu" },
+	{ "fell back:", "fallback" }, { "host", "host" }, { "cpu", "cpu_model" },
 };
 
 static void append(char *buf, size_t len, const char *sep, const char *fmt, ...)
@@ -676,121 +661,137 @@ static void append(char *buf, size_t len, const char *sep, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Header lines, most important first by prio; returns how many. */
-static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
+static const char *run_label(const struct ana_set *s, unsigned run)
+{
+	return text_basename(ana_facts_get(ana_set_facts(s, run), ANA_FACT_LABEL)->text);
+}
+
+/* Compare mode: the base and the runs, with the event each is compared
+ * on when they differ (a fallback, another backend). */
+static void compare_title(struct ui *ui, struct hline *h, const char *sep)
 {
 	const struct ana_set *s = ui->set;
-	const struct ana_run *base = ana_set_run(s, ui->st.base);
-	unsigned n_runs = ana_set_n_runs(s);
-	const char *sep = text_utf8 ? " \u00b7 " : " | ";
-	size_t n = 0, warns = 0;
-	const char *first_warn = NULL;
+	bool differ = view_events_differ(&ui->st, s);
 
-	if (!base || max < 5)
-		return 0;
-	memset(h, 0, 5 * sizeof(*h));
-	/* 1: what ran */
-	h[n].role = ROLE_TITLE;
-	h[n].prio = 100;
-	if (ui->st.compare) {
-		/* runs on different events (a fallback, another backend): which
-		 * event of each is compared */
-		bool differ = view_events_differ(&ui->st, s);
-		append(h[n].text, sizeof(h[n].text), "", "compare: base %s",
-		       text_basename(base->label));
+	append(h->text, sizeof(h->text), "", "compare: base %s", run_label(s, ui->st.base));
+	if (differ)
+		append(h->text, sizeof(h->text), " ", "(%s)",
+		       ana_set_event(s, view_run_event(&ui->st, s, ui->st.base)));
+	append(h->text, sizeof(h->text), " ", "vs");
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		if (r == ui->st.base)
+			continue;
+		append(h->text, sizeof(h->text), " ", "%s", run_label(s, r));
 		if (differ)
-			append(h[n].text, sizeof(h[n].text), " ", "(%s)",
-			       ana_set_event(s, view_run_event(&ui->st, s, ui->st.base)));
-		append(h[n].text, sizeof(h[n].text), " ", "vs");
-		for (unsigned r = 0; r < n_runs; r++) {
-			if (r == ui->st.base)
-				continue;
-			append(h[n].text, sizeof(h[n].text), " ", "%s",
-			       text_basename(ana_set_run(s, r)->label));
-			if (differ)
-				append(h[n].text, sizeof(h[n].text), " ", "(%s)",
-				       ana_set_event(s, view_run_event(&ui->st, s, r)));
-		}
-		if (differ)
-			append(h[n].text, sizeof(h[n].text), sep, "different events: by share");
-	} else {
-		const char *cmd = meta_get(base, k_command);
-		append(h[n].text, sizeof(h[n].text), "", "%s", cmd ? cmd : base->label);
-		append(h[n].text, sizeof(h[n].text), sep, "%u file%s", base->n_files,
-		       base->n_files == 1 ? "" : "s");
-		if (n_runs > 1)
-			append(h[n].text, sizeof(h[n].text), sep, "run 1 of %u (c: compare)", n_runs);
+			append(h->text, sizeof(h->text), " ", "(%s)",
+			       ana_set_event(s, view_run_event(&ui->st, s, r)));
 	}
-	n++;
-	/* 2: where and how it was measured */
-	h[n].role = ROLE_HEADER;
-	h[n].prio = 70;
+	if (differ)
+		append(h->text, sizeof(h->text), sep, "different events: by share");
+}
+
+/* 1: what ran */
+static void title_line(struct ui *ui, const struct ana_facts *f, struct hline *h, const char *sep)
+{
+	const char *cmd = ana_facts_get(f, ANA_FACT_COMMAND)->text;
+	uint64_t files = ana_facts_get(f, ANA_FACT_FILES)->count;
+	unsigned n_runs = ana_set_n_runs(ui->set);
+
+	h->role = ROLE_TITLE;
+	h->prio = 100;
+	if (ui->st.compare) {
+		compare_title(ui, h, sep);
+		return;
+	}
+	append(h->text, sizeof(h->text), "", "%s",
+	       cmd ? cmd : ana_facts_get(f, ANA_FACT_LABEL)->text);
+	append(h->text, sizeof(h->text), sep, "%llu file%s", (unsigned long long)files,
+	       files == 1 ? "" : "s");
+	if (n_runs > 1)
+		append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
+}
+
+/* 2: where and how it was measured */
+static void where_line(const struct ana_facts *f, struct hline *h, const char *sep)
+{
+	h->role = ROLE_HEADER;
+	h->prio = 70;
 	for (size_t i = 0; i < ARRAY_SIZE(header_facts); i++) {
-		const char *v = meta_get(base, header_facts[i].keys);
+		const char *v = ana_facts_meta_str(f, header_facts[i].key);
 		char fit[256];
 		/* Each fact short, so that a long one (a fallback's reason) does
 		 * not push the others off the line; `i` has them in full. */
-		if (v && text_elide(fit, sizeof(fit), v, 36) >= 0)
-			append(h[n].text, sizeof(h[n].text), sep, "%s %s", header_facts[i].label, fit);
+		if (*v && text_elide(fit, sizeof(fit), v, 36) >= 0)
+			append(h->text, sizeof(h->text), sep, "%s %s", header_facts[i].label, fit);
 	}
-	if (h[n].text[0])
-		n++;
-	/* 3: events with periods and sample counts */
-	h[n].role = ROLE_HEADER;
-	h[n].prio = 80;
-	for (size_t i = 0; i < base->n_events; i++) {
-		const struct ana_event_fact *e = &base->events[i];
-		char per[48];
+}
+
+/* 3: events with periods and sample counts; the shown one in brackets */
+static void events_line(const struct ana_facts *f, size_t shown, struct hline *h, const char *sep)
+{
+	size_t n;
+	const struct ana_fact *ev = ana_facts_all(f, ANA_FACT_EVENT, &n);
+
+	h->role = ROLE_HEADER;
+	h->prio = 80;
+	for (const struct ana_fact *x = ev; x < ev + n; x++) {
+		const struct ana_event_fact *e = x->event;
+		char per[48], asked[96] = "";
 		/* another run's event (compare mode): not the base's to show */
-		if (!e->samples && !(e->requested && *e->requested) && i != ui->st.event)
+		if (x->flags & ANA_FACT_ABSENT && x->ref != shown)
 			continue;
 		if (e->freq)
 			snprintf(per, sizeof(per), "@f%llu", (unsigned long long)e->freq);
 		else
 			snprintf(per, sizeof(per), "@%llu", (unsigned long long)e->period);
 		/* What was asked for, when something else was used. */
-		char asked[96] = "";
-		if (e->requested && *e->requested && strcmp(e->requested, e->name) != 0)
-			snprintf(asked, sizeof(asked), " (asked %s)", e->requested);
-		append(h[n].text, sizeof(h[n].text), sep, "%s%s%s%s%s %llu samples%s",
-		       i == ui->st.event ? "[" : "", e->name, per, asked,
-		       e->mixed ? " (mixed!)" : "", (unsigned long long)e->samples,
-		       i == ui->st.event ? "]" : "");
+		if (x->flags & ANA_FACT_SUBSTITUTED)
+			snprintf(asked, sizeof(asked), " (asked %s)", x->text);
+		append(h->text, sizeof(h->text), sep, "%s%s%s%s%s %llu samples%s",
+		       x->ref == shown ? "[" : "", x->key, per, asked, e->mixed ? " (mixed!)" : "",
+		       (unsigned long long)x->count, x->ref == shown ? "]" : "");
 	}
-	if (h[n].text[0])
-		n++;
-	/* 4: the collector's counters, losses first (the notes line below
-	 * carries the warning when space is short) */
-	h[n].role = ROLE_HEADER;
-	h[n].prio = 60;
+}
+
+/* 4: the collector's counters, those warned about first (the warnings
+ * line carries the warning when space is short); the trust flags say
+ * what the raw ones (thread_cpu_ns, ...) mean */
+static void counters_line(const struct ana_facts *f, struct hline *h, const char *sep)
+{
+	size_t n;
+	const struct ana_fact *ctr = ana_facts_all(f, ANA_FACT_COUNTER, &n);
+
+	h->role = ROLE_HEADER;
+	h->prio = 60;
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < base->n_counters; i++) {
-			const struct ana_counter_fact *c = &base->counters[i];
-			if (c->warn != (pass == 0))
+		for (const struct ana_fact *x = ctr; x < ctr + n; x++) {
+			bool warn = x->severity >= ANA_NOTE_WARN;
+			if (x->flags & ANA_FACT_HIDDEN || warn != (pass == 0))
 				continue;
-			/* the trust flags below say what these mean */
-			if (!strcmp(c->name, "thread_cpu_ns") || !strcmp(c->name, "thread_user_ns") ||
-			    !strcmp(c->name, "handler_ns"))
-				continue;
-			if (c->warn)
-				h[n].role = ROLE_WARN;
-			if (c->value || c->warn)
-				append(h[n].text, sizeof(h[n].text), sep, "%s%s %llu", c->warn ? "!" : "",
-				       c->name, (unsigned long long)c->value);
+			if (warn)
+				h->role = ROLE_WARN;
+			if (x->count || warn)
+				append(h->text, sizeof(h->text), sep, "%s%s %llu", warn ? "!" : "",
+				       x->key, (unsigned long long)x->count);
 		}
-	if (h[n].text[0])
-		n++;
-	/* 5: warnings: the analyzer's notes (bad files, losses, runs with
-	 * different sample sources, events or periods) */
-	/* trust flags of every run first: an emulated run or lost samples
-	 * change what the whole comparison means (steal has its own note) */
-	for (unsigned r = 0; r < n_runs; r++) {
-		const struct ana_run *ru = ana_set_run(s, r);
-		unsigned fl = ru ? ru->trust & ~(unsigned)ANA_TRUST_STEAL : 0;
+}
+
+/* 5: warnings: the trust flags of every run first (an emulated run or
+ * lost samples change what the whole comparison means; steal has its own
+ * note), then the analyzer's notes (bad files, losses, runs with
+ * different sample sources, events or periods) */
+static void warnings_line(const struct ana_set *s, struct hline *h, const char *sep)
+{
+	const char *first_warn = NULL;
+	size_t warns = 0;
+
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_fact *t = ana_facts_get(ana_set_facts(s, r), ANA_FACT_TRUST);
+		unsigned fl = t ? (unsigned)t->count & ~(unsigned)ANA_TRUST_STEAL : 0;
 		char buf[128];
 		if (fl)
-			append(h[n].text, sizeof(h[n].text), sep, "! %s: %s",
-			       text_basename(ru->label), ana_trust_str(fl, buf, sizeof(buf)));
+			append(h->text, sizeof(h->text), sep, "! %s: %s", run_label(s, r),
+			       ana_trust_str(fl, buf, sizeof(buf)));
 	}
 	for (size_t i = 0; i < ana_set_n_notes(s); i++) {
 		const struct ana_note *no = ana_set_note(s, i);
@@ -798,13 +799,31 @@ static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
 			first_warn = no->msg;
 	}
 	if (first_warn)
-		append(h[n].text, sizeof(h[n].text), sep, "! %s%s", first_warn,
+		append(h->text, sizeof(h->text), sep, "! %s%s", first_warn,
 		       warns > 1 ? " (more: press i)" : "");
-	if (h[n].text[0]) {
-		h[n].role = ROLE_WARN;
-		h[n].prio = 90;
-		n++;
-	}
+	h->role = ROLE_WARN;
+	h->prio = 90;
+}
+
+/* Header lines, most important first by prio; returns how many. */
+static size_t header_lines(struct ui *ui, struct hline *h, size_t max)
+{
+	const struct ana_facts *f = ana_set_facts(ui->set, ui->st.base);
+	const char *sep = text_utf8 ? " \u00b7 " : " | ";
+	size_t n = 1;
+
+	if (!f || max < 5)
+		return 0;
+	memset(h, 0, 5 * sizeof(*h));
+	title_line(ui, f, &h[0], sep);
+	where_line(f, &h[n], sep);
+	n += h[n].text[0] != 0;
+	events_line(f, ui->st.event, &h[n], sep);
+	n += h[n].text[0] != 0;
+	counters_line(f, &h[n], sep);
+	n += h[n].text[0] != 0;
+	warnings_line(ui->set, &h[n], sep);
+	n += h[n].text[0] != 0;
 	return n;
 }
 

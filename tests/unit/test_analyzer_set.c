@@ -236,7 +236,17 @@ static void test_merge_and_views(void)
 				     (isnan(ctrs[k].pct) ? isnan(c->pct) : fabs(c->pct - ctrs[k].pct) < 1e-9);
 		}
 		T_OK(ok, "counter line %d: %s", ctrs[k].line, ctrs[k].name);
+		/* the facts model (facts.h) says the same, built at finish */
+		size_t n;
+		const struct ana_fact *c = ana_facts_all(ana_set_facts(s, 0), ANA_FACT_COUNTER, &n);
+		for (ok = false; n > 0; n--, c++)
+			if (!strcmp(c->key, ctrs[k].name))
+				ok = c->count == ctrs[k].value && !(c->flags & ANA_FACT_LOSS) == isnan(ctrs[k].pct) &&
+				     (c->severity == ANA_NOTE_WARN) == ctrs[k].warn;
+		T_OK(ok, "counter line %d: %s as a fact", ctrs[k].line, ctrs[k].name);
 	}
+	T_OK(run->facts == ana_set_facts(s, 0) &&
+	     ana_facts_get(run->facts, ANA_FACT_FILES)->count == 2, "the run's facts, owned by the set");
 
 	ANA_QUERY(q, .view = ANA_VIEW_FUNCS);
 	struct ana_rows *r = ana_set_query(s, &q);
