@@ -18,8 +18,7 @@
 /* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
  * emulators rather than hardware virtualization. */
 static const struct {
-	const char *hypervisor;
-	const char *name;
+	const char *hypervisor, *name;
 } emulators[] = {
 	{ "qemu-tcg", "QEMU-TCG" },
 	{ "bochs", "Bochs" },
