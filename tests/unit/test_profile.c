@@ -21,6 +21,7 @@
 #include "profile/format.h"
 #include "profile/profile.h"
 #include "tests/harness.h"
+#include "tests/rng.h"
 
 /* ---- counting allocator: prof_write must not allocate ---- */
 #if defined(__SANITIZE_ADDRESS__)
@@ -64,16 +65,6 @@ void *realloc(void *p, size_t n)
 #endif
 
 /* ---- random profiles ---- */
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* Values of every varint length, with the extremes. */
 static uint64_t rnd_value(void)
