@@ -236,6 +236,17 @@ int usage_error(const struct common *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int command_main(const struct command *cmd, int argc, char **argv)
+{
+	int rc, first = 0;
+	struct ana_set *s = cmd->prepare(argc, argv, &first, &rc);
+
+	if (s)
+		rc = cmd->run(s, argc, argv, first);
+	common_free(cmd->c);
+	return rc;
+}
+
 int common_operands(struct common *c, int argc, char **argv, int first)
 {
 	for (int i = first; i < argc; i++)

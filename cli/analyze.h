@@ -132,6 +132,15 @@ void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
 /* argv[first...] appended to paths: 0, or -1 out of memory. */
 int common_operands(struct common *c, int argc, char **argv, int first);
+/* The skeleton of an analysis command's main: prepare reads the options
+ * and loads the set (NULL: the exit status is in *rc, said), run prints
+ * from it (and frees it), then c is freed: the exit status. */
+struct command {
+	struct common *c;
+	struct ana_set *(*prepare)(int argc, char **argv, int *first, int *rc);
+	int (*run)(struct ana_set *s, int argc, char **argv, int first);
+};
+int command_main(const struct command *cmd, int argc, char **argv);
 /* Report a usage error and return EXIT_USAGE. */
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */

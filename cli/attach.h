@@ -19,6 +19,17 @@ struct attach_req {
 	char **cmd;			/* perf's "-p PID -- sleep 5": stop when it ends */
 };
 
+/* -p -t -a --duration, bound to r: verb is "profile" or "count". */
+#define ATTACH_OPTS(r, verb) \
+	OPT_STRING('p', "pid", &(r)->pids, "PID[,PID...]", \
+		   verb " these running processes (every thread, and\n" \
+		   "threads and children they start)"), \
+	OPT_STRING('t', "tid", &(r)->tids, "TID[,TID...]", verb " these running threads"), \
+	OPT_BOOL('a', "all-cpus", &(r)->all_cpus, verb " every process on every CPU"), \
+	OPT_STRING(0, "duration", &(r)->duration, "SECONDS", \
+		   "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n" \
+		   "when the processes end, or when CMD, if given, ends)")
+
 static inline bool attach_wanted(const struct attach_req *r)
 {
 	return r->pids || r->tids || r->all_cpus;

@@ -62,67 +62,70 @@ static int fdr(void *ctx, const char *v)
 	return 0;
 }
 
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt diff_opts[] = {
+	OPT_SECTION("Ratio (default --ratio share):"),
+	OPT_ENUM(0, "ratio", &args.q.ratio, ratios, "share|raw",
+		 "share: (samples/total in RUN) / (samples/total in BASE);\n"
+		 "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
+		 "match; refused between different events)", .expect = "share or raw"),
+	OPT_SET_INT(0, "delta", &args.q.ratio, ANA_RATIO_DELTA,
+		    "share in RUN - share in BASE, in percentage points"),
+	OPT_DOUBLE(0, "conf", &args.q.conf, 0, 1, "C",
+		   "confidence level of the intervals (default 0.95)", .open = true,
+		   .expect = "a level between 0 and 1"),
+	OPT_SECTION("Selection:"),
+	OPT_STRING('e', "event", &args.c.event, "NAME|N",
+		   "compare this event, or the N-th (default: the first);\n"
+		   "a run without it is compared on its own event at\n"
+		   "that place (a fallback's cpu-clock, a CPUTIME run)"),
+	OPT_SET_INT(0, "incl", &args.q.kind, ANA_INCL, "compare inclusive samples (default: self)"),
+	COMMON_INPUT_OPTS(&args.c),
+	COMMON_FILTER_OPTS(&args.c),
+	COMMON_VIEW_OPTS(&args.c),
+	OPT_UINT(0, "min-samples", &args.q.min_samples, 0, ~0ULL, "N",
+		 "hide rows with fewer than N samples in every run"),
+	OPT_DOUBLE(0, "min-pct", &args.q.min_pct_base, 0, 100, "N",
+		   "only rows with at least N% of BASE's samples", .expect = "a percentage"),
+	OPT_ENUM(0, "only", &args.q.space, spaces, "user|kernel",
+		 "only user-space rows, or only kernel ([k]) rows"),
+	OPT_CALLBACK(0, "fdr", required_argument, fdr, &args, "Q|off",
+		     "'*' controls the false discovery rate at Q over\n"
+		     "every row x run shown (Benjamini-Hochberg; default\n"
+		     "1 - the --conf level); off: each interval alone"),
+	OPT_ENUM(0, "sort", &args.q.sort, sorts, "value|ratio|name",
+		 "largest share first (default), largest change\n"
+		 "first (significant ones on top), or by name"),
+	OPT_UINT(0, "top", &args.q.top, 0, ~0ULL, "N", "show the first N rows"),
+	OPT_LIST(0, "label", &args.labels, &args.n_labels, "NAME",
+		 "name BASE, then each RUN, in order (repeatable)"),
+	OPT_BOOL(0, "weight", &args.c.o.weighted, "ratios of sample weights (count x period used)"),
+	OPT_SECTION("Symbols:"),
+	COMMON_SYMBOL_OPTS(&args.c),
+	OPT_SECTION("Output:"),
+	COMMON_FORMAT_OPTS(&args.c),
+	OPT_STRING(0, "flamegraph", &args.flame, "FILE",
+		   "write a differential flame graph of RUN against BASE\n"
+		   "instead (FILE.svg, or FILE.html for a page): widths\n"
+		   "from RUN, colours from the ratio of each calling\n"
+		   "context's inclusive share, strong only where significant"),
+	OPT_BOOL(0, "table", &args.table,
+		 "one row per function, one column per RUN (the ratio,\n"
+		 "its interval and flag): text, --markdown, --csv, --json"),
+	OPT_BOOL(0, "markdown", &args.markdown, "--table as a Markdown table"),
+	OPT_BOOL(0, "noise-floor", &args.noise,
+		 "also compare BASE's repeats split in two (odd against\n"
+		 "even): how many rows chance alone flags"),
+	COMMON_TEXT_OPTS(&args.c),
+	OPT_END,
+};
+
 static int parse(struct opts *o, int argc, char **argv, int *first)
 {
 	struct common *c = &o->c;
-	const struct opt opts[] = {
-		OPT_SECTION("Ratio (default --ratio share):"),
-		OPT_ENUM(0, "ratio", &o->q.ratio, ratios, "share|raw",
-			 "share: (samples/total in RUN) / (samples/total in BASE);\n"
-			 "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
-			 "match; refused between different events)", .expect = "share or raw"),
-		OPT_SET_INT(0, "delta", &o->q.ratio, ANA_RATIO_DELTA,
-			    "share in RUN - share in BASE, in percentage points"),
-		OPT_DOUBLE(0, "conf", &o->q.conf, 0, 1, "C",
-			   "confidence level of the intervals (default 0.95)", .open = true,
-			   .expect = "a level between 0 and 1"),
-		OPT_SECTION("Selection:"),
-		OPT_STRING('e', "event", &c->event, "NAME|N",
-			   "compare this event, or the N-th (default: the first);\n"
-			   "a run without it is compared on its own event at\n"
-			   "that place (a fallback's cpu-clock, a CPUTIME run)"),
-		OPT_SET_INT(0, "incl", &o->q.kind, ANA_INCL, "compare inclusive samples (default: self)"),
-		COMMON_INPUT_OPTS(c),
-		COMMON_FILTER_OPTS(c),
-		COMMON_VIEW_OPTS(c),
-		OPT_UINT(0, "min-samples", &o->q.min_samples, 0, ~0ULL, "N",
-			 "hide rows with fewer than N samples in every run"),
-		OPT_DOUBLE(0, "min-pct", &o->q.min_pct_base, 0, 100, "N",
-			   "only rows with at least N% of BASE's samples", .expect = "a percentage"),
-		OPT_ENUM(0, "only", &o->q.space, spaces, "user|kernel",
-			 "only user-space rows, or only kernel ([k]) rows"),
-		OPT_CALLBACK(0, "fdr", required_argument, fdr, o, "Q|off",
-			     "'*' controls the false discovery rate at Q over\n"
-			     "every row x run shown (Benjamini-Hochberg; default\n"
-			     "1 - the --conf level); off: each interval alone"),
-		OPT_ENUM(0, "sort", &o->q.sort, sorts, "value|ratio|name",
-			 "largest share first (default), largest change\n"
-			 "first (significant ones on top), or by name"),
-		OPT_UINT(0, "top", &o->q.top, 0, ~0ULL, "N", "show the first N rows"),
-		OPT_LIST(0, "label", &o->labels, &o->n_labels, "NAME",
-			 "name BASE, then each RUN, in order (repeatable)"),
-		OPT_BOOL(0, "weight", &c->o.weighted, "ratios of sample weights (count x period used)"),
-		OPT_SECTION("Symbols:"),
-		COMMON_SYMBOL_OPTS(c),
-		OPT_SECTION("Output:"),
-		COMMON_FORMAT_OPTS(c),
-		OPT_STRING(0, "flamegraph", &o->flame, "FILE",
-			   "write a differential flame graph of RUN against BASE\n"
-			   "instead (FILE.svg, or FILE.html for a page): widths\n"
-			   "from RUN, colours from the ratio of each calling\n"
-			   "context's inclusive share, strong only where significant"),
-		OPT_BOOL(0, "table", &o->table,
-			 "one row per function, one column per RUN (the ratio,\n"
-			 "its interval and flag): text, --markdown, --csv, --json"),
-		OPT_BOOL(0, "markdown", &o->markdown, "--table as a Markdown table"),
-		OPT_BOOL(0, "noise-floor", &o->noise,
-			 "also compare BASE's repeats split in two (odd against\n"
-			 "even): how many rows chance alone flags"),
-		COMMON_TEXT_OPTS(c),
-		OPT_END,
-	};
 
-	*first = opts_parse(&diff_cmd, opts, argc, argv);
+	*first = opts_parse(&diff_cmd, diff_opts, argc, argv);
 	o->table |= o->markdown;
 	if (o->flame && !*o->flame)
 		return usage_error(c, "--flamegraph needs a file name");
@@ -491,64 +494,75 @@ static size_t pivot_event(const struct pivot *pv, const struct ana_set *s, unsig
 	return run_event(pv->ctx, s, r);
 }
 
-static int run(struct opts *op, int argc, char **argv);
 
-int main(int argc, char **argv)
+/* Each operand one run ("A,B": its repeats), named by --label or itself:
+ * 0, or -1 (s freed). */
+static int add_runs(struct opts *op, struct ana_set *s, int argc, char **argv, int first)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	free(o.labels);
-	return rc;
-}
-
-static int run(struct opts *op, int argc, char **argv)
-{
-	common_init(&op->c, "pmcprof diff");
-	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
-	int first = 0;
-	if (parse(op, argc, argv, &first))
-		return EXIT_USAGE;
-	struct common *c = &op->c;
-	struct ana_set *s = common_set(c);
-	if (!s)
-		return EXIT_RUNTIME;
 	for (int a = first; a < argc; a++) {
 		unsigned run = (unsigned)(a - first), rep = 0;
-		char *list = strdup(argv[a]);
-		if (!list)
-			return EXIT_RUNTIME;
-		char *save;
+		char *list = strdup(argv[a]), *save;
+		if (!list) {
+			ana_set_free(s);
+			return -1;
+		}
 		for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save), rep++)
-			if (common_add(c, s, run, rep, p)) {
+			if (common_add(&op->c, s, run, rep, p)) {
 				free(list);
-				return EXIT_RUNTIME;
+				return -1;
 			}
 		free(list);
-		const char *label = (size_t)run < op->n_labels ? op->labels[run] : argv[a];
-		ana_set_label(s, run, label);
+		ana_set_label(s, run, (size_t)run < op->n_labels ? op->labels[run] : argv[a]);
 	}
+	return 0;
+}
+
+/* The options read and the runs loaded as they say: the set, or NULL with
+ * the exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+	struct ana_set *s;
+
+	common_init(c, "pmcprof diff");
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
+	*rc = EXIT_USAGE;
+	if (parse(op, argc, argv, first))
+		return NULL;
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_set(c)) || add_runs(op, s, argc, argv, *first))
+		return NULL;
 	/* every run must have samples: a run with no readable profile at all
 	 * leaves nothing to compare */
-	if (common_finish(c, s, (unsigned)(argc - first), "a run has no samples: nothing to compare"))
-		return EXIT_RUNTIME;
-	int e;
+	if (common_finish(c, s, (unsigned)(argc - *first), "a run has no samples: nothing to compare"))
+		return NULL;
 	int col = common_event_column(c, s, "diff compares events, not metrics");
+	*rc = EXIT_USAGE;
 	if (col < 0) {
 		ana_set_free(s);
-		return EXIT_USAGE;
+		return NULL;
 	}
 	op->q.event = (size_t)col;
 	op->q.view = c->view;
 	if (check_events(op, s, NULL)) {
 		ana_set_free(s);
-		return EXIT_USAGE;
+		return NULL;
 	}
+	return s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+	int e, rc;
+
 	check_raw(op, s);
 	if (op->flame) {
 		print_notes(c, s, NULL);
 		check_events(op, s, stderr);
-		int rc = flame(op, s);
+		rc = flame(op, s);
 		ana_set_free(s);
 		return rc;
 	}
@@ -559,7 +573,7 @@ static int run(struct opts *op, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	FILE *out = stdout;
-	int rc = EXIT_OK;
+	rc = EXIT_OK;
 	char noise[512] = "";
 	if (op->noise && !noise_floor(op, argv[first], noise, sizeof(noise)))
 		fprintf(stderr, "%s: noise floor %s\n", c->prog, noise);
@@ -620,5 +634,15 @@ static int run(struct opts *op, int argc, char **argv)
 		rc = EXIT_RUNTIME;
 	ana_rows_free(rows);
 	ana_set_free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command cmd = { .c = &args.c, .prepare = prepare, .run = run };
+
+	int rc = command_main(&cmd, argc, argv);
+
+	free(args.labels);
 	return rc;
 }

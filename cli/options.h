@@ -1,6 +1,7 @@
 /* One option layer for every command, on getopt_long (like git's and
  * perf's parse-options): a command declares one table of options with
- * their help text; usage, --help and "did you mean" come from it.
+ * their help text, each row bound to the variable it sets; parsing, usage
+ * errors, --help and "did you mean" come from it.
  *
  * Long options take "--x=v" or "--x v", short ones bundle ("-qe NAME"),
  * options may come anywhere before "--" (unless the command stops at its
@@ -47,8 +48,8 @@ struct opt_name {
  * --help (still accepted); "\n" in it starts an indented line.  Rows with
  * neither id nor name are a section title (help) or another table included
  * at that place (include).  A bad value is a usage error "OPT: expected
- * EXPECT, got 'V'" (OPT: -x when it has a short form, else --name); expect
- * is made from the range or the names unless given. */
+ * EXPECT, got 'V'" (OPT as typed, -x or --name); expect is made from the
+ * range or the names unless given. */
 struct opt {
 	int id;
 	const char *name;

@@ -167,74 +167,70 @@ static void apply_rate(struct opts *o)
 	}
 }
 
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt record_opts[] = {
+	OPT_CALLBACK('e', "event", required_argument, add_events, &args,
+		     "EVENT[@PERIOD|@fFREQ][,...]",
+		     "sample EVENT (repeatable, or a comma-separated list).\n"
+		     "Default: cycles, falling back to cpu-clock, then\n"
+		     "CPUTIME, where there is no PMU (stderr says which)"),
+	OPT_STRING('F', "freq", &args.freq, "FREQ",
+		   "sample FREQ times a second (events without @)"),
+	OPT_STRING('c', "count", &args.period, "PERIOD",
+		   "sample every PERIOD events (events without @)"),
+	OPT_STRING('b', "backend", &args.backend, "NAME",
+		   "use this backend plugin (pmcprof list); no fallback"),
+	OPT_STRING('o', "output", &args.outdir, "DIR",
+		   "write into DIR (created if missing; a DIR that holds\n"
+		   "profiles needs --append).  Default:\n"
+		   "./pmcprof-CMD-HOST-PID/, which must not exist"),
+	OPT_BOOL(0, "append", &args.append, "add this run's profiles to those already in -o DIR"),
+	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args.call_graph, NULL,
+		     "record call graphs (the default: --call-graph dwarf)"),
+	OPT_STRING(0, "call-graph", &args.call_graph, "MODE",
+		   "dwarf or unwind (libunwind, the default), fp (frame\n"
+		   "pointers), none (the sampled instruction only);\n"
+		   "lbr is refused: no last-branch-record support"),
+	ATTACH_OPTS(&args.att, "profile"),
+	OPT_BOOL(0, "no-fallback", &args.no_fallback, "fail instead of replacing an unusable event"),
+	OPT_BOOL(0, "convert-period", &args.convert_period,
+		 "let a period given in events (-c, @PERIOD) of an\n"
+		 "event that falls back to a clock become that clock's\n"
+		 "nanoseconds at the nominal CPU clock (default: refused)"),
+	OPT_BOOL(0, "force", &args.force,
+		 "record even with a hardware counter that failed\n"
+		 "calibration (counted zero or implausibly)"),
+	OPT_STRING(0, "signal", &args.signal, "N",
+		   "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
+		   "5 (SIGTRAP): perf_event's synchronous signal, no\n"
+		   "interrupt per sample (cheaper, in a VM much cheaper)"),
+	OPT_STRING(0, "random-period", &args.random_bits, "BITS",
+		   "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
+		   "against lockstep with periodic code"),
+	OPT_STRING(0, "seed", &args.seed, "N",
+		   "seed for --random-period (default: from the clock;\n"
+		   "recorded in the profiles either way)"),
+	OPT_BOOL(0, "private", &args.set.private_files, "directory mode 0700 and files 0600"),
+	OPT_BOOL(0, "no-timeline", &args.no_timeline,
+		 "keep no timeline (each sample's time and context, for\n"
+		 "pmcprof script, report --time and the trace export;\n"
+		 "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
+	OPT_BOOL(0, "no-archive", &args.no_archive,
+		 "do not keep the names of the sampled addresses in\n"
+		 "DIR/symbols when the command ends (pmcprof archive)"),
+	OPT_BOOL('q', "quiet", &args.quiet,
+		 "no informational lines (the event used, the profile\n"
+		 "count); errors and failed calibrations are still shown"),
+	OPT_END,
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	const struct opt opts[] = {
-		OPT_CALLBACK('e', "event", required_argument, add_events, o,
-			     "EVENT[@PERIOD|@fFREQ][,...]",
-			     "sample EVENT (repeatable, or a comma-separated list).\n"
-			     "Default: cycles, falling back to cpu-clock, then\n"
-			     "CPUTIME, where there is no PMU (stderr says which)"),
-		OPT_STRING('F', "freq", &o->freq, "FREQ",
-			   "sample FREQ times a second (events without @)"),
-		OPT_STRING('c', "count", &o->period, "PERIOD",
-			   "sample every PERIOD events (events without @)"),
-		OPT_STRING('b', "backend", &o->backend, "NAME",
-			   "use this backend plugin (pmcprof list); no fallback"),
-		OPT_STRING('o', "output", &o->outdir, "DIR",
-			   "write into DIR (created if missing; a DIR that holds\n"
-			   "profiles needs --append).  Default:\n"
-			   "./pmcprof-CMD-HOST-PID/, which must not exist"),
-		OPT_BOOL(0, "append", &o->append, "add this run's profiles to those already in -o DIR"),
-		OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &o->call_graph, NULL,
-			     "record call graphs (the default: --call-graph dwarf)"),
-		OPT_STRING(0, "call-graph", &o->call_graph, "MODE",
-			   "dwarf or unwind (libunwind, the default), fp (frame\n"
-			   "pointers), none (the sampled instruction only);\n"
-			   "lbr is refused: no last-branch-record support"),
-		OPT_STRING('p', "pid", &o->att.pids, "PID[,PID...]",
-			   "profile these running processes (every thread, and\n"
-			   "threads and children they start) from outside"),
-		OPT_STRING('t', "tid", &o->att.tids, "TID[,TID...]", "profile these running threads"),
-		OPT_BOOL('a', "all-cpus", &o->att.all_cpus, "profile every process on every CPU"),
-		OPT_STRING(0, "duration", &o->att.duration, "SECONDS",
-			   "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
-			   "when the processes end, or when CMD, if given, ends)"),
-		OPT_BOOL(0, "no-fallback", &o->no_fallback, "fail instead of replacing an unusable event"),
-		OPT_BOOL(0, "convert-period", &o->convert_period,
-			 "let a period given in events (-c, @PERIOD) of an\n"
-			 "event that falls back to a clock become that clock's\n"
-			 "nanoseconds at the nominal CPU clock (default: refused)"),
-		OPT_BOOL(0, "force", &o->force,
-			 "record even with a hardware counter that failed\n"
-			 "calibration (counted zero or implausibly)"),
-		OPT_STRING(0, "signal", &o->signal, "N",
-			   "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
-			   "5 (SIGTRAP): perf_event's synchronous signal, no\n"
-			   "interrupt per sample (cheaper, in a VM much cheaper)"),
-		OPT_STRING(0, "random-period", &o->random_bits, "BITS",
-			   "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
-			   "against lockstep with periodic code"),
-		OPT_STRING(0, "seed", &o->seed, "N",
-			   "seed for --random-period (default: from the clock;\n"
-			   "recorded in the profiles either way)"),
-		OPT_BOOL(0, "private", &o->set.private_files, "directory mode 0700 and files 0600"),
-		OPT_BOOL(0, "no-timeline", &o->no_timeline,
-			 "keep no timeline (each sample's time and context, for\n"
-			 "pmcprof script, report --time and the trace export;\n"
-			 "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
-		OPT_BOOL(0, "no-archive", &o->no_archive,
-			 "do not keep the names of the sampled addresses in\n"
-			 "DIR/symbols when the command ends (pmcprof archive)"),
-		OPT_BOOL('q', "quiet", &o->quiet,
-			 "no informational lines (the event used, the profile\n"
-			 "count); errors and failed calibrations are still shown"),
-		OPT_END,
-	};
 	int first;
 
 	settings_defaults(&o->set);
-	first = opts_parse(&record_cmd, opts, argc, argv);
+	first = opts_parse(&record_cmd, record_opts, argc, argv);
 	settings(o);
 	attach_operands(&o->att, &record_cmd, argc, argv, first, "no command to run");
 	apply_rate(o);
@@ -1110,56 +1106,50 @@ static void timeline_settings(struct opts *o)
 	o->set.origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+/* Everything the collector is told before the command starts: the plan,
+ * the seed, the output directory, the settings in the run directory, the
+ * preloaded libraries. */
+static void prepare(struct opts *o, const char *path, const char *cmd)
 {
-	struct opts o = { 0 };
-	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
-	struct sigaction sa;
-	struct name_list before = { 0 };
-	int first, status, ret;
-	size_t n;
+	char coll[PATH_MAX], why[PATH_MAX + 200];
+	int ret;
 
-	first = parse_args(argc, argv, &o);
-	if (attach_wanted(&o.att)) {
-		attach_prepare("pmcprof record", &o.att, o.backend, attach_dir, sizeof(attach_dir));
-		make_plan(&o);
-		return attach_record(&o.att, &o.set, o.quiet, attach_outdir, &o);
-	}
-	ret = exe_resolve(argv[first], path, sizeof(path));
-	if (ret < 0)
-		die(EXIT_RUNTIME, "%s: %s", argv[first],
-		    ret == -ENOENT ? "command not found" : strerror(-ret));
-	if (exe_check(path, why, sizeof(why)) < 0)
-		die(EXIT_RUNTIME, "%s", why);
 	collector_path(coll);
-	make_plan(&o);
-	if (o.set.random_bits && !o.seed_given) {
+	make_plan(o);
+	if (o->set.random_bits && !o->seed_given) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		o.set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
+		o->set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
 	}
-	make_outdir(&o, argv[first]);
-	make_rundir(&o);
+	make_outdir(o, cmd);
+	make_rundir(o);
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
-	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
+	settings_seccomp_now(&o->set.seccomp_mode, &o->set.seccomp_filters);
 	/* A run traced as a whole (strace -f pmcprof record) is profiled; a
 	 * process traced by a tool of the run (gdb's inferior) is not. */
-	o.set.tracer = settings_tracer_now();
+	o->set.tracer = settings_tracer_now();
 	/* An ASan program refuses to start unless its runtime comes first in
 	 * the library list: preload it before us (the collector takes it out
 	 * of the environment its children inherit). */
-	exe_asan_runtime(path, o.set.preload_first, sizeof(o.set.preload_first));
+	exe_asan_runtime(path, o->set.preload_first, sizeof(o->set.preload_first));
 	if (getenv("PMCPROF_PLUGIN_PATH") &&
-	    settings_set(&o.set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
+	    settings_set(&o->set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
 			 sizeof(why)) < 0)
 		die(EXIT_RUNTIME, "%s", why);
-	timeline_settings(&o);
-	if ((ret = export_settings(&o.set, rundir)) < 0)
+	timeline_settings(o);
+	if ((ret = export_settings(&o->set, rundir)) < 0)
 		die(EXIT_RUNTIME, "cannot pass the collector its settings: %s", strerror(-ret));
-	set_preload(o.set.preload_first, coll);
-	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
+	set_preload(o->set.preload_first, coll);
+}
+
+/* Fork and exec the command, pass it the signals it decides on, wait for
+ * it and for the collector's watchers: its wait status. */
+static int run_command(const char *path, char **cmd)
+{
+	struct sigaction sa;
+	int status;
 
 	/* The collector's watchers (collector/watch.c) are orphaned at birth
 	 * and come to us: so we know when they are done. */
@@ -1168,7 +1158,7 @@ int main(int argc, char **argv)
 	if (child < 0)
 		die(EXIT_RUNTIME, "fork: %s", strerror(errno));
 	if (child == 0) {
-		execv(path, argv + first);
+		execv(path, cmd);
 		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -1188,32 +1178,65 @@ int main(int argc, char **argv)
 	}
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
+	return status;
+}
+
+/* After the command: the profiles counted, archived and said; the
+ * command's exit status (or its death by the same signal). */
+static int finish(struct opts *o, const struct name_list *before, const char *cmd, int status)
+{
+	size_t n;
+
 	warn_drain();
 	report_lost();
-	remove_stale_temps(o.set.outdir);
-	n = count_profiles(o.set.outdir, NULL, &before);
+	remove_stale_temps(o->set.outdir);
+	n = count_profiles(o->set.outdir, NULL, before);
 	/* (under MPI every rank shares DIR: one archive after the job) */
-	if (n && !o.no_archive) {
+	if (n && !o->no_archive) {
 		const char *rank = mpi_rank();
 
 		if (!rank)
-			archive_outdir(&o);
-		else if (!o.quiet && !strcmp(rank, "0"))
+			archive_outdir(o);
+		else if (!o->quiet && !strcmp(rank, "0"))
 			fprintf(stderr, "pmcprof record: after the job, 'pmcprof archive %s' keeps "
-				"the names of the sampled addresses with the profiles\n", o.set.outdir);
+				"the names of the sampled addresses with the profiles\n", o->set.outdir);
 	}
-	if (n && !o.quiet)
+	if (n && !o->quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
-			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
+			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o->set.outdir);
 	else if (!n)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
-			o.set.outdir);
+			o->set.outdir);
 	if (WIFSIGNALED(status)) {
 		int s = WTERMSIG(status);
 
-		fprintf(stderr, "pmcprof record: %s was killed by signal %d (SIG%s)\n", argv[first],
+		fprintf(stderr, "pmcprof record: %s was killed by signal %d (SIG%s)\n", cmd,
 			s, sigabbrev_np(s) ? sigabbrev_np(s) : "?");
 		die_of(s);
 	}
 	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts *o = &args;
+	char path[PATH_MAX], why[PATH_MAX + 200];
+	struct name_list before = { 0 };
+	int first, ret;
+
+	first = parse_args(argc, argv, o);
+	if (attach_wanted(&o->att)) {
+		attach_prepare("pmcprof record", &o->att, o->backend, attach_dir, sizeof(attach_dir));
+		make_plan(o);
+		return attach_record(&o->att, &o->set, o->quiet, attach_outdir, o);
+	}
+	ret = exe_resolve(argv[first], path, sizeof(path));
+	if (ret < 0)
+		die(EXIT_RUNTIME, "%s: %s", argv[first],
+		    ret == -ENOENT ? "command not found" : strerror(-ret));
+	if (exe_check(path, why, sizeof(why)) < 0)
+		die(EXIT_RUNTIME, "%s", why);
+	prepare(o, path, argv[first]);
+	count_profiles(o->set.outdir, &before, NULL);	/* with --append: not ours */
+	return finish(o, &before, argv[first], run_command(path, argv + first));
 }

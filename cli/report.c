@@ -155,6 +155,82 @@ static int tree(void *ctx, const char *v)
 	return 0;
 }
 
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt report_opts[] = {
+	OPT_SECTION("Input:"),
+	COMMON_INPUT_PATHS(&args.c, "read this too (repeatable; as an operand, perf's -i)"),
+	COMMON_INPUT_OPTS(&args.c),
+	OPT_SECTION("Filters (perf's):"),
+	COMMON_FILTER_OPTS(&args.c),
+	OPT_SECTION("Views (default: flat per function):"),
+	COMMON_VIEW_OPTS(&args.c),
+	OPT_STRING(0, "function", &args.line_func, "FUNC",
+		   "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
+	OPT_CALLBACK(0, "callers", required_argument, callers, &args.c, "FUNC",
+		     "functions calling FUNC (FUNC or MODULE:FUNC)"),
+	OPT_CALLBACK(0, "callees", required_argument, callees, &args.c, "FUNC",
+		     "functions FUNC calls"),
+	OPT_CALLBACK(0, "tree", optional_argument, tree, &args, "top-down|bottom-up",
+		     "calling-context tree (bottom-up: each function's\n"
+		     "own samples, then the callers they came through)"),
+	OPT_UINT(0, "depth", &args.depth, 0, 100000, "N", "tree levels to show (default: all)"),
+	OPT_CALLBACK('g', "call-graph", required_argument, call_graph, &args, "caller|callee[,...]",
+		     "perf's -g: caller (--tree), callee (--tree=bottom-up),\n"
+		     "graph/fractal (a tree), folded (--collapsed), none\n"
+		     "(flat), a number (--min-pct)"),
+	OPT_SECTION("Selection:"),
+	COMMON_EVENT_OPTS(&args.c),
+	OPT_CALLBACK(0, "sort", required_argument, sort_keys, &args, "KEY[,KEY...]",
+		     "self, incl or name: the order (default: self;\n"
+		     "top-down tree: incl; bottom-up tree: self); perf's\n"
+		     "keys, the rows' identity, columns in their order:\n"
+		     "overhead (self), sym, dso (alone: --modules),\n"
+		     "srcline (--lines), comm, pid, tid (one table over\n"
+		     "the threads: dso,sym  comm,sym  pid,dso ...)"),
+	OPT_UINT(0, "top", &args.top, 0, 1000000000, "N",
+		 "show the first N rows (trees: N children per node)"),
+	OPT_DOUBLE(0, "min-pct", &args.q.min_pct, 0, 100, "P",
+		   "hide rows under P% of the total (trees: default 0.5)"),
+	OPT_DOUBLE(0, "percent-limit", &args.q.min_pct, 0, 100, "P", "the same, perf's spelling"),
+	OPT_CALLBACK(0, "time", required_argument, common_time, &args.c, "START,END|P%/N|A%-B%",
+		     "only the samples from START to END seconds after\n"
+		     "the run's start (either may be empty), or percent\n"
+		     "slices of the run (10%/2: the second tenth; 0%-25%;\n"
+		     "several, comma-separated); from the profiles'\n"
+		     "timelines (pmcprof script shows the times)"),
+	OPT_BOOL(0, "no-children", &args.no_children,
+		 "no inclusive (children) percentage column"),
+	OPT_BOOL(0, "show-nr-samples", &args.stdio,
+		 "(-n) sample counts: always shown, the Self column"),
+	OPT_BOOL('n', NULL, &args.stdio, NULL),
+	COMMON_SPLIT_OPTS(&args.c),
+	COMMON_WEIGHT_OPTS(&args.c),
+	OPT_SECTION("Symbols:"),
+	COMMON_SYMBOL_OPTS(&args.c),
+	OPT_SECTION("Output:"),
+	COMMON_FORMAT_OPTS(&args.c),
+	OPT_SET_INT(0, "collapsed", &args.c.out, OUT_COLLAPSED, "FlameGraph's collapsed stacks"),
+	OPT_STRING(0, "flamegraph", &args.flame, "FILE",
+		   "write a flame graph: FILE.svg, or FILE.html for a page\n"
+		   "(hover, click to zoom, search; --tree=bottom-up: by\n"
+		   "self cost, callers above)"),
+	OPT_STRING(0, "pprof", &args.pprof, "FILE",
+		   "write pprof's profile.proto, gzipped (go tool pprof)"),
+	OPT_STRING(0, "speedscope", &args.speedscope, "FILE",
+		   "write a speedscope file, one profile per thread\n"
+		   "(implies --by thread unless --by is given).  FILE\n"
+		   "'-': standard output; the three combine, and replace\n"
+		   "the report on standard output"),
+	OPT_STRING(0, "trace", &args.trace, "FILE",
+		   "write a Chrome / Perfetto trace (Trace Event JSON):\n"
+		   "each thread's samples on a timeline, for\n"
+		   "ui.perfetto.dev or chrome://tracing"),
+	OPT_BOOL(0, "stdio", &args.stdio, "text output (the default; for perf habits)"),
+	COMMON_TEXT_OPTS(&args.c),
+	OPT_END,
+};
+
 /* The checks of what the options say together, once all are read. */
 static int check(struct opts *o)
 {
@@ -192,82 +268,9 @@ static int check(struct opts *o)
 static int parse(struct opts *o, int argc, char **argv, int *first_path)
 {
 	struct common *c = &o->c;
-	const struct opt opts[] = {
-		OPT_SECTION("Input:"),
-		COMMON_INPUT_PATHS(c, "read this too (repeatable; as an operand, perf's -i)"),
-		COMMON_INPUT_OPTS(c),
-		OPT_SECTION("Filters (perf's):"),
-		COMMON_FILTER_OPTS(c),
-		OPT_SECTION("Views (default: flat per function):"),
-		COMMON_VIEW_OPTS(c),
-		OPT_STRING(0, "function", &o->line_func, "FUNC",
-			   "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
-		OPT_CALLBACK(0, "callers", required_argument, callers, c, "FUNC",
-			     "functions calling FUNC (FUNC or MODULE:FUNC)"),
-		OPT_CALLBACK(0, "callees", required_argument, callees, c, "FUNC",
-			     "functions FUNC calls"),
-		OPT_CALLBACK(0, "tree", optional_argument, tree, o, "top-down|bottom-up",
-			     "calling-context tree (bottom-up: each function's\n"
-			     "own samples, then the callers they came through)"),
-		OPT_UINT(0, "depth", &o->depth, 0, 100000, "N", "tree levels to show (default: all)"),
-		OPT_CALLBACK('g', "call-graph", required_argument, call_graph, o, "caller|callee[,...]",
-			     "perf's -g: caller (--tree), callee (--tree=bottom-up),\n"
-			     "graph/fractal (a tree), folded (--collapsed), none\n"
-			     "(flat), a number (--min-pct)"),
-		OPT_SECTION("Selection:"),
-		COMMON_EVENT_OPTS(c),
-		OPT_CALLBACK(0, "sort", required_argument, sort_keys, o, "KEY[,KEY...]",
-			     "self, incl or name: the order (default: self;\n"
-			     "top-down tree: incl; bottom-up tree: self); perf's\n"
-			     "keys, the rows' identity, columns in their order:\n"
-			     "overhead (self), sym, dso (alone: --modules),\n"
-			     "srcline (--lines), comm, pid, tid (one table over\n"
-			     "the threads: dso,sym  comm,sym  pid,dso ...)"),
-		OPT_UINT(0, "top", &o->top, 0, 1000000000, "N",
-			 "show the first N rows (trees: N children per node)"),
-		OPT_DOUBLE(0, "min-pct", &o->q.min_pct, 0, 100, "P",
-			   "hide rows under P% of the total (trees: default 0.5)"),
-		OPT_DOUBLE(0, "percent-limit", &o->q.min_pct, 0, 100, "P", "the same, perf's spelling"),
-		OPT_CALLBACK(0, "time", required_argument, common_time, c, "START,END|P%/N|A%-B%",
-			     "only the samples from START to END seconds after\n"
-			     "the run's start (either may be empty), or percent\n"
-			     "slices of the run (10%/2: the second tenth; 0%-25%;\n"
-			     "several, comma-separated); from the profiles'\n"
-			     "timelines (pmcprof script shows the times)"),
-		OPT_BOOL(0, "no-children", &o->no_children,
-			 "no inclusive (children) percentage column"),
-		OPT_BOOL(0, "show-nr-samples", &o->stdio,
-			 "(-n) sample counts: always shown, the Self column"),
-		OPT_BOOL('n', NULL, &o->stdio, NULL),
-		COMMON_SPLIT_OPTS(c),
-		COMMON_WEIGHT_OPTS(c),
-		OPT_SECTION("Symbols:"),
-		COMMON_SYMBOL_OPTS(c),
-		OPT_SECTION("Output:"),
-		COMMON_FORMAT_OPTS(c),
-		OPT_SET_INT(0, "collapsed", &c->out, OUT_COLLAPSED, "FlameGraph's collapsed stacks"),
-		OPT_STRING(0, "flamegraph", &o->flame, "FILE",
-			   "write a flame graph: FILE.svg, or FILE.html for a page\n"
-			   "(hover, click to zoom, search; --tree=bottom-up: by\n"
-			   "self cost, callers above)"),
-		OPT_STRING(0, "pprof", &o->pprof, "FILE",
-			   "write pprof's profile.proto, gzipped (go tool pprof)"),
-		OPT_STRING(0, "speedscope", &o->speedscope, "FILE",
-			   "write a speedscope file, one profile per thread\n"
-			   "(implies --by thread unless --by is given).  FILE\n"
-			   "'-': standard output; the three combine, and replace\n"
-			   "the report on standard output"),
-		OPT_STRING(0, "trace", &o->trace, "FILE",
-			   "write a Chrome / Perfetto trace (Trace Event JSON):\n"
-			   "each thread's samples on a timeline, for\n"
-			   "ui.perfetto.dev or chrome://tracing"),
-		OPT_BOOL(0, "stdio", &o->stdio, "text output (the default; for perf habits)"),
-		COMMON_TEXT_OPTS(c),
-		OPT_END,
-	};
 
 	o->q.min_pct = -1;	/* not given (-g N gives it too) */
-	*first_path = opts_parse(&report_cmd, opts, argc, argv);
+	*first_path = opts_parse(&report_cmd, report_opts, argc, argv);
 	o->min_pct_given = o->q.min_pct >= 0;
 	o->q.min_pct = fmax(o->q.min_pct, 0);
 	o->q.top = o->top;
@@ -822,39 +825,12 @@ static int exports(struct opts *o, struct ana_set *s, int argc, char **argv, int
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
 
-static int run(struct opts *op, int argc, char **argv);
 
-int main(int argc, char **argv)
+/* The query the options make, once the set's columns are known. */
+static void query(struct opts *op, int col)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	return rc;
-}
-
-static int run(struct opts *op, int argc, char **argv)
-{
-	common_init(&op->c, "pmcprof report");
-	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
-	int first = 0;
-	if (parse(op, argc, argv, &first))
-		return EXIT_USAGE;
 	struct common *c = &op->c;
-	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
-	/* speedscope's evented profiles and the trace come from the timelines */
-	c->o.timeline = op->speedscope || op->trace;
-	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
-		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
-	struct ana_set *s = common_load(c, 0, true);
-	if (!s)
-		return EXIT_RUNTIME;
-	int e;
-	FILE *out = stdout;
-	int col = common_columns(c, s);
-	if (col < 0) {
-		ana_set_free(s);
-		return EXIT_USAGE;
-	}
+
 	op->q.event = (size_t)col;
 	op->q.view = op->tree ? (op->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
 	op->q.func = c->func;
@@ -863,8 +839,47 @@ static int run(struct opts *op, int argc, char **argv)
 	op->q.max_depth = op->tree ? (op->depth ? op->depth : UINT_MAX) : 0;
 	if (op->tree && !op->min_pct_given && c->out == OUT_TEXT)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
+}
 
-	int rc = EXIT_OK;
+/* The options read and the runs loaded as they say: the set, or NULL with
+ * the exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+
+	common_init(c, "pmcprof report");
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
+	*rc = EXIT_USAGE;
+	if (parse(op, argc, argv, first))
+		return NULL;
+	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
+	/* speedscope's evented profiles and the trace come from the timelines */
+	c->o.timeline = op->speedscope || op->trace;
+	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
+		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
+	*rc = EXIT_RUNTIME;
+	struct ana_set *s = common_load(c, 0, true);
+	if (!s)
+		return NULL;
+	int col = common_columns(c, s);
+	if (col < 0) {
+		ana_set_free(s);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	query(op, col);
+	return s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+	int e, rc;
+	FILE *out = stdout;
+
+	rc = EXIT_OK;
 	if (op->flame || op->pprof || op->speedscope || op->trace) {
 		print_notes(c, s, NULL);
 		rc = exports(op, s, argc, argv, first);
@@ -959,4 +974,11 @@ done:
 		rc = EXIT_RUNTIME;
 	ana_set_free(s);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command cmd = { .c = &args.c, .prepare = prepare, .run = run };
+
+	return command_main(&cmd, argc, argv);
 }

@@ -97,14 +97,7 @@ static void parse_args(struct stat_args *a, int argc, char **argv)
 			 "counted here (cycles -> cpu-clock), as record does;\n"
 			 "default: a <not supported> row, as perf stat prints"),
 		OPT_BOOL(0, "no-fallback", &a->no_fallback, "fail instead of printing <not supported>"),
-		OPT_STRING('p', "pid", &a->att.pids, "PID[,PID...]",
-			   "count these running processes (every thread, and\n"
-			   "threads and children they start)"),
-		OPT_STRING('t', "tid", &a->att.tids, "TID[,TID...]", "count these running threads"),
-		OPT_BOOL('a', "all-cpus", &a->att.all_cpus, "count every process on every CPU"),
-		OPT_STRING(0, "duration", &a->att.duration, "SECONDS",
-			   "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
-			   "when the processes end, or when CMD, if given, ends)"),
+		ATTACH_OPTS(&a->att, "count"),
 		OPT_END,
 	};
 	int first;
