@@ -549,6 +549,7 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 		ana_set_free(s);
 		return NULL;
 	}
+	check_raw(op, s);
 	return s;
 }
 
@@ -558,7 +559,6 @@ static int run(struct ana_set *s, int argc, char **argv, int first)
 	struct common *c = &op->c;
 	int e, rc;
 
-	check_raw(op, s);
 	if (op->flame) {
 		print_notes(c, s, NULL);
 		check_events(op, s, stderr);
