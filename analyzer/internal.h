@@ -579,9 +579,6 @@ bool func_kept(const struct ana_set *s, uint32_t f);
 /* Mark in is[] the functions q->func names (or q->node); how many (query.c). */
 int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is);
 
-/* The length of the UTF-8 sequence at p (1-4), or 0 when the bytes there
- * are not one (format.c). */
-size_t utf8_len(const unsigned char *p);
 /* s as a JSON string: quotes, backslashes and control bytes escaped, bytes
  * that are not UTF-8 as '?' (a JSON file must be UTF-8); NULL as "". */
 void json_put_str(FILE *f, const char *s);
