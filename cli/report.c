@@ -26,7 +26,7 @@ static const struct opt_cmd report_cmd = {
 struct opts {
 	struct common c;
 	struct ana_query q;
-	bool tree, bottom_up, sort_given, min_pct_given, no_children;
+	bool tree, bottom_up, min_pct_given, no_children;
 	bool stdio;			/* --stdio, -n: perf's habits, the default here */
 	size_t top;			/* --top: per --by group when split */
 	const char *line_func;		/* --function */
@@ -84,7 +84,6 @@ static int sort_keys(void *ctx, const char *list)
 					   s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
 		}
 	}
-	o->sort_given = true;
 	o->dso_first &= sym || srcline;
 	o->key_rows = dso || sym || srcline;
 	if (srcline)
