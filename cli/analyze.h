@@ -39,8 +39,9 @@ void table_free(struct table *t);
 		 "(+ - * / parentheses, event names, numbers)"), \
 	OPT_ENUM(0, "by", &(c)->o.split, common_split_names, "WHAT", \
 		 "one report per thread, process, rank, host or comm")
-#define COMMON_INPUT_PATHS(c, h) /* -i, with the command's help */ \
-	OPT_LIST('i', "input", &(c)->paths, &(c)->n_paths, "PROFILE|DIR", h)
+#define COMMON_INPUT_PATHS(c) /* -i */ \
+	OPT_LIST('i', "input", &(c)->paths, &(c)->n_paths, "PROFILE|DIR", \
+		 "read this too (repeatable; as an operand, perf's -i)")
 #define COMMON_INPUT_OPTS(c) /* --merge */ \
 	OPT_BOOL(0, "merge", &(c)->merge, \
 		 "merge the runs found under a directory (each\n" \

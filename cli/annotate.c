@@ -70,7 +70,7 @@ static int parse(struct opts *o, int argc, char **argv)
 	struct common *c = &o->c;
 	const struct opt opts[] = {
 		OPT_SECTION("Input:"),
-		COMMON_INPUT_PATHS(c, "read this too (repeatable; perf's -i)"),
+		COMMON_INPUT_PATHS(c),
 		COMMON_INPUT_OPTS(c),
 		OPT_SECTION("Filters (perf's):"),
 		COMMON_FILTER_OPTS(c),

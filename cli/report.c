@@ -158,7 +158,7 @@ static int tree(void *ctx, const char *v)
 static struct opts args;
 static const struct opt report_opts[] = {
 	OPT_SECTION("Input:"),
-	COMMON_INPUT_PATHS(&args.c, "read this too (repeatable; as an operand, perf's -i)"),
+	COMMON_INPUT_PATHS(&args.c),
 	COMMON_INPUT_OPTS(&args.c),
 	OPT_SECTION("Filters (perf's):"),
 	COMMON_FILTER_OPTS(&args.c),

@@ -77,7 +77,7 @@ static int parse(struct opts *o, int argc, char **argv)
 {
 	struct common *c = &o->c;
 	const struct opt opts[] = {
-		COMMON_INPUT_PATHS(c, "read this too (repeatable; as an operand, perf's -i)"),
+		COMMON_INPUT_PATHS(c),
 		OPT_CALLBACK('F', "fields", required_argument, fields, o, "FIELD[,FIELD...]",
 			     "what each line shows, among comm, pid, tid, time,\n"
 			     "period, event, ip, sym, dso, srcline (default: comm,\n"
