@@ -76,32 +76,22 @@ static const struct {
 	const char *err;	/* a piece of stderr, or NULL */
 	const char *want;	/* the variables after it (describe()), or NULL */
 } cases[] = {
-	{ __LINE__, "", 0, NULL, "flag=0 level=-1 name=- width=0 big=0 top=0 pct=-1 conf=-1 "
-	  "labels=0 pids=- dirs=- colour=0 called=0 first=1" },
-	{ __LINE__, "-f --loud x", 0, NULL, "flag=1 level=3 name=- width=0 big=0 top=0 pct=-1 "
-	  "conf=-1 labels=0 pids=- dirs=- colour=0 called=0 first=3" },
+	{ __LINE__, "", 0, NULL, "first=1" },
+	{ __LINE__, "-f --loud x", 0, NULL, "flag=1 level=3 first=3" },
 	/* bundled short options, the value of the last one after it */
-	{ __LINE__, "-fsn NAME x", 0, NULL, "flag=1 level=0 name=NAME width=0 big=0 top=0 pct=-1 "
-	  "conf=-1 labels=0 pids=- dirs=- colour=0 called=0 first=3" },
+	{ __LINE__, "-fsn NAME x", 0, NULL, "flag=1 level=0 name=NAME first=3" },
 	/* --x=v and --x v; options after an operand */
 	{ __LINE__, "--width=80 x --top 7 --big 18446744073709551615", 0, NULL,
-	  "flag=0 level=-1 name=- width=80 big=18446744073709551615 top=7 pct=-1 conf=-1 labels=0 "
-	  "pids=- dirs=- colour=0 called=0 first=6" },
-	{ __LINE__, "--pct 12.5 --conf 0.9", 0, NULL, "flag=0 level=-1 name=- width=0 big=0 top=0 "
-	  "pct=12.5 conf=0.9 labels=0 pids=- dirs=- colour=0 called=0 first=5" },
+	  "width=80 big=18446744073709551615 top=7 first=6" },
+	{ __LINE__, "--pct 12.5 --conf 0.9", 0, NULL, "pct=12.5 conf=0.9 first=5" },
 	/* lists: appended in order */
-	{ __LINE__, "-l a --label b -lc", 0, NULL, "flag=0 level=-1 name=- width=0 big=0 top=0 "
-	  "pct=-1 conf=-1 labels=3:a,b,c pids=- dirs=- colour=0 called=0 first=6" },
-	{ __LINE__, "--pid 1,2 --pid 3 --dir /a --dir /b:/c", 0, NULL, "flag=0 level=-1 name=- "
-	  "width=0 big=0 top=0 pct=-1 conf=-1 labels=0 pids=1,2,3 dirs=/a:/b:/c colour=0 called=0 "
-	  "first=9" },
-	{ __LINE__, "-c green --colour=blue", 0, NULL, "flag=0 level=-1 name=- width=0 big=0 "
-	  "top=0 pct=-1 conf=-1 labels=0 pids=- dirs=- colour=3 called=0 first=4" },
-	{ __LINE__, "--call v --maybe --maybe=w", 0, NULL, "flag=0 level=-1 name=- width=0 "
-	  "big=0 top=0 pct=-1 conf=-1 labels=0 pids=- dirs=- colour=0 called=3 first=5" },
+	{ __LINE__, "-l a --label b -lc", 0, NULL, "labels=a,b,c first=6" },
+	{ __LINE__, "--pid 1,2 --pid 3 --dir /a --dir /b:/c", 0, NULL,
+	  "pids=1,2,3 dirs=/a:/b:/c first=9" },
+	{ __LINE__, "-c green --colour=blue", 0, NULL, "colour=3 first=4" },
+	{ __LINE__, "--call v --maybe --maybe=w", 0, NULL, "called=3 first=5" },
 	/* "--" ends the options */
-	{ __LINE__, "-- -f", 0, NULL, "flag=0 level=-1 name=- width=0 big=0 top=0 pct=-1 conf=-1 "
-	  "labels=0 pids=- dirs=- colour=0 called=0 first=2" },
+	{ __LINE__, "-- -f", 0, NULL, "first=2" },
 	/* range errors, made from the row */
 	{ __LINE__, "--width 19", 1, "test: --width: expected 20..10000, got '19'\n"
 	  "Try 'test --help'.", NULL },
@@ -130,21 +120,31 @@ static const struct {
 	{ __LINE__, "--no-such-thing", 1, "unknown option '--no-such-thing'", NULL },
 };
 
+/* What the variables hold, those not at their start only, then first. */
 static void describe(char *buf, size_t len, int first)
 {
-	char labels[256] = "0";
 	size_t k = 0;
 
-	if (v.n_labels) {
-		k = (size_t)snprintf(labels, sizeof(labels), "%zu:", v.n_labels);
-		for (size_t i = 0; i < v.n_labels && k < sizeof(labels); i++)
-			k += (size_t)snprintf(labels + k, sizeof(labels) - k, "%s%s", i ? "," : "",
-					      v.labels[i]);
-	}
-	snprintf(buf, len, "flag=%d level=%d name=%s width=%u big=%llu top=%zu pct=%g conf=%g "
-		 "labels=%s pids=%s dirs=%s colour=%d called=%d first=%d", v.flag, v.level,
-		 v.name ? v.name : "-", v.width, (unsigned long long)v.big, v.top, v.pct, v.conf,
-		 labels, v.pids ? v.pids : "-", v.dirs ? v.dirs : "-", (int)v.colour, v.called, first);
+#define SAY(cond, ...) \
+	if ((cond) && k < len) \
+		k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__)
+	buf[0] = '\0';
+	SAY(v.flag, "flag=1 ");
+	SAY(v.level != -1, "level=%d ", v.level);
+	SAY(v.name, "name=%s ", v.name);
+	SAY(v.width, "width=%u ", v.width);
+	SAY(v.big, "big=%llu ", (unsigned long long)v.big);
+	SAY(v.top, "top=%zu ", v.top);
+	SAY(v.pct != -1, "pct=%g ", v.pct);
+	SAY(v.conf != -1, "conf=%g ", v.conf);
+	for (size_t i = 0; i < v.n_labels; i++)
+		SAY(1, "%s%s%s", i ? "," : "labels=", v.labels[i], i + 1 == v.n_labels ? " " : "");
+	SAY(v.pids, "pids=%s ", v.pids);
+	SAY(v.dirs, "dirs=%s ", v.dirs);
+	SAY(v.colour, "colour=%d ", (int)v.colour);
+	SAY(v.called, "called=%d ", v.called);
+	SAY(1, "first=%d", first);
+#undef SAY
 }
 
 /* In the child: parse, then exit 0 if the variables are as wanted, 3 if
