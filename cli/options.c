@@ -345,23 +345,18 @@ static void bad_value(const struct opt_parser *p, const struct opt *o, const cha
 		 suggest ? suggest : "", suggest ? "'?" : "");
 }
 
-/* Store x into the unsigned or int variable of o->size bytes. */
+/* Store x into the unsigned or int variable of o->size bytes (memcpy: the
+ * variable may be any integer type of that size, an enum or a bool). */
 static void store_int(const struct opt *o, unsigned long long x)
 {
-	switch (o->size) {
-	case 1:
-		*(uint8_t *)o->value = (uint8_t)x;
-		break;
-	case 2:
-		*(uint16_t *)o->value = (uint16_t)x;
-		break;
-	case 4:
-		*(uint32_t *)o->value = (uint32_t)x;
-		break;
-	default:
-		*(uint64_t *)o->value = (uint64_t)x;
-		break;
-	}
+	uint8_t u8 = (uint8_t)x;
+	uint16_t u16 = (uint16_t)x;
+	uint32_t u32 = (uint32_t)x;
+	uint64_t u64 = (uint64_t)x;
+	const void *from = o->size == 1 ? (const void *)&u8 : o->size == 2 ? (const void *)&u16
+			   : o->size == 4 ? (const void *)&u32 : (const void *)&u64;
+
+	memcpy(o->value, from, o->size <= 8 ? o->size : 8);
 }
 
 static void store_uint(const struct opt_parser *p, const struct opt *o, const char *v)
