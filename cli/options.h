@@ -85,21 +85,38 @@ enum { OPT_LONG = 256 };
  * fields may follow (.expect = "...", .open = true).  The pointer's type
  * is checked where the row stores one type. */
 #define OPT_CHECK_(type, v) (1 ? (v) : (type)0)
-#define OPT_SET_INT(s, l, v, k, h, ...) { .id = (s), .name = (l), .has_arg = no_argument, 	.help = (h), .kind = OPT_K_SET, .value = (v), .size = sizeof(*(v)), .set = (k), __VA_ARGS__ }
-#define OPT_BOOL(s, l, v, h, ...) OPT_SET_INT(s, l, OPT_CHECK_(bool *, v), true, h, __VA_ARGS__)
-#define OPT_STRING(s, l, v, a, h, ...) { .id = (s), .name = (l), .has_arg = required_argument, 	.arg = (a), .help = (h), .kind = OPT_K_STRING, .value = OPT_CHECK_(const char **, v), __VA_ARGS__ }
+#define OPT_SET_INT(s, l, v, k, h, ...) { .id = (s), .name = (l), .has_arg = no_argument, \
+	.help = (h), .kind = OPT_K_SET, .value = (v), .size = sizeof(*(v)), .set = (k), \
+	__VA_ARGS__ }
+#define OPT_BOOL(s, l, v, h, ...) \
+	OPT_SET_INT(s, l, OPT_CHECK_(bool *, v), true, h, __VA_ARGS__)
+#define OPT_STRING(s, l, v, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_STRING, \
+	.value = OPT_CHECK_(const char **, v), __VA_ARGS__ }
 /* A whole number in [lo, hi] into an unsigned variable of any size. */
-#define OPT_UINT(s, l, v, lo, hi, a, h, ...) { .id = (s), .name = (l), 	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_UINT, 	.value = (v), .size = sizeof(*(v)), .min = (lo), .max = (hi), __VA_ARGS__ }
-#define OPT_DOUBLE(s, l, v, lo, hi, a, h, ...) { .id = (s), .name = (l), 	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_DOUBLE, 	.value = OPT_CHECK_(double *, v), .dmin = (lo), .dmax = (hi), __VA_ARGS__ }
+#define OPT_UINT(s, l, v, lo, hi, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_UINT, \
+	.value = (v), .size = sizeof(*(v)), .min = (lo), .max = (hi), __VA_ARGS__ }
+#define OPT_DOUBLE(s, l, v, lo, hi, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_DOUBLE, \
+	.value = OPT_CHECK_(double *, v), .dmin = (lo), .dmax = (hi), __VA_ARGS__ }
 /* Each value appended to a NULL-terminated array (realloc'd; the caller
  * frees the array, not the values) of *n items. */
-#define OPT_LIST(s, l, v, n, a, h, ...) { .id = (s), .name = (l), .has_arg = required_argument, 	.arg = (a), .help = (h), .kind = OPT_K_LIST, .value = OPT_CHECK_(const char ***, v), 	.count = (n), __VA_ARGS__ }
+#define OPT_LIST(s, l, v, n, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_LIST, \
+	.value = OPT_CHECK_(const char ***, v), .count = (n), __VA_ARGS__ }
 /* Each value appended to one string, sep between them. */
-#define OPT_JOIN(s, l, v, sp, it, a, h, ...) { .id = (s), .name = (l), 	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_JOIN, 	.value = OPT_CHECK_(char **, v), .sep = (sp), .items = (it), __VA_ARGS__ }
+#define OPT_JOIN(s, l, v, sp, it, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_JOIN, \
+	.value = OPT_CHECK_(char **, v), .sep = (sp), .items = (it), __VA_ARGS__ }
 /* A name of the table t (struct opt_name[]) into an int or enum variable. */
-#define OPT_ENUM(s, l, v, t, a, h, ...) { .id = (s), .name = (l), .has_arg = required_argument, 	.arg = (a), .help = (h), .kind = OPT_K_ENUM, .value = (v), .size = sizeof(*(v)), 	.names = (t), __VA_ARGS__ }
+#define OPT_ENUM(s, l, v, t, a, h, ...) { .id = (s), .name = (l), \
+	.has_arg = required_argument, .arg = (a), .help = (h), .kind = OPT_K_ENUM, \
+	.value = (v), .size = sizeof(*(v)), .names = (t), __VA_ARGS__ }
 /* fn(ctx, value) for what a table cannot say; hs: has_arg. */
-#define OPT_CALLBACK(s, l, hs, f, ctx, a, h, ...) { .id = (s), .name = (l), .has_arg = (hs), 	.arg = (a), .help = (h), .kind = OPT_K_CALLBACK, .fn = (f), .value = (ctx), __VA_ARGS__ }
+#define OPT_CALLBACK(s, l, hs, f, ctx, a, h, ...) { .id = (s), .name = (l), .has_arg = (hs), \
+	.arg = (a), .help = (h), .kind = OPT_K_CALLBACK, .fn = (f), .value = (ctx), \
+	__VA_ARGS__ }
 
 struct opt_cmd {
 	const char *prog;	 /* "pmcprof report": prefixes every message */
@@ -129,13 +146,13 @@ struct opt_parser {
 void opts_begin(struct opt_parser *p, const struct opt_cmd *cmd, int argc, char **argv);
 /* Store the options bound to variables, and return the next one that is
  * not (OPT_K_ID): its id, its argument in *arg (NULL when none); -1 when
- * the options end, p->ind then being the first operand.  A bad value is a
- * usage error (exit 1).  --help and -h print
- * the help on stdout and exit 0; an unknown option (with "did you mean"),
- * a missing or unexpected value print a usage error and exit 1. */
+ * the options end, p->ind then being the first operand.  --help and -h
+ * print the help on stdout and exit 0; an unknown option (with "did you
+ * mean"), a missing, unexpected or bad value print a usage error and exit 1. */
 int opts_next(struct opt_parser *p, const char **arg);
-/* Parse argv's options with cmd and its table opts (every row bound): the
- * index of the first operand.  Usage errors exit 1 (after the message). */
+/* Parse argv's options with the table opts (NULL: cmd's), every row bound
+ * to a variable: the index of the first operand.  Usage errors exit 1
+ * (after the message). */
 int opts_parse(const struct opt_cmd *cmd, const struct opt *opts, int argc, char **argv);
 /* The generated help text. */
 void opts_help(const struct opt_cmd *cmd, FILE *f);
