@@ -239,7 +239,10 @@ int usage_error(const struct common *c, const char *fmt, ...)
 int command_main(const struct command *cmd, int argc, char **argv)
 {
 	int rc, first = 0;
-	struct ana_set *s = cmd->prepare(argc, argv, &first, &rc);
+	struct ana_set *s;
+
+	common_init(cmd->c, cmd->prog);
+	s = cmd->prepare(argc, argv, &first, &rc);
 
 	if (s)
 		rc = cmd->run(s, argc, argv, first);

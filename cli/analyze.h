@@ -133,10 +133,12 @@ void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
 /* argv[first...] appended to paths: 0, or -1 out of memory. */
 int common_operands(struct common *c, int argc, char **argv, int first);
-/* The skeleton of an analysis command's main: prepare reads the options
- * and loads the set (NULL: the exit status is in *rc, said), run prints
- * from it (and frees it), then c is freed: the exit status. */
+/* The skeleton of an analysis command's main: c made ready for prog,
+ * prepare reads the options and loads the set (NULL: the exit status is
+ * in *rc, said), run prints from it (and frees it), then c is freed: the
+ * exit status. */
 struct command {
+	const char *prog;
 	struct common *c;
 	struct ana_set *(*prepare)(int argc, char **argv, int *first, int *rc);
 	int (*run)(struct ana_set *s, int argc, char **argv, int first);

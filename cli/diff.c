@@ -525,7 +525,6 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 	struct common *c = &op->c;
 	struct ana_set *s;
 
-	common_init(c, "pmcprof diff");
 	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
 	*rc = EXIT_USAGE;
 	if (parse(op, argc, argv, first))
@@ -639,7 +638,9 @@ static int run(struct ana_set *s, int argc, char **argv, int first)
 
 int main(int argc, char **argv)
 {
-	const struct command cmd = { .c = &args.c, .prepare = prepare, .run = run };
+	const struct command cmd = {
+		.prog = "pmcprof diff", .c = &args.c, .prepare = prepare, .run = run,
+	};
 
 	int rc = command_main(&cmd, argc, argv);
 

@@ -847,7 +847,6 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 	struct opts *op = &args;
 	struct common *c = &op->c;
 
-	common_init(c, "pmcprof report");
 	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
 	*rc = EXIT_USAGE;
 	if (parse(op, argc, argv, first))
@@ -977,7 +976,9 @@ done:
 
 int main(int argc, char **argv)
 {
-	const struct command cmd = { .c = &args.c, .prepare = prepare, .run = run };
+	const struct command cmd = {
+		.prog = "pmcprof report", .c = &args.c, .prepare = prepare, .run = run,
+	};
 
 	return command_main(&cmd, argc, argv);
 }
