@@ -552,19 +552,26 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 	return s;
 }
 
+/* --flamegraph: the differential flame graph instead of the table. */
+static int flame_only(struct opts *op, struct ana_set *s)
+{
+	int rc;
+
+	print_notes(&op->c, s, NULL);
+	check_events(op, s, stderr);
+	rc = flame(op, s);
+	ana_set_free(s);
+	return rc;
+}
+
 static int run(struct ana_set *s, int argc, char **argv, int first)
 {
 	struct opts *op = &args;
 	struct common *c = &op->c;
 	int e, rc;
 
-	if (op->flame) {
-		print_notes(c, s, NULL);
-		check_events(op, s, stderr);
-		rc = flame(op, s);
-		ana_set_free(s);
-		return rc;
-	}
+	if (op->flame)
+		return flame_only(op, s);
 	struct ana_rows *rows = ana_set_query(s, &op->q);
 	if (!rows) {
 		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
