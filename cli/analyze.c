@@ -509,8 +509,10 @@ int common_event_column(struct common *c, struct ana_set *s, const char *no_metr
 
 	if (col >= 0 && (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
 		fprintf(stderr, "%s: %s\n", c->prog, no_metric);
-		return -1;
+		col = -1;
 	}
+	if (col < 0)
+		ana_set_free(s);
 	return col;
 }
 

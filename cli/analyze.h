@@ -167,7 +167,7 @@ int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char
 /* After finish: add metrics, resolve --event.  Returns column or -1 (printed). */
 int common_columns(struct common *c, struct ana_set *s);
 /* common_columns where the column must be an event: a metric's is said as
- * "PROG: NO_METRIC" and -1 returned. */
+ * "PROG: NO_METRIC"; on failure s is freed and -1 returned. */
 int common_event_column(struct common *c, struct ana_set *s, const char *no_metric);
 /* A set of c->paths as one run: common_set, common_add of each (the one
  * path labels the run if label), common_finish with runs.  NULL: said. */

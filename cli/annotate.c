@@ -31,9 +31,12 @@ struct opts {
 	const char *func;
 	bool no_source;
 	bool stdio;			/* --stdio: the only output anyway */
+	int col;			/* the event's column */
 	double min_pct;
 	char newest[PATH_MAX];
 };
+
+static struct opts args;
 
 /* perf reads ./perf.data by default; here the newest ./pmcprof-*
  * directory record made.  0, or -1 when there is none. */
@@ -210,26 +213,33 @@ static void print_annotation(const struct opts *o, const struct ana_set *s,
 	src_free(&src);
 }
 
-static int run(struct opts *o, int argc, char **argv)
+/* The options read and the run loaded: the set, or NULL with the exit
+ * status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 {
+	struct opts *o = &args;
+	struct ana_set *s;
+
+	if ((*rc = parse(o, argc, argv)))
+		return NULL;
+	o->c.o.addr_samples = true;
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_load(&o->c, 1, true)))
+		return NULL;
+	o->col = common_event_column(&o->c, s, "annotate needs an event, not a metric");
+	*rc = EXIT_USAGE;
+	return o->col < 0 ? NULL : s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *o = &args;
 	struct common *c = &o->c;
-	common_init(c, "pmcprof annotate");
-	int rc = parse(o, argc, argv);
-	if (rc)
-		return rc;
-	c->o.addr_samples = true;
-	struct ana_set *s = common_load(c, 1, true);
-	if (!s)
-		return EXIT_RUNTIME;
-	int col = common_event_column(c, s, "annotate needs an event, not a metric");
-	if (col < 0) {
-		ana_set_free(s);
-		return EXIT_USAGE;
-	}
-	print_notes(c, s, NULL);
 	struct ana_annotation *a;
 	char msg[1024];
-	int e = ana_set_annotate(s, o->func, 0, (size_t)col, &a, msg, sizeof(msg));
+
+	print_notes(c, s, NULL);
+	int e = ana_set_annotate(s, o->func, 0, (size_t)o->col, &a, msg, sizeof(msg));
 	if (e) {
 		if (e == -ANA_ENOFUNC)
 			fprintf(stderr, "%s: no function '%s' in these profiles\n", c->prog, o->func);
@@ -238,7 +248,7 @@ static int run(struct opts *o, int argc, char **argv)
 		ana_set_free(s);
 		return e == -ANA_ENOFUNC ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	print_annotation(o, s, a, ana_set_event(s, (size_t)col), stdout);
+	print_annotation(o, s, a, ana_set_event(s, (size_t)o->col), stdout);
 	ana_annotation_free(a);
 	ana_set_free(s);
 	fflush(stdout);
@@ -247,8 +257,9 @@ static int run(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	return rc;
+	const struct command cmd = {
+		.prog = "pmcprof annotate", .c = &args.c, .prepare = prepare, .run = run,
+	};
+
+	return command_main(&cmd, argc, argv);
 }

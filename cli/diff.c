@@ -538,10 +538,8 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 		return NULL;
 	int col = common_event_column(c, s, "diff compares events, not metrics");
 	*rc = EXIT_USAGE;
-	if (col < 0) {
-		ana_set_free(s);
+	if (col < 0)
 		return NULL;
-	}
 	op->q.event = (size_t)col;
 	op->q.view = c->view;
 	if (check_events(op, s, NULL)) {

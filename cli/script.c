@@ -40,7 +40,10 @@ struct opts {
 	bool hide_cg;
 	size_t max_stack;
 	const char *pids, *tids, *comms;	/* comma-separated filters */
+	int ev;				/* -e: the event's column, or -1 for all */
 };
+
+static struct opts args;
 
 /* -F: a list replaces the default; +f and -f edit it (perf's forms). */
 static int fields(void *ctx, const char *list)
@@ -291,23 +294,35 @@ static int print_all(const struct opts *o, const struct ana_set *s, int ev, FILE
 	return ferror(out) ? -EIO : 0;
 }
 
-static int run(struct opts *o, int argc, char **argv)
+/* The options read and the timelines loaded: the set, or NULL with the
+ * exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 {
+	struct opts *o = &args;
 	struct common *c = &o->c;
-	int rc = parse(o, argc, argv);
+	struct ana_set *s;
 
-	if (rc)
-		return rc;
-	rc = EXIT_RUNTIME;
+	if ((*rc = parse(o, argc, argv)))
+		return NULL;
 	c->o.timeline = true;
-	struct ana_set *s = common_load(c, 0, false);
-	if (!s)
-		return EXIT_RUNTIME;
-	int ev = c->event ? common_columns(c, s) : -1;
-	if (c->event && ev < 0) {
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_load(c, 0, false)))
+		return NULL;
+	o->ev = c->event ? common_columns(c, s) : -1;
+	if (c->event && o->ev < 0) {
 		ana_set_free(s);
-		return EXIT_USAGE;
+		*rc = EXIT_USAGE;
+		return NULL;
 	}
+	return s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *o = &args;
+	struct common *c = &o->c;
+	int rc = EXIT_RUNTIME;
+
 	if (!c->quiet)
 		print_notes(c, s, NULL);
 	else
@@ -316,7 +331,7 @@ static int run(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no profile holds a timeline (recorded with --no-timeline or by "
 			"an older pmcprof)\n", c->prog);
 	} else {
-		int e = print_all(o, s, ev, stdout);
+		int e = print_all(o, s, o->ev, stdout);
 		if (e)
 			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
 		else
@@ -328,10 +343,10 @@ static int run(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .fields = DEFAULT_FIELDS };
+	const struct command cmd = {
+		.prog = "pmcprof script", .c = &args.c, .prepare = prepare, .run = run,
+	};
 
-	common_init(&o.c, "pmcprof script");
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	return rc;
+	args.fields = DEFAULT_FIELDS;
+	return command_main(&cmd, argc, argv);
 }
