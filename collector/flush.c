@@ -132,35 +132,32 @@ static void put_u0(struct buf *b, uint64_t v, int width)
 	put_u(b, v);
 }
 
-/* SECONDS.NANOSECONDS since the epoch. */
-static void put_time(struct buf *b, const struct timespec *ts)
-{
-	put_u(b, (uint64_t)ts->tv_sec);
-	put_s(b, ".");
-	put_u0(b, (uint64_t)ts->tv_nsec, 9);
-}
-
-/* A fresh string in the arena b: returns it and moves past it. */
-static const char *str_u(struct buf *b, uint64_t v)
+/* A fresh string in the arena b: v, then ".NANOSECONDS" if ns >= 0 (a
+ * time: SECONDS.NANOSECONDS since the epoch).  Returns it and moves past
+ * it; "" where the arena has not the room. */
+static const char *str_num(struct buf *b, uint64_t v, long ns)
 {
 	const char *s = b->p + b->n;
 
-	if (b->n + 24 > b->cap)
+	if (b->n + (ns >= 0 ? 40 : 24) > b->cap)
 		return "";
 	put_u(b, v);
+	if (ns >= 0) {
+		put_s(b, ".");
+		put_u0(b, (uint64_t)ns, 9);
+	}
 	b->n++;
 	return s;
+}
+
+static const char *str_u(struct buf *b, uint64_t v)
+{
+	return str_num(b, v, -1);
 }
 
 static const char *str_time(struct buf *b, const struct timespec *ts)
 {
-	const char *s = b->p + b->n;
-
-	if (b->n + 40 > b->cap)
-		return "";
-	put_time(b, ts);
-	b->n++;
-	return s;
+	return str_num(b, (uint64_t)ts->tv_sec, ts->tv_nsec);
 }
 
 /* The launcher's socket for our warnings (cli/record.c): a datagram to

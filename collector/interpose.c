@@ -480,24 +480,27 @@ static void flush_before_exit(void)
 	}
 }
 
+/* _exit and _Exit: flush, then end through the C library's function
+ * (resolved by the caller; NULL if not found) or the system call. */
+static __attribute__((noreturn)) void end_without_exit(void (*real_end)(int), int status)
+{
+	flush_before_exit();
+	if (real_end)
+		real_end(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
 EXPORT void _exit(int status)
 {
 	coll_real_resolve();
-	flush_before_exit();
-	if (coll_real._exit)
-		coll_real._exit(status);
-	for (;;)
-		syscall(SYS_exit_group, status);
+	end_without_exit(coll_real._exit, status);
 }
 
 EXPORT void _Exit(int status)
 {
 	coll_real_resolve();
-	flush_before_exit();
-	if (coll_real._Exit)
-		coll_real._Exit(status);
-	for (;;)
-		syscall(SYS_exit_group, status);
+	end_without_exit(coll_real._Exit, status);
 }
 
 EXPORT void exit(int status)
