@@ -31,14 +31,10 @@ static int add(struct att_counter *c, const struct pmc_event *e, int idx, pid_t 
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 32;
-		int *f = realloc(c->fd, cap * sizeof(*f)), *v;
 
-		if (!f)
+		if (prof_array_resize(&c->fd, cap, sizeof(*c->fd)) ||
+		    prof_array_resize(&c->ev, cap, sizeof(*c->ev)))
 			return -ENOMEM;
-		c->fd = f;
-		if (!(v = realloc(c->ev, cap * sizeof(*v))))
-			return -ENOMEM;
-		c->ev = v;
 		c->cap = cap;
 	}
 	a.type = e->type;

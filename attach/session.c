@@ -85,20 +85,11 @@ static int add_fd(struct att_session *s, int fd, int ev)
 {
 	if (s->n_fds == s->cap_fds) {
 		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
-		int *f = realloc(s->fds, cap * sizeof(*f)), *e;
-		uint64_t *id;
 
-		if (!f)
+		if (prof_array_resize(&s->fds, cap, sizeof(*s->fds)) ||
+		    prof_array_resize(&s->fd_ev, cap, sizeof(*s->fd_ev)) ||
+		    prof_array_resize(&s->ids, cap, sizeof(*s->ids)))
 			return -ENOMEM;
-		s->fds = f;
-		e = realloc(s->fd_ev, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		s->fd_ev = e;
-		id = realloc(s->ids, cap * sizeof(*id));
-		if (!id)
-			return -ENOMEM;
-		s->ids = id;
 		s->cap_fds = cap;
 	}
 	s->fds[s->n_fds] = fd;

@@ -82,15 +82,8 @@ static struct obj *scan_add(struct scan *sc, const char *path)
 {
 	struct obj *o;
 
-	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct obj *no = realloc(sc->o, cap * sizeof(*no));
-
-		if (!no)
-			return NULL;
-		sc->o = no;
-		sc->cap = cap;
-	}
+	if (prof_array_grow(&sc->o, &sc->cap, sc->n, sizeof(*sc->o)))
+		return NULL;
 	o = &sc->o[sc->n];
 	memset(o, 0, sizeof(*o));
 	o->path = strdup(path);

@@ -28,7 +28,7 @@ tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings
 	collector/settings.h tests/harness.h
 tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c collector/vdso.c \
 	collector/loadmap.h tests/harness.h
-tests_unit_test_loadmap_LDADD = -ldl -lpthread
+tests_unit_test_loadmap_LDADD = profile/libprofile.la -ldl -lpthread
 
 # Workloads for tests/integration/record_*.sh, built like user programs.
 rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
