@@ -38,18 +38,29 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+void att_attr_init(struct perf_event_attr *a, const struct pmc_event *ev, bool inherit)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = ev->type,
+		.config = ev->config,
+		.config1 = ev->config1,
+		.config2 = ev->config2,
+		.exclude_user = ev->exclude_user,
+		.exclude_kernel = ev->exclude_kernel,
+		.exclude_hv = 1,
+		.disabled = 1,
+		.inherit = inherit,
+	};
+}
+
 /* The sampling attributes of event i. */
 static void attr_for(const struct att_session *s, size_t i, struct perf_event_attr *a,
 		     bool inherit, bool side_records)
 {
 	const struct pmc_event *ev = &s->ev[i];
 
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = ev->type;
-	a->config = ev->config;
-	a->config1 = ev->config1;
-	a->config2 = ev->config2;
+	att_attr_init(a, ev, inherit);
 	if (ev->freq) {
 		a->freq = 1;
 		a->sample_freq = ev->freq;
@@ -57,12 +68,7 @@ static void attr_for(const struct att_session *s, size_t i, struct perf_event_at
 		a->sample_period = ev->period;
 	}
 	a->sample_type = s->sample_type;
-	a->exclude_user = ev->exclude_user;
-	a->exclude_kernel = ev->exclude_kernel;
-	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = ev->exclude_kernel;
-	a->disabled = 1;
-	a->inherit = inherit;
 	a->sample_id_all = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = 64 * 1024;
