@@ -24,6 +24,7 @@ EXTRA_DIST += collector/collector.map
 check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
 UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
 tests_unit_test_cct_SOURCES = tests/unit/test_cct.c collector/cct.c collector/cct.h tests/harness.h
+tests_unit_test_cct_LDADD = profile/libprofile.la
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings.c \
 	collector/settings.h tests/harness.h
 tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c collector/vdso.c \

@@ -182,6 +182,11 @@ int prof_array_resize(void *arr, size_t cap, size_t el);
  * long: doubles it (32 at first) when n reaches *cap.  0 or -ENOMEM. */
 int prof_array_grow(void *arr, size_t *cap, size_t n, size_t el);
 
+/* Remaps the mapping whose address is at mem from *bytes to `to` bytes
+ * (mremap: it may move; the address and *bytes follow).  false if mremap
+ * failed, the mapping as it was.  One system call: async-signal-safe. */
+bool prof_map_resize(void *mem, size_t *bytes, size_t to);
+
 enum prof_err {
 	PROF_EMAGIC = 5000,	/* not a pmcprof profile */
 	PROF_EVERSION,		/* a future format version */
