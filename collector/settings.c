@@ -33,22 +33,16 @@ static const struct {
 	{ "none", UW_MODE_NONE },
 };
 
-/* Signals the collector cannot sample with, and why. */
+/* Signals the collector cannot sample with, by why (0 ends a list). */
 static const struct {
-	int signo;
 	const char *why;
+	int signo[8];
 } refused_signals[] = {
-	{ SIGKILL, "cannot be caught" },
-	{ SIGSTOP, "cannot be caught" },
-	{ SIGSEGV, "is watched to write profiles on a crash" },
-	{ SIGBUS, "is watched to write profiles on a crash" },
-	{ SIGILL, "is watched to write profiles on a crash" },
-	{ SIGFPE, "is watched to write profiles on a crash" },
-	{ SIGABRT, "is watched to write profiles on a crash" },
-	{ SIGTERM, "is watched to write profiles on a crash" },
-	{ SIGINT, "is watched to write profiles on a crash" },
-	{ SIGXFSZ, "is blocked while profiles are written" },
-	{ SIGIO, "stands in for the sampling signal when the signal queue is full" },
+	{ "cannot be caught", { SIGKILL, SIGSTOP } },
+	{ "is watched to write profiles on a crash",
+	  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT } },
+	{ "is blocked while profiles are written", { SIGXFSZ } },
+	{ "stands in for the sampling signal when the signal queue is full", { SIGIO } },
 };
 
 /* A hostile value may be huge or hold a terminal's control sequences: a
@@ -357,7 +351,9 @@ static int p_signal(const struct setting *f, struct rec_settings *s, const char 
 	if (n > 31 && n < (uint64_t)SIGRTMIN)
 		return fail(msg, len, name, "signal %s is reserved by the C library", v);
 	for (size_t i = 0; i < sizeof(refused_signals) / sizeof(refused_signals[0]); i++) {
-		if ((uint64_t)refused_signals[i].signo == n) {
+		for (const int *r = refused_signals[i].signo; *r; r++) {
+			if ((uint64_t)*r != n)
+				continue;
 			snprintf(what, sizeof(what), "signal %" PRIu64 " (SIG%s) %s", n,
 				 sigabbrev_np((int)n), refused_signals[i].why);
 			return fail(msg, len, name, "%s", what);
