@@ -519,6 +519,21 @@ struct ana_frame {
 ANA_API size_t ana_set_stack(const struct ana_set *s, uint32_t stack, struct ana_frame *fr,
 			     size_t max);
 
+/* Thread t's selected samples of event column ev (SIZE_MAX: every event)
+ * as slices, "frame on the stack from t0 to t1" (trace.c): a sample stands
+ * from its time until the next one, but at most twice the thread's
+ * interval (a longer gap: the thread did not run, every slice closes).
+ * open and close are called in time order, properly nested (close
+ * innermost first), t in ns after the run's start; they return 0 or
+ * -errno, which stops the walk.  0, -EINVAL (no thread t), -ENOMEM, or
+ * the callback's error. */
+struct ana_walk_cb {
+	int (*open)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+	int (*close)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+};
+ANA_API int ana_set_walk_thread(const struct ana_set *s, size_t t, size_t ev,
+				const struct ana_walk_cb *cb, void *arg);
+
 /* A Chrome / Perfetto trace (the Trace Event format's JSON object form):
  * each thread's samples on a timeline, a slice per function on the stack
  * while consecutive samples keep it there (a gap of more than twice the

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/set.h"
+#include "analyzer/query.h"
+#include "analyzer/symbolize.h"
 
 /* The physical function holding f's code: f, or for an inlined f the
  * function it was inlined into (out to the first that was not). */

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/set.h"
+#include "analyzer/query.h"
 
 enum col {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE,

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/set.h"
+#include "analyzer/query.h"
 #include "analyzer/json.h"
 
 #define FG_WIDTH 1200		/* px; the script scales to the window */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/internal.h"
 #include "analyzer/json.h"
 
 void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode)

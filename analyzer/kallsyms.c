@@ -38,7 +38,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/symbolize.h"
+#include "profile/profile.h"
 
 #define KSYM_BASE 0xffff800000000000ULL	/* the collector's KERN_START */
 #define KSYM_MAGIC "pmcprof-ksyms 1\n"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/aggregate.h"
 
 struct lkey {
 	uint32_t parent, func, no, addr;

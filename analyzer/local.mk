@@ -2,7 +2,8 @@
 # export).  The commands over it (report, diff) are built by cli/local.mk.
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
-	analyzer/analyzer.h analyzer/internal.h \
+	analyzer/analyzer.h analyzer/util.h analyzer/set.h analyzer/read.h analyzer/symbolize.h \
+	analyzer/aggregate.h analyzer/query.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/set.h"
 #include "analyzer/profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PProfile;

@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/read.h"
+#include "analyzer/aggregate.h"
+#include "analyzer/query.h"
+#include "analyzer/symbolize.h"
 
 static const char *const errs[] = {
 	[ANA_ESTATE - ANA_ERR_BASE] = "call not valid in this state of the set",

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/json.h"
+#include "analyzer/set.h"
 
 static const char *ss_unit(const char *unit)
 {
@@ -101,13 +102,13 @@ static int write_evented(struct ana_set *s, size_t ev, FILE *f)
 {
 	size_t nk = 2 * (s->n_func ? s->n_func : 1);
 	struct ev_frames x = { .index = malloc(nk * sizeof(uint32_t)), .f = f };
-	static const struct tl_walk_cb collect = { ev_collect, ev_none };
-	static const struct tl_walk_cb write = { ev_open, ev_close };
+	static const struct ana_walk_cb collect = { ev_collect, ev_none };
+	static const struct ana_walk_cb write = { ev_open, ev_close };
 	int e = x.index ? 0 : -ENOMEM;
 	if (x.index)
 		memset(x.index, 0xff, nk * sizeof(uint32_t));
 	for (size_t t = 0; t < ana_set_n_threads(s) && !e; t++)
-		e = tl_walk(s, t, ev, &collect, &x);
+		e = ana_set_walk_thread(s, t, ev, &collect, &x);
 	if (e)
 		goto out;
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
@@ -146,7 +147,7 @@ static int write_evented(struct ana_set *s, size_t ev, FILE *f)
 		fprintf(f, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,"
 			"\"events\":[", (unsigned long long)a, (unsigned long long)end);
 		x.first = true;
-		e = tl_walk(s, t, ev, &write, &x);
+		e = ana_set_walk_thread(s, t, ev, &write, &x);
 		fputs("]}", f);
 	}
 	fputs("\n]}\n", f);

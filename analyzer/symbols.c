@@ -30,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/symbolize.h"
+#include "profile/profile.h"
 
 /* A function symbol: [lo, hi) in the Dwfl's addresses.  key points into
  * libelf's string table until it is interned on first use. */

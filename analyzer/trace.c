@@ -1,5 +1,5 @@
 /* Timelines as slices: each thread's samples turned into "function on the
- * stack from t0 to t1" (tl_walk), written as a Chrome / Perfetto trace in
+ * stack from t0 to t1" (ana_set_walk_thread), written as a Chrome / Perfetto trace in
  * the Trace Event format's JSON object form (ana_set_write_trace) and as
  * speedscope's evented profiles (speedscope.c).  docs/exports.md. */
 #include "config.h"
@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/json.h"
+#include "analyzer/set.h"
 
 #define WALK_DEPTH 1024		/* frames kept of a stack (the collector keeps 512 pcs,
 				 * inlining adds some) */
@@ -19,7 +20,7 @@
  * thread's usual interval (a longer gap means the thread did not run:
  * every slice closes, and opens again at the next sample).  open/close
  * are called in time order, properly nested (close innermost first). */
-int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_cb *cb, void *arg)
+int ana_set_walk_thread(const struct ana_set *s, size_t t, size_t ev, const struct ana_walk_cb *cb, void *arg)
 {
 	const struct ana_thread *th = ana_set_thread(s, t);
 	struct ana_frame *cur = malloc(WALK_DEPTH * sizeof(*cur));
@@ -162,12 +163,12 @@ int ana_set_write_trace(struct ana_set *s, FILE *f)
 	if (!ana_set_n_threads(s))
 		return -ENODATA;
 	struct trace tr = { f, true };
-	static const struct tl_walk_cb cb = { trace_open, trace_close };
+	static const struct ana_walk_cb cb = { trace_open, trace_close };
 	int e = 0;
 	fputs("{\"traceEvents\":[", f);
 	trace_names(&tr, s);
 	for (size_t i = 0; i < ana_set_n_threads(s) && !e; i++)
-		e = tl_walk(s, i, SIZE_MAX, &cb, &tr);
+		e = ana_set_walk_thread(s, i, SIZE_MAX, &cb, &tr);
 	if (e)
 		return e;
 	fputs("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"pmcprof " PACKAGE_VERSION

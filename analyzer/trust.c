@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/read.h"
 
 /* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
  * emulators rather than hardware virtualization. */
@@ -62,7 +62,7 @@ const char *trust_emulator(const char *hv)
  * (KIND[; vPMU ...]): EVIDENCE" joined by " | ") as "Xen 4.17.7 (PV dom0)
  * on QEMU-TCG (emulation)", innermost first; *emu: the first layer that
  * is an emulator.  false for "none" or nothing. */
-bool virt_summary(const char *layers, char *buf, size_t len, const char **emu)
+static bool virt_summary(const char *layers, char *buf, size_t len, const char **emu)
 {
 	const char *heads[8];
 	size_t nh = 0, n = 0;
