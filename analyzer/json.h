@@ -52,10 +52,6 @@ void json_knum(struct json *j, const char *key, double v);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
 
-/* s as a JSON string on f directly (format.c), for the writers not yet
- * on struct json; NULL as "". */
-void json_put_str(FILE *f, const char *s);
-
 /* Bytes of the UTF-8 sequence at p (1..4), 0 if none starts there. */
 size_t utf8_len(const unsigned char *p);
 

@@ -7,7 +7,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
-	analyzer/annotate.c
+	analyzer/annotate.c analyzer/access.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
 	$(CAPSTONE_CFLAGS) $(YAJL_CFLAGS)
