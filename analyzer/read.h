@@ -17,6 +17,10 @@
 /* A note about run (-1: the set), kept for ana_set_note.  0 or -ENOMEM. */
 int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A note unless the same text is already there: --by groups of one run
+ * share its metadata, and would say it once each. */
+int set_note_once(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* ---- parts (set.c) ---- */
 /* Room for n more entries in part p.  0 or -ENOMEM. */

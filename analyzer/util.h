@@ -48,4 +48,13 @@ void strpool_free(struct strpool *sp);
 /* Whether v is an element of the comma-separated list (ana_opts filters). */
 bool filter_has(const char *list, const char *v);
 
+/* free() each of p[n] in turn (idx.c; systemd's free_many), for destructors
+ * that release a list of members: FREE_EACH(r->a, r->b, r) frees r last. */
+void free_many(void *const *p, size_t n);
+#define FREE_EACH(...) \
+	free_many((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+/* -1, 0 or 1 as a is below, equal to or above b: for qsort comparators
+ * (idx.c). */
+int cmp_u64(uint64_t a, uint64_t b);
+
 #endif
