@@ -99,10 +99,7 @@ static int path_reserve(struct pp_path *x, size_t n, bool addr)
 
 static void path_free(struct pp_path *x)
 {
-	free(x->f);
-	free(x->no);
-	free(x->inl);
-	free(x->addr);
+	FREE_EACH(x->f, x->no, x->inl, x->addr);
 }
 
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
@@ -457,12 +454,9 @@ static int pp_samples_lines(struct pp *p)
 
 static void pp_free(struct pp *p)
 {
-	void *own[] = { p->str, p->fn, p->map, p->loc, p->line, p->loc_func, p->loc_no,
-			p->loc_first, p->smp_at, p->smp, p->ids, p->val, p->lab, p->vt,
-			p->comments, p->periodic, p->vtp, p->smpp, p->locp, p->linep, p->labp,
-			p->fnp, p->mapp };
-	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
-		free(own[i]);
+	FREE_EACH(p->str, p->fn, p->map, p->loc, p->line, p->loc_func, p->loc_no, p->loc_first,
+		  p->smp_at, p->smp, p->ids, p->val, p->lab, p->vt, p->comments, p->periodic,
+		  p->vtp, p->smpp, p->locp, p->linep, p->labp, p->fnp, p->mapp);
 	strpool_free(&p->pool);
 	idx_free(&p->str_idx);
 	idx_free(&p->loc_idx);
