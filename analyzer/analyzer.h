@@ -434,8 +434,8 @@ ANA_API int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, 
 
 /* Whether ana_set_finish succeeded (queries and the calls below work). */
 ANA_API bool ana_set_finished(const struct ana_set *s);
-/* The options as the set keeps them: strings are its own copies, remap
- * and time are not kept (NULL). */
+/* The options as the set keeps them: strings and time are its own copies;
+ * remap is not kept (NULL). */
 ANA_API const struct ana_opts *ana_set_opts(const struct ana_set *s);
 /* Event columns that have samples: the first ones (metric columns follow). */
 ANA_API size_t ana_set_n_sampled_events(const struct ana_set *s);
