@@ -38,6 +38,10 @@ tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
 
 tests_progs_ana_query_SOURCES = tests/progs/ana_query.c
 tests_progs_ana_query_LDADD = analyzer/libpmcprof-analyzer.la
+# the set's public tables, printed (tests/integration/analyzer_tables.sh)
+check_PROGRAMS += tests/progs/ana_tables
+tests_progs_ana_tables_SOURCES = tests/progs/ana_tables.c
+tests_progs_ana_tables_LDADD = analyzer/libpmcprof-analyzer.la
 
 check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
 UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
