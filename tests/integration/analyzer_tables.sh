@@ -28,6 +28,7 @@ contains "an inlined function keeps its own declaration" \
 contains "past the last function: -EINVAL" "^func-past -22$" t.txt
 contains "the module: path, build-id, a file, the program (command), mapped" \
 	"^module ana_work path=$W bid=20 file=1 main=1 mapped=1$" t.txt
+contains "every module, then -EINVAL" "^modules 1 of 1$" t.txt
 contains "run 0's totals: every sample, each event" "^total 0 perf::CPU-CLOCK 1600 1600$" t.txt
 contains "second event" "^total 0 perf::PAGE-FAULTS 8 8$" t.txt
 contains "run 1's total" "^total 1 perf::CPU-CLOCK 100 100$" t.txt

@@ -37,15 +37,13 @@ static void functions(const struct ana_set *s)
 
 static void modules(const struct ana_set *s)
 {
-	for (uint32_t m = 0; m < ana_set_n_modules(s); m++) {
-		struct ana_module md = { .sz = sizeof(md) };
-		if (ana_set_module(s, m, &md))
-			printf("module-error %u\n", m);
-		else
-			printf("module %s path=%s bid=%zu file=%d main=%d mapped=%d\n", md.base,
-			       md.path ? md.path : "-", md.build_id_len, md.file, md.main,
-			       md.end > md.start);
-	}
+	struct ana_module md = { .sz = sizeof(md) };
+	uint32_t m = 0;
+	/* until the first error: past the last one */
+	for (; !ana_set_module(s, m, &md); m++)
+		printf("module %s path=%s bid=%zu file=%d main=%d mapped=%d\n", md.base,
+		       md.path ? md.path : "-", md.build_id_len, md.file, md.main, md.end > md.start);
+	printf("modules %u of %zu\n", m, ana_set_n_modules(s));
 }
 
 static void totals(const struct ana_set *s)
