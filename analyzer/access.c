@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyzer/query.h"
+#include "analyzer/read.h"
 #include "analyzer/set.h"
 
 bool ana_set_finished(const struct ana_set *s)

@@ -17,8 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/set.h"
 #include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 #include "analyzer/symbolize.h"
 
 /* The physical function holding f's code: f, or for an inlined f the

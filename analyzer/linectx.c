@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "analyzer/aggregate.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 
 struct lkey {
 	uint32_t parent, func, no, addr;

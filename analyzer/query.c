@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/set.h"
 #include "analyzer/query.h"
 #include "analyzer/read.h"
+#include "analyzer/set.h"
 #include "analyzer/symbolize.h"
 
 struct ana_rows {

@@ -46,6 +46,19 @@ double metric_eval(const struct metric *m, const double *v);
 void metric_free(struct metric *m);
 
 
+/* A bottom-up node: a chain of functions f0 <- f1 <- ... (f0, the root's
+ * function, called by f1, ...).  Its entries (pairs of symbolized nodes: an
+ * occurrence of f0, and the cursor above it whose function is this node's)
+ * live in one pool, s->bu_ent, and its
+ * children are the consecutive nodes kid0 .. kid0 + n_kids - 1: no small
+ * allocation per node or per entry. */
+struct bunode {
+	uint32_t parent, func;
+	uint32_t kid0, n_kids;
+	uint32_t ent, n_ent;		/* pairs s->bu_ent[2 * ent ..] */
+	bool expanded, expandable;
+};
+
 /* ---- row sets (query.c) ---- */
 const struct ana_query *rows_query(const struct ana_rows *r);
 struct ana_set *rows_set(const struct ana_rows *r);

@@ -14,9 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/read.h"
 #include "analyzer/aggregate.h"
 #include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 #include "analyzer/symbolize.h"
 
 static const char *const errs[] = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyzer/read.h"
+#include "analyzer/set.h"
 
 /* ---- --time ranges ---- */
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "analyzer/read.h"
+#include "analyzer/set.h"
 
 /* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
  * emulators rather than hardware virtualization. */
