@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 
 enum col {
 	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/util.h"
 
 int vec_grow(void *pp, size_t *cap, size_t need, size_t el)
 {
@@ -140,6 +140,17 @@ void idx_free(struct idx *x)
 {
 	free(x->slot);
 	memset(x, 0, sizeof(*x));
+}
+
+void free_many(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
 }
 
 struct skey {

@@ -14,7 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/aggregate.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 static const char *const errs[] = {
 	[ANA_ESTATE - ANA_ERR_BASE] = "call not valid in this state of the set",
@@ -36,13 +40,16 @@ const char *ana_strerror(int err)
 	return strerror(err);
 }
 
-int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+/* set_note and set_note_once: the message, unless once and already there. */
+static int add_note(struct ana_set *s, enum ana_severity sev, int run, bool once,
+		    const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
+
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	for (size_t i = 0; once && i < s->n_notes; i++)
+		if (!strcmp(s->notes[i].msg, buf))
+			return 0;
 	/* one line each: a message from a file must not forge extra lines */
 	for (char *p = buf; *p; p++)
 		if (*p == '\n' || *p == '\r')
@@ -56,6 +63,26 @@ int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt,
 	if (sev == ANA_NOTE_ERROR)
 		s->n_errors++;
 	return 0;
+}
+
+int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = add_note(s, sev, run, false, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int set_note_once(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = add_note(s, sev, run, true, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 struct ana_set *ana_set_new(const struct ana_opts *opts)
@@ -131,10 +158,7 @@ static void agg_free_all(struct ana_set *s)
 
 void part_free(struct part *p)
 {
-	free(p->node);
-	free(p->ev);
-	free(p->cnt);
-	free(p->wt);
+	FREE_EACH(p->node, p->ev, p->cnt, p->wt);
 	p->node = NULL;
 	p->ev = NULL;
 	p->cnt = NULL;
@@ -181,24 +205,16 @@ void ana_set_free(struct ana_set *s)
 			free(o->meta[k].val);
 			idx_free(&o->meta[k].seen);
 		}
-		free(o->meta);
-		free(o->ev);
-		free(o->ctr);
-		free(o->mods);
-		free(o->kv);
+		FREE_EACH(o->meta, o->ev, o->ctr, o->mods, o->kv);
 		ana_facts_free(o->facts);
 	}
-	free(s->orun);
-	free(s->part);
+	FREE_EACH(s->orun, s->part);
 	for (size_t i = 0; i < s->n_metric; i++)
 		metric_free(s->metric[i]);
 	free(s->metric);
 	for (size_t i = 0; i < s->n_remap; i++)
 		free(s->remap[i]);
-	free(s->remap);
-	free(s->in_label);
-	free(s->ev_name);
-	free(s->ev_unit);
+	FREE_EACH(s->remap, s->in_label, s->ev_name, s->ev_unit);
 	for (size_t i = 0; i < s->n_mod; i++)
 		free(s->mod[i].image);
 	free(s->mod);
@@ -206,15 +222,8 @@ void ana_set_free(struct ana_set *s)
 	set_free_symbols(s);
 	set_free_line_contexts(s);
 	agg_free_all(s);
-	free(s->ptot);
-	free(s->ptot_wt);
-	free(s->rtot);
-	free(s->rtot_val);
-	free(s->notes);
-	free(s->debug_dirs);
-	free(s->cache_dir);
-	free(s->keep_dir);
-	free(s->prof_dirs);
+	FREE_EACH(s->ptot, s->ptot_wt, s->rtot, s->rtot_val, s->notes, s->debug_dirs,
+		  s->cache_dir, s->keep_dir, s->prof_dirs);
 	strpool_free(&s->pool);
 	free(s);
 }
@@ -1142,9 +1151,9 @@ static bool is_loss(const char *name)
 	return false;
 }
 
-static int run_facts(struct ana_set *s, unsigned r)
+/* The run's label: its input run's, with its --by group. */
+static int run_label(struct ana_set *s, struct orun *o)
 {
-	struct orun *o = &s->orun[r];
 	char buf[1024];
 	const char *in = s->in_label[o->in_run] ? s->in_label[o->in_run] : "?";
 	if (o->group)
@@ -1152,8 +1161,13 @@ static int run_facts(struct ana_set *s, unsigned r)
 			 o->group);
 	else
 		snprintf(buf, sizeof(buf), "%s", in);
-	if (!(o->label = strpool_str(&s->pool, buf)))
-		return -ENOMEM;
+	return (o->label = strpool_str(&s->pool, buf)) ? 0 : -ENOMEM;
+}
+
+/* Every set event in the run's facts (samples 0 where it has none), and
+ * its loss counters' share of its samples, noted above 1%. */
+static int run_counters(struct ana_set *s, struct orun *o, unsigned r)
+{
 	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev)))
 		return -ENOMEM;
 	uint64_t samples = 0;
@@ -1171,56 +1185,85 @@ static int run_facts(struct ana_set *s, unsigned r)
 	for (size_t i = 0; i < o->n_ctr; i++) {
 		struct ana_counter_fact *c = &o->ctr[i];
 		c->pct = NAN;
-		if (is_loss(c->name)) {
-			c->pct = samples ? 100.0 * (double)c->value / (double)samples : c->value ? INFINITY : 0;
-			c->warn = c->pct > 1.0;
-			if (c->warn)
-				set_note(s, ANA_NOTE_WARN, (int)r, "%s: collector counter %s = %llu (%.1f%% of "
-					 "%llu samples): results may be skewed", o->label, c->name,
-					 (unsigned long long)c->value, c->pct, (unsigned long long)samples);
-		}
+		if (!is_loss(c->name))
+			continue;
+		c->pct = samples ? 100.0 * (double)c->value / (double)samples : c->value ? INFINITY : 0;
+		c->warn = c->pct > 1.0;
+		if (c->warn)
+			set_note(s, ANA_NOTE_WARN, (int)r, "%s: collector counter %s = %llu (%.1f%% of "
+				 "%llu samples): results may be skewed", o->label, c->name,
+				 (unsigned long long)c->value, c->pct, (unsigned long long)samples);
 	}
+	return 0;
+}
+
+/* The run's metadata as key-value pairs: a value shared by every file,
+ * else the first few and how many differ. */
+static int run_kv(struct ana_set *s, struct orun *o)
+{
+	char buf[1024];
 	o->kv = calloc(o->n_meta ? o->n_meta : 1, sizeof(*o->kv));
 	if (!o->kv)
 		return -ENOMEM;
 	for (size_t i = 0; i < o->n_meta; i++) {
 		struct meta_acc *m = &o->meta[i];
-		if (m->n == 1) {
-			o->kv[i] = (struct ana_kv){ m->key, m->val[0], m->val, m->n };
-			continue;
+		const char *v = m->n == 1 ? m->val[0] : NULL;
+		if (m->n != 1) {
+			size_t k = 0;
+			for (size_t j = 0; j < m->n && j < 3; j++)
+				k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.200s", j ? ", " : "",
+						      m->val[j]);
+			snprintf(buf + k, sizeof(buf) - k, "%s (%zu distinct)", m->n > 3 ? ", ..." : "",
+				 m->n);
+			if (!(v = strpool_str(&s->pool, buf)))
+				return -ENOMEM;
 		}
-		size_t k = 0;
-		for (size_t j = 0; j < m->n && j < 3; j++)
-			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.200s", j ? ", " : "", m->val[j]);
-		snprintf(buf + k, sizeof(buf) - k, "%s (%zu distinct)", m->n > 3 ? ", ..." : "", m->n);
-		const char *v = strpool_str(&s->pool, buf);
-		if (!v)
-			return -ENOMEM;
 		o->kv[i] = (struct ana_kv){ m->key, v, m->val, m->n };
 	}
-	/* wall clock: each repeat's first start to last end (threads and
-	 * processes overlap, so this is not their sum), averaged over repeats */
-	double dur = 0, steal = 0;
+	return 0;
+}
+
+/* Wall clock: each repeat's first start to last end (threads and
+ * processes overlap, so this is not their sum), averaged over repeats;
+ * host steal likewise. */
+static void run_span(const struct ana_set *s, unsigned r, double *dur, double *steal)
+{
+	double d = 0, st = 0;
 	unsigned n_dur = 0, n_steal = 0;
 	for (size_t i = 0; i < s->n_part; i++) {
 		const struct part *p = &s->part[i];
 		if (p->orun != r)
 			continue;
 		if (!isnan(p->t_start) && !isnan(p->t_end)) {
-			dur += p->t_end - p->t_start;
+			d += p->t_end - p->t_start;
 			n_dur++;
 		}
 		if (!isnan(p->steal)) {
-			steal += p->steal;
+			st += p->steal;
 			n_steal++;
 		}
 	}
+	*dur = n_dur ? d / n_dur : NAN;
+	*steal = n_steal ? st / n_steal : NAN;
+}
+
+static int run_facts(struct ana_set *s, unsigned r)
+{
+	struct orun *o = &s->orun[r];
+	int e = run_label(s, o);
+	if (!e)
+		e = run_counters(s, o, r);
+	if (!e)
+		e = run_kv(s, o);
+	if (e)
+		return e;
+	double dur, steal;
+	run_span(s, r, &dur, &steal);
 	o->pub = (struct ana_run){
 		.label = o->label, .n_files = o->n_files, .n_repeats = o->n_repeats,
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
-		.duration = n_dur ? dur / n_dur : NAN, .steal = n_steal ? steal / n_steal : NAN,
-		.steal_share = NAN,
+		.duration = dur, .steal = steal, .steal_share = NAN,
 	};
 	/* /proc/stat's steal is summed over the guest's CPUs: a share of the
 	 * CPU time the run's span offered */
@@ -1301,23 +1344,6 @@ static const struct meta_acc *meta_acc_of(const struct orun *o, const char *key)
 	return NULL;
 }
 
-/* A note, unless the same one is already there (--by groups of one run
- * share their metadata). */
-static void note_once(struct ana_set *s, int run, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note_once(struct ana_set *s, int run, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < s->n_notes; i++)
-		if (!strcmp(s->notes[i].msg, buf))
-			return;
-	set_note(s, ANA_NOTE_WARN, run, "%s", buf);
-}
-
 /* Each run on its own: counters that failed calibration (recorded with
  * --force), host steal time.  With --by, once per input run. */
 static void trust_checks(struct ana_set *s)
@@ -1335,15 +1361,16 @@ static void trust_checks(struct ana_set *s)
 			struct calib_verdict v;
 			for (const char *p = m->val[k]; calib_next(&p, &v);)
 				if (is_bad_verdict(v.verdict))
-					note_once(s, nr, "%s: counter %s was %s at calibration%s%s%s: "
-						  "recorded with --force, its samples may be meaningless",
-						  who, v.event[0] ? v.event : "?", v.verdict,
-						  v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
+					set_note_once(s, ANA_NOTE_WARN, nr, "%s: counter %s was %s at "
+						      "calibration%s%s%s: recorded with --force, its "
+						      "samples may be meaningless", who,
+						      v.event[0] ? v.event : "?", v.verdict,
+						      v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
 		}
 		/* What the profile holds of time in the kernel (kallsyms.c). */
 		const char *kf = kallsyms_frames_note(meta_of(o, "kernel_frames"));
 		if (kf)
-			note_once(s, nr, "%s: %s", who, kf);
+			set_note_once(s, ANA_NOTE_WARN, nr, "%s: %s", who, kf);
 		/* --by: the largest share among the run's groups, once */
 		if (split && r && s->orun[r - 1].in_run == o->in_run)
 			continue;
@@ -1355,9 +1382,10 @@ static void trust_checks(struct ana_set *s)
 				dur = s->orun[g].pub.duration;
 			}
 		if (share > ANA_TRUST_STEAL_SHARE)
-			note_once(s, nr, "%s: the host stole %.1f%% of the CPU time during the run "
-				  "(steal %.3f s in %.3f s): a noisy neighbour; timings and "
-				  "time-based samples are skewed", who, 100 * share, steal, dur);
+			set_note_once(s, ANA_NOTE_WARN, nr, "%s: the host stole %.1f%% of the CPU time "
+				      "during the run (steal %.3f s in %.3f s): a noisy neighbour; "
+				      "timings and time-based samples are skewed", who, 100 * share,
+				      steal, dur);
 	}
 }
 

@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +22,9 @@
 
 #include "profile/format.h"
 #include "profile/profile.h"
+#include "tests/fuzz/fuzz_wrap.h"
 #include "tests/harness.h"
+#include "tests/rng.h"
 
 /* ---- counting allocator: prof_write must not allocate ---- */
 #if defined(__SANITIZE_ADDRESS__)
@@ -64,16 +68,6 @@ void *realloc(void *p, size_t n)
 #endif
 
 /* ---- random profiles ---- */
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* Values of every varint length, with the extremes. */
 static uint64_t rnd_value(void)
@@ -671,13 +665,7 @@ static size_t wrap(uint8_t *out, size_t cap, const void *raw, size_t len, uint64
 	ZSTD_freeCCtx(z);
 	if (ZSTD_isError(c))
 		return 0;
-	memcpy(out, PROF_MAGIC, PROF_MAGIC_LEN);
-	prof_put_le32(out + 8, PROF_VERSION);
-	prof_put_le32(out + 12, 0);
-	prof_put_le32(out + 16, PROF_HEADER_SIZE);
-	prof_put_le64(out + 24, raw_size);
-	prof_put_le64(out + 32, c);
-	prof_put_le32(out + 20, prof_header_check(out, PROF_HEADER_SIZE));
+	wrap_header(out, raw_size, c);
 	return PROF_HEADER_SIZE + c;
 }
 
@@ -962,6 +950,43 @@ static int write_corpus(const char *out)
 	return status;
 }
 
+/* The growing arrays of the collector and attach: contents kept across
+ * growth, capacity doubled only when full; a mapping remapped larger. */
+static void test_arrays(void)
+{
+	uint64_t *a = NULL;
+	size_t cap = 0, n;
+	bool ok = true;
+	unsigned char *m;
+	size_t bytes = 4096;
+
+	for (n = 0; n < 1000 && ok; n++) {
+		ok = prof_array_grow(&a, &cap, n, sizeof(*a)) == 0 && cap > n;
+		if (ok)
+			a[n] = n * 7;
+	}
+	for (size_t i = 0; i < n && ok; i++)
+		ok = a[i] == i * 7;
+	T_OK(ok && cap == 1024, "prof_array_grow: 1000 elements kept, capacity %zu", cap);
+	T_OK(prof_array_grow(&a, &cap, 5, sizeof(*a)) == 0 && cap == 1024,
+	     "prof_array_grow: room already there, nothing moves");
+	T_OK(prof_array_resize(&a, 2000, sizeof(*a)) == 0 && a[999] == 999 * 7,
+	     "prof_array_resize: contents kept");
+	T_OK(prof_array_resize(&a, SIZE_MAX / 2, sizeof(*a)) == -ENOMEM && a[999] == 999 * 7,
+	     "prof_array_resize: an impossible size fails, the array as it was");
+	free(a);
+
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		T_SKIP("mmap: %s", strerror(errno));
+		return;
+	}
+	memset(m, 0x5a, bytes);
+	T_OK(prof_map_resize(&m, &bytes, 4 * 4096) && bytes == 4 * 4096 && m[4095] == 0x5a &&
+	     m[4 * 4096 - 1] == 0, "prof_map_resize: larger, contents kept, the rest zero");
+	munmap(m, bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
@@ -986,6 +1011,7 @@ int main(int argc, char **argv)
 	test_version_and_foreign();
 	test_hostile_payloads();
 	test_strerror();
+	test_arrays();
 	dir_clean();
 	close(dirfd_);
 	rmdir(dir);
