@@ -8,6 +8,7 @@
 #ifndef PMC_PLUGIN_H
 #define PMC_PLUGIN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "pmc.h"
