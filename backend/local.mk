@@ -8,7 +8,8 @@ backend_libpmc_core_la_CFLAGS = $(AM_CFLAGS) -fPIC
 backend_libpmc_core_la_LIBADD = $(PFM_LIBS) -ldl
 
 lib_LTLIBRARIES += backend/libpmc.la
-backend_libpmc_la_SOURCES =
+# compat.c: 0.1's calls whose interface changed, as NAME@PMC_0.1 (shared only).
+backend_libpmc_la_SOURCES = backend/compat.c
 backend_libpmc_la_LIBADD = backend/libpmc-core.la
 backend_libpmc_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/backend/libpmc.map

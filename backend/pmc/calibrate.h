@@ -8,6 +8,7 @@
 #ifndef PMC_CALIBRATE_H
 #define PMC_CALIBRATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -37,9 +38,16 @@ struct pmc_calibration {
 /* Run a loop of exactly known work (a counted dec/jnz loop: N branches,
  * 2N instructions, a known CPU time) under ev, user space only, on the
  * calling thread, and classify the counter (like the KVM PMU self-tests).
- * Takes ~10 ms.  Returns 0 (the verdict is in out) or -errno. */
-PMC_API int pmc_calibrate(struct pmc_backend *be, const struct pmc_event *ev,
-			  struct pmc_calibration *out);
+ * Takes ~10 ms.  Returns 0 (the verdict is in the first size bytes of
+ * out: an older, shorter struct is never overrun) or -errno.  Call it as
+ * pmc_calibrate(be, ev, out), which passes sizeof(*out). */
+PMC_API int pmc_calibrate_sz(struct pmc_backend *be, const struct pmc_event *ev,
+			     struct pmc_calibration *out, size_t size);
+#define pmc_calibrate(be, ev, out) pmc_calibrate_sz((be), (ev), (out), sizeof(*(out)))
+/* The pmc_calibrate symbol of 0.1, for binaries built against it (0.1's
+ * struct is today's). */
+PMC_API int(pmc_calibrate)(struct pmc_backend *be, const struct pmc_event *ev,
+			   struct pmc_calibration *out);
 /* "valid", "unverified", "zero", "implausible", "unsupported" (static). */
 PMC_API const char *pmc_trust_name(enum pmc_trust t);
 

@@ -40,10 +40,17 @@ PMC_API int pmc_group_overflow(struct pmc_group *g, const void *si);
 /* Re-arm event idx after its overflow; period 0 keeps the current one, else
  * the next interval is that many events.  Async-signal-safe. */
 PMC_API int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period);
-/* Copy the backend's i-mode bookkeeping into st (a backend that keeps
- * some in a kernel buffer may drain it first).  Callable from any thread;
- * never waits.  Async-signal-safe. */
-PMC_API int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st);
+/* Copy the backend's i-mode bookkeeping into the first size bytes of st
+ * (a backend that keeps some in a kernel buffer may drain it first): a
+ * program built against an older, shorter struct passes its own size and
+ * is never overrun.  Callable from any thread; never waits.
+ * Async-signal-safe.  Call it as pmc_group_stats(g, st), which passes
+ * sizeof(*st). */
+PMC_API int pmc_group_stats_sz(struct pmc_group *g, struct pmc_sample_stats *st, size_t size);
+#define pmc_group_stats(g, st) pmc_group_stats_sz((g), (st), sizeof(*(st)))
+/* The pmc_group_stats(g, st) symbol of 0.1, for binaries built against it
+ * (0.1's struct is today's). */
+PMC_API int(pmc_group_stats)(struct pmc_group *g, struct pmc_sample_stats *st);
 /* What pmc_group_kernel_chain found about the sample. */
 enum pmc_kchain_flags {
 	PMC_KCHAIN_KERNEL = 1 << 0,	/* the sample was taken in kernel mode */
