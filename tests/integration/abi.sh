@@ -1,6 +1,7 @@
 # libpmc's ABI: every symbol libpmc.so exports is named in backend/libpmc.map
 # in the node it is exported with (a new function in no node fails here),
 # every name in the map is exported, every PMC_API call of the headers is;
+# the commands linked with the static core call only what libpmc.so exports;
 # and a program built against 0.1 (its caller-allocated plan, bound to
 # pmc_plan_make@PMC_0.1) still runs, while new code cannot link that symbol.
 . "$PMCPROF_SRC/tests/lib.sh"
@@ -27,6 +28,22 @@ cat "$PMCPROF_SRC"/backend/pmc/*.h | tr '\n' ' ' | grep -oE 'PMC_API[^;]*;' |
 	grep -oE 'pmc_[a-z_0-9]+\)? *\(' | tr -d '() ' | sort -u >declared
 missing=$(awk '{print $1}' exported | sort -u | comm -13 - declared)
 check "every PMC_API call of the headers is exported${missing:+ (missing: $missing)}" [ -z "$missing" ]
+
+# The front-end, record and stat link the static core (docs/libpmc.md): the
+# libpmc calls their objects make are exported ones all the same.
+objs=
+for o in cli/pmcprof.o cli/record.o cli/stat.o cli/attach.o cli/exe.o collector/settings.o \
+	attach/.libs/libattach_la-*.o; do
+	for f in "$PMCPROF_BUILD"/$o; do [ -f "$f" ] && objs="$objs $f"; done
+done
+if [ -n "$objs" ]; then
+	nm -u $objs 2>/dev/null | awk '$1 == "U" && $2 ~ /^pmc_/ { print $2 }' | sort -u >used
+	internal=$(awk '{print $1}' exported | sort -u | comm -23 used -)
+	check "record, stat and the front-end call $(wc -l <used) libpmc functions, all exported${internal:+ (not:$internal)}" \
+		[ -s used ] && [ -z "$internal" ]
+else
+	skip "abi: no command objects in the build tree"
+fi
 
 # A 0.1 program: its own struct pmc_plan, pmc_plan_make bound to PMC_0.1.
 cat >old.c <<'EOC'
