@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyzer/internal.h"
+#include "analyzer/json.h"
 
 #define FG_WIDTH 1200		/* px; the script scales to the window */
 #define FG_PAD 10

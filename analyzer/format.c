@@ -8,6 +8,7 @@
 
 #include "analyzer/analyzer.h"
 #include "analyzer/internal.h"
+#include "analyzer/json.h"
 
 void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode)
 {
@@ -35,18 +36,6 @@ void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_r
 	ana_fmt_ratio(lo, sizeof(lo), c->lo, mode);
 	ana_fmt_ratio(hi, sizeof(hi), c->hi, mode);
 	snprintf(buf, len, "[%s,%s]", lo, hi);
-}
-
-size_t utf8_len(const unsigned char *p)
-{
-	unsigned c = *p;
-	size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-		   : (c & 0xf8) == 0xf0 ? 4 : 0;
-	bool ok = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
-
-	for (size_t k = 1; ok && k < len; k++)
-		ok = (p[k] & 0xc0) == 0x80;
-	return ok ? len : 0;
 }
 
 void json_put_str(FILE *f, const char *s)

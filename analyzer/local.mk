@@ -4,14 +4,14 @@ noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/analyzer.h analyzer/internal.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
-	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c \
+	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
 	analyzer/annotate.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
-	$(CAPSTONE_CFLAGS)
+	$(CAPSTONE_CFLAGS) $(YAJL_CFLAGS)
 analyzer_libpmcprof_analyzer_la_LIBADD = profile/libprofile.la $(DW_LIBS) $(ZSTD_LIBS) \
-	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) $(CAPSTONE_LIBS) -lm
+	$(PROTOBUF_C_LIBS) $(ZLIB_LIBS) $(IBERTY_LIBS) $(CAPSTONE_LIBS) $(YAJL_LIBS) -lm
 
 # pprof's profile.proto (the messages we write), compiled at build time.
 EXTRA_DIST += analyzer/profile.proto
@@ -38,8 +38,10 @@ tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
 tests_progs_ana_query_SOURCES = tests/progs/ana_query.c
 tests_progs_ana_query_LDADD = analyzer/libpmcprof-analyzer.la
 
-check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set
-UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set
+check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
+UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
+tests_unit_test_json_SOURCES = tests/unit/test_json.c tests/harness.h analyzer/json.c
+tests_unit_test_json_LDADD = $(YAJL_LIBS) -lm
 tests_unit_test_analyzer_SOURCES = tests/unit/test_analyzer.c tests/harness.h
 tests_unit_test_analyzer_LDADD = analyzer/libpmcprof-analyzer.la
 tests_unit_test_analyzer_set_SOURCES = tests/unit/test_analyzer_set.c tests/harness.h

@@ -32,7 +32,7 @@ KFLAVOR=arm64
 PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm kmod cpio
   libpfm4-dev:arm64 libunwind-dev:arm64 libdw-dev:arm64 libelf-dev:arm64
   libzstd-dev:arm64 libncurses-dev:arm64 libprotobuf-c-dev:arm64 zlib1g-dev:arm64
-  libiberty-dev:arm64 libdebuginfod-dev:arm64 libcapstone-dev:arm64 liburing-dev:arm64"
+  libiberty-dev:arm64 libdebuginfod-dev:arm64 libcapstone-dev:arm64 liburing-dev:arm64 libyajl-dev:arm64"
 
 say() { echo "arm64.sh: $*" >&2; }
 die() { say "$*"; exit 2; }

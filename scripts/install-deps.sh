@@ -4,7 +4,7 @@
 set -e
 BUILD="build-essential autoconf automake libtool pkg-config
   libpfm4-dev libunwind-dev libdw-dev libelf-dev libdebuginfod-dev libzstd-dev libncurses-dev libiberty-dev
-  protobuf-c-compiler libprotobuf-c-dev zlib1g-dev scdoc libcapstone-dev"
+  protobuf-c-compiler libprotobuf-c-dev zlib1g-dev scdoc libcapstone-dev libyajl-dev"
 # Tests and benchmarks: peers (perf, PAPI, OpenMPI), the fuzzer, tmux for the viewer;
 # the readers of the exports: go tool pprof, a browser, speedscope's schema
 # (npm fetches the schema itself; node and npm are not Debian's here);

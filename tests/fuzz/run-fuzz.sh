@@ -25,7 +25,7 @@ fuzz_report: profile/header.c profile/reader.c analyzer/*.c @analyzer/profile.pb
 fuzz_cache: analyzer/idx.c profile/header.c
 '
 # pkg-config packages every target links against.
-PKGS="libzstd libdw libprotobuf-c zlib capstone"
+PKGS="libzstd libdw libprotobuf-c zlib capstone yajl"
 
 src=${PMCPROF_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${PMCPROF_BUILD:-$src}	# for config.h
