@@ -83,6 +83,6 @@ doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
 	     gsub(/%PKGLIBEXECDIR%/, x); print }' $< | $(SCDOC) >$@.tmp && mv $@.tmp $@
 
 # The documentation the man pages point to, installed.
-dist_doc_DATA = README.md docs/analyzer.md docs/attach.md docs/collector.md docs/profile-format.md \
-	docs/reliability.md docs/unwinding.md docs/viewer.md docs/virtualization.md \
+dist_doc_DATA = README.md docs/analyzer.md docs/attach.md docs/collector.md docs/libpmc.md \
+	docs/profile-format.md docs/reliability.md docs/unwinding.md docs/viewer.md docs/virtualization.md \
 	docs/vm-vs-native.md docs/exports.md docs/performance.md docs/report-schema.json
