@@ -27,17 +27,7 @@ cp app.pmcp ./--csv
 "$PMCPROF" report --csv --top 2 -- --csv >got.csv 2>err.txt
 check "--: a file named --csv is read" test "$(cut -d, -f2,6 got.csv)" = "$(cut -d, -f2,6 ref.csv)"
 
-# status WANT NAME PATTERN COMMAND...: exit status and a message on stderr
-status() {
-	want=$1 name=$2 pat=$3; shift 3
-	"$@" >out.txt 2>err.txt </dev/null
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" err.txt; then
-		pass "$name (status $rc)"
-	else
-		fail "$name: status $rc, want $want with '$pat'"; sed 's/^/    | /' err.txt | head -5
-	fi
-}
+# status WANT NAME PATTERN COMMAND... (tests/lib.sh)
 status 1 "misspelled option: did you mean" "did you mean '--sort'" "$PMCPROF" report --sortt self app.pmcp
 status 1 "diff: misspelled option" "did you mean '--ratio'" "$PMCPROF" diff --raito raw app.pmcp app.pmcp
 status 1 "record: misspelled option" "did you mean '--output'" "$PMCPROF" record --ouput x -- true
