@@ -1,6 +1,7 @@
 /* The plugin loader and the fallback plan, on this machine's real plugins. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -177,6 +178,38 @@ static void test_plans(const struct pmc_env *env)
 	     "-b cputimer with a perf_event event is refused: %s", err);
 }
 
+/* pmc_group_stats for a caller built against a shorter struct: that much
+ * is filled, not a byte more. */
+static void test_stats_sized(void)
+{
+	struct pmc_backend *be;
+	struct pmc_group *g;
+	struct pmc_event ev;
+	struct {
+		struct pmc_sample_stats st;
+		unsigned char after[16];
+	} w;
+	PMC_GROUP_OPTS(opts, .sample = true);
+	size_t shorter = offsetof(struct pmc_sample_stats, fd_lost);
+	char err[512];
+
+	if (pmc_backend_load("cputimer", &be, err, sizeof(err)) < 0 ||
+	    pmc_event_parse("CPUTIME@1000", &ev, err, sizeof(err)) < 0 ||
+	    pmc_group_open(be, &ev, 1, &opts, &g) < 0) {
+		T_OK(0, "stats: a cputimer group opens: %s", err);
+		return;
+	}
+	memset(&w, 0x5a, sizeof(w));
+	T_OK(pmc_group_stats_sz(g, &w.st, shorter) == 0 && w.st.overflows == 0 &&
+		     w.st.lost == 0 && w.st.fd_lost == 0x5a5a5a5a5a5a5a5aULL && w.after[0] == 0x5a,
+	     "pmc_group_stats_sz fills the caller's %zu bytes, none beyond", shorter);
+	memset(&w, 0x5a, sizeof(w));
+	T_OK(pmc_group_stats(g, &w.st) == 0 && w.st.fd_lost == 0 && w.after[0] == 0x5a,
+	     "pmc_group_stats fills the whole struct, none beyond");
+	pmc_group_close(g);
+	pmc_backend_unload(be);
+}
+
 int main(void)
 {
 	struct pmc_env env;
@@ -187,5 +220,6 @@ int main(void)
 	test_refusals();
 	test_probes(&env);
 	test_plans(&env);
+	test_stats_sized();
 	return T_DONE();
 }
