@@ -129,19 +129,19 @@ static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows
 		bool md)
 {
 	unsigned nr = ana_set_n_runs(s);
-	struct tcol cols[64];
+	struct ana_col cols[64];
 	static char buf[64][CELL_MAX];
 	const char *cell[64];
 	size_t nc = 0;
 
-	cols[nc++] = (struct tcol){ "Function", true, 1, 14, 24 };
-	cols[nc++] = (struct tcol){ "Module", true, 2, 6, 12 };
+	cols[nc++] = tcol("Function", true, 1, 14, 24);
+	cols[nc++] = tcol("Module", true, 2, 6, 12);
 	char bt[80];
 	snprintf(bt, sizeof(bt), "%s%%", label(s, pv->base));
-	cols[nc++] = (struct tcol){ bt, false, 0, 0, 0 };
+	cols[nc++] = tcol(bt, false, 0, 0, 0);
 	for (unsigned r = 0; r < nr && nc < 64; r++)
 		if (r != pv->base)
-			cols[nc++] = (struct tcol){ label(s, r), true, 0, 0, 0 };
+			cols[nc++] = tcol(label(s, r), true, 0, 0, 0);
 	if (!pv->no_header)
 		notes(pv, s, rows, out, md ? "- " : "# ");
 	if (md) {
@@ -153,7 +153,7 @@ static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows
 			fputs(cols[j].left ? ":---|" : "---:|", out);
 		fputc('\n', out);
 	}
-	struct table *t = md ? NULL : table_new(cols, nc);
+	struct ana_table *t = md ? NULL : ana_table_new(cols, nc);
 	if (!md && !t)
 		return -ENOMEM;
 	for (size_t i = 0; i < ana_rows_n(rows); i++) {
@@ -168,7 +168,7 @@ static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows
 			if (r == pv->base)
 				continue;
 			if (ana_rows_compare(rows, i, r, &c)) {
-				table_free(t);
+				ana_table_free(t);
 				return -EINVAL;
 			}
 			cell_text(buf[k++], CELL_MAX, &c, pv->ratio);
@@ -185,14 +185,14 @@ static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows
 				fputs(" |", out);
 			}
 			fputc('\n', out);
-		} else if (table_add(t, cell)) {
-			table_free(t);
+		} else if (ana_table_add(t, cell)) {
+			ana_table_free(t);
 			return -ENOMEM;
 		}
 	}
 	if (t) {
-		table_print(t, out, pv->width);
-		table_free(t);
+		ana_table_write_text(t, out, pv->width);
+		ana_table_free(t);
 	}
 	return 0;
 }
