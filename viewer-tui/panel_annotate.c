@@ -70,7 +70,7 @@ static const char *ann_match(void *ctx, size_t row)
 	return r->in ? r->in->text : r->text;
 }
 
-static const struct table_ops ann_table = {
+static const struct tui_table_ops ann_table = {
 	.n_rows = ann_n, .cell = ann_cell, .match = ann_match,
 };
 
@@ -144,8 +144,8 @@ static int build(struct ann *a)
 			e = push_row(a, &cap, in, NULL);
 	}
 	source_free(text);
-	table_changed(&a->p.t);
-	table_select(&a->p.t, sel);	/* the hottest instruction */
+	tui_table_changed(&a->p.t);
+	tui_table_select(&a->p.t, sel);	/* the hottest instruction */
 	a->p.t.center = true;
 	return e;
 }
@@ -162,7 +162,7 @@ static int ann_refresh(struct panel *p, struct ui *ui)
 	if (e) {
 		if (!a->err[0])
 			snprintf(a->err, sizeof(a->err), "%s", ana_strerror(e));
-		table_changed(&p->t);
+		tui_table_changed(&p->t);
 		return 0;	/* said in the title */
 	}
 	return build(a);
@@ -228,7 +228,7 @@ struct panel *panel_annotate_new(struct ui *ui, const struct ana_row *fn)
 	a->cols[1] = (struct col_spec){ "Samples", 7, 8, 8, COL_RIGHT };
 	a->cols[2] = (struct col_spec){ "Address", 8, 8, 7, COL_RIGHT };
 	a->cols[3] = (struct col_spec){ "Instruction / source", 20, 80, 10, COL_FLEX };
-	table_init(&a->p.t, &ann_table, a);
+	tui_table_init(&a->p.t, &ann_table, a);
 	a->p.t.cols = a->cols;
 	a->p.t.n_cols = 4;
 	a->p.t.sort_col = -1;

@@ -40,7 +40,7 @@ static const char *flat_match(void *ctx, size_t row)
 	return r ? r->name : NULL;
 }
 
-static const struct table_ops flat_table = {
+static const struct tui_table_ops flat_table = {
 	.n_rows = flat_n, .cell = flat_cell, .match = flat_match,
 };
 
@@ -77,8 +77,8 @@ static int flat_refresh(struct panel *p, struct ui *ui)
 	f->p.t.cols = f->vc.spec;
 	f->p.t.n_cols = f->vc.n;
 	f->p.t.sort_col = f->vc.sort_col;
-	table_changed(&f->p.t);
-	table_select(&f->p.t, sel);
+	tui_table_changed(&f->p.t);
+	tui_table_select(&f->p.t, sel);
 	return 0;
 }
 
@@ -172,6 +172,6 @@ struct panel *panel_flat_new(struct ui *ui, enum flat_kind k)
 	f->p.ops = &flat_ops;
 	f->ui = ui;
 	f->kind = k;
-	table_init(&f->p.t, &flat_table, f);
+	tui_table_init(&f->p.t, &flat_table, f);
 	return &f->p;
 }

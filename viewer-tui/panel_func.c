@@ -106,7 +106,7 @@ static enum role func_row_role(void *ctx, size_t row)
 	return f->e[row].i == HEADING ? ROLE_TITLE : ROLE_NORMAL;
 }
 
-static const struct table_ops func_table = {
+static const struct tui_table_ops func_table = {
 	.n_rows = func_n, .cell = func_cell, .match = func_match, .row_role = func_row_role,
 };
 
@@ -193,8 +193,8 @@ static int func_refresh(struct panel *p, struct ui *ui)
 	p->t.cols = f->vc.spec;
 	p->t.n_cols = f->vc.n;
 	p->t.sort_col = f->vc.sort_col;
-	table_changed(&p->t);
-	table_select(&p->t, sel == SIZE_MAX ? 0 : sel);
+	tui_table_changed(&p->t);
+	tui_table_select(&p->t, sel == SIZE_MAX ? 0 : sel);
 	return 0;
 nomem:
 	rc = -ENOMEM;
@@ -251,7 +251,7 @@ static enum react func_key(struct panel *p, struct ui *ui, int key)
 	case VK_TAB:	/* next section */
 		for (size_t k = p->t.sel + 1; k < p->t.sel + f->n; k++)
 			if (f->e[k % f->n].i == HEADING) {
-				table_select(&p->t, k % f->n);
+				tui_table_select(&p->t, k % f->n);
 				return REACT_BODY;
 			}
 		return REACT_HANDLED;
@@ -339,6 +339,6 @@ struct panel *panel_func_new(struct ui *ui, const struct ana_row *fn)
 		errno = ENOMEM;
 		return NULL;
 	}
-	table_init(&f->p.t, &func_table, f);
+	tui_table_init(&f->p.t, &func_table, f);
 	return &f->p;
 }

@@ -77,7 +77,7 @@ static const char *src_match(void *ctx, size_t row)
 	return s->text ? source_line(s->text, s->lineno[row]) : NULL;
 }
 
-static const struct table_ops src_table = {
+static const struct tui_table_ops src_table = {
 	.n_rows = src_n, .cell = src_cell, .match = src_match, .row_role = src_row_role,
 };
 
@@ -199,8 +199,8 @@ static int src_refresh(struct panel *p, struct ui *ui)
 		if (lineno[k] == keep)
 			sel = k;
 	p->t.center = p->gen == 0;	/* opening: the line in the middle */
-	table_changed(&p->t);
-	table_select(&p->t, sel);
+	tui_table_changed(&p->t);
+	tui_table_select(&p->t, sel);
 	return 0;
 }
 
@@ -214,7 +214,7 @@ static enum react src_key(struct panel *p, struct ui *ui, int key)
 	for (size_t k = 1; k < s->n; k++) {
 		size_t r = key == ']' ? (p->t.sel + k) % s->n : (p->t.sel + s->n - k) % s->n;
 		if (hot(s, r)) {
-			table_select(&p->t, r);
+			tui_table_select(&p->t, r);
 			return REACT_BODY;
 		}
 	}
@@ -295,6 +295,6 @@ struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line)
 		src_free(&s->p);
 		return NULL;
 	}
-	table_init(&s->p.t, &src_table, s);
+	tui_table_init(&s->p.t, &src_table, s);
 	return &s->p;
 }

@@ -50,7 +50,7 @@ static const char *text_match(void *ctx, size_t row)
 	return ((struct text *)ctx)->r[row].value;
 }
 
-static const struct table_ops text_table = {
+static const struct tui_table_ops text_table = {
 	.n_rows = text_n, .cell = text_cell, .match = text_match, .row_role = text_row_role,
 };
 
@@ -219,8 +219,8 @@ static int text_refresh(struct panel *p, struct ui *ui)
 					.pref = 60, .prio = 60, .flags = COL_FLEX };
 	p->t.cols = t->cols;
 	p->t.n_cols = 2;
-	table_changed(&p->t);
-	table_select(&p->t, sel);
+	tui_table_changed(&p->t);
+	tui_table_select(&p->t, sel);
 	return 0;
 }
 
@@ -276,7 +276,7 @@ static struct panel *text_new(struct ui *ui, bool help)
 	t->p.ops = &text_ops;
 	t->ui = ui;
 	t->help = help;
-	table_init(&t->p.t, &text_table, t);
+	tui_table_init(&t->p.t, &text_table, t);
 	return &t->p;
 }
 

@@ -71,7 +71,7 @@ static const char *tree_match(void *ctx, size_t row)
 	return row_of(ctx, row)->name;
 }
 
-static const struct table_ops tree_table = {
+static const struct tui_table_ops tree_table = {
 	.n_rows = tree_n, .cell = tree_cell, .match = tree_match,
 };
 
@@ -222,8 +222,8 @@ static int tree_refresh(struct panel *p, struct ui *ui)
 	p->t.cols = t->vc.spec;
 	p->t.n_cols = t->vc.n;
 	p->t.sort_col = t->vc.sort_col;
-	table_changed(&p->t);
-	table_select(&p->t, sel);
+	tui_table_changed(&p->t);
+	tui_table_select(&p->t, sel);
 	return 0;
 }
 
@@ -257,7 +257,7 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 	case VK_RIGHT:
 	case '+':
 		if (t->e[k].open && k + 1 < t->n)
-			table_select(&p->t, k + 1);
+			tui_table_select(&p->t, k + 1);
 		else
 			rc = expand(t, k);
 		break;
@@ -271,7 +271,7 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 			return REACT_NONE;	/* a closed root: Left goes back */
 		while (t->e[k].depth >= t->e[p->t.sel].depth)
 			k--;	/* up to the parent, which is above */
-		table_select(&p->t, k);
+		tui_table_select(&p->t, k);
 		break;
 	default:
 		return REACT_NONE;
@@ -352,6 +352,6 @@ struct panel *panel_tree_new(struct ui *ui, bool bottomup, const char *select_na
 		free(t);
 		return NULL;
 	}
-	table_init(&t->p.t, &tree_table, t);
+	tui_table_init(&t->p.t, &tree_table, t);
 	return &t->p;
 }
