@@ -45,48 +45,6 @@ static const enum ana_col_id compare_cols[] = {
 /* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
 static const char *const basis_json[] = { "cpu", "user", "system" };
 
-static void csv_str(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!s[strcspn(s, ",\"\r\n")] && s[0] != ' ') {
-		fputs(s, f);
-		return;
-	}
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
-	}
-	putc('"', f);
-}
-
-/* Numbers: integers exactly, others with the column's digits; NAN is
- * blank. */
-static void csv_num(FILE *f, double v, const char *fmt)
-{
-	if (isinf(v))
-		fputs(v > 0 ? "inf" : "-inf", f);
-	else if (!fmt && v == floor(v) && fabs(v) < 9007199254740992.0)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, fmt ? fmt : "%g", v);
-}
-
-/* The CSV renderer of a value: blank for none, flags 1 and 0. */
-static void csv_value(FILE *f, const struct ana_col *c, const struct ana_value *v)
-{
-	if (v->none)
-		return;
-	switch (v->type) {
-	case ANA_T_TEXT: csv_str(f, v->s); break;
-	case ANA_T_COUNT: fprintf(f, "%llu", (unsigned long long)v->u); break;
-	case ANA_T_FLAG: fputs(v->b ? "1" : "0", f); break;
-	default: csv_num(f, v->d, c->csv_fmt); break;
-	}
-}
-
 /* One CSV line: the cells at at, or (at NULL) the header. */
 static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct ana_at *at)
 {
@@ -100,7 +58,7 @@ static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct
 			continue;
 		}
 		ana_col_value(c, at, &v);
-		csv_value(f, c, &v);
+		ana_value_write_csv(&v, c->csv_fmt, f);
 	}
 	fputs("\r\n", f);	/* RFC 4180 line break */
 }

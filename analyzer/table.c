@@ -305,6 +305,49 @@ char *ana_value_text(const struct ana_value *v, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- CSV (RFC 4180) ---- */
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!s[strcspn(s, ",\"\r\n")] && s[0] != ' ') {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', f);
+		putc(*s, f);
+	}
+	putc('"', f);
+}
+
+/* A number: whole ones exactly unless the column has a format of its own
+ * (NAN never comes here: it is none). */
+static void csv_num(FILE *f, double v, const char *fmt)
+{
+	if (isinf(v))
+		fputs(v > 0 ? "inf" : "-inf", f);
+	else if (!fmt && v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, fmt ? fmt : "%g", v);
+}
+
+void ana_value_write_csv(const struct ana_value *v, const char *fmt, FILE *f)
+{
+	if (v->none)
+		return;
+	switch (v->type) {
+	case ANA_T_TEXT: csv_str(f, v->s); break;
+	case ANA_T_COUNT: fprintf(f, "%llu", (unsigned long long)v->u); break;
+	case ANA_T_FLAG: fputs(v->b ? "1" : "0", f); break;
+	default: csv_num(f, v->d, fmt); break;
+	}
+}
+
 /* ---- the text table ---- */
 
 struct ana_table {

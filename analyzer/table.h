@@ -87,6 +87,12 @@ ANA_API void ana_col_value(const struct ana_col *c, const struct ana_at *at, str
  * number "%.4g", a count in full, a flag "*"; none: "".  Returns buf. */
 ANA_API char *ana_value_text(const struct ana_value *v, char *buf, size_t len);
 
+/* The CSV field of a value (RFC 4180: quoted when it holds a comma, quote
+ * or line break, or starts with a blank): none is blank, a flag 1 or 0, a
+ * count in full, a whole number below 2^53 exactly, other numbers in fmt
+ * (NULL: "%g"), infinities "inf" and "-inf". */
+ANA_API void ana_value_write_csv(const struct ana_value *v, const char *fmt, FILE *f);
+
 /* A text table over columns (the array is not copied: keep it alive).
  * Cells are copied, control bytes shown as '?'.  NULL + errno. */
 struct ana_table;
