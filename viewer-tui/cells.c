@@ -1,11 +1,13 @@
 /* Cells: which columns a view shows in a state, and each cell's text and
- * role from analyzer rows. */
+ * role from analyzer rows: the values through the analyzer's column model
+ * (analyzer/table.h), the ratio and the names the viewer's own way. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/table.h"
 #include "viewer-tui/view.h"
 
 void view_query(const struct view_state *st, enum ana_view v, struct ana_query *q)
@@ -185,35 +187,57 @@ static void file_line(char *buf, size_t len, const char *file, unsigned line)
 		snprintf(buf, len, "%s", text_basename(file));
 }
 
+/* The model column (analyzer/table.h) whose value kind k shows in state
+ * st, or -1 for the viewer's own columns (the ratio, the names). */
+static int model_col(const struct view_state *st, enum vcol_kind k)
+{
+	bool incl = st->kind == ANA_INCL;
+
+	switch (k) {
+	case VC_SELF: return ANA_COL_SELF_VALUE;
+	case VC_INCL: return ANA_COL_INCL_VALUE;
+	case VC_SELF_PCT: return ANA_COL_SELF_PCT;
+	case VC_INCL_PCT: return ANA_COL_INCL_PCT;
+	case VC_EVENT_PCT: return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
+	case VC_BASE:
+		if (st->ratio == ANA_RATIO_RAW)
+			return incl ? ANA_COL_INCL_VALUE : ANA_COL_SELF_VALUE;
+		return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
+	case VC_MODULE: return ANA_COL_MODULE;
+	default: return -1;
+	}
+}
+
+/* The TUI's renderer of a model value: shares as percentages, values
+ * scaled to the column's width, paths by their base name. */
+static void fmt_value(char *buf, size_t len, const struct ana_value *v, int width)
+{
+	switch (v->type) {
+	case ANA_T_PCT: fmt_pct(buf, len, v->d); break;
+	case ANA_T_TEXT: snprintf(buf, len, "%s", text_basename(v->s)); break;
+	case ANA_T_COUNT: fmt_count(buf, len, (double)v->u, width); break;
+	default: fmt_count(buf, len, v->d, width); break;
+	}
+}
+
 enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 		    const struct ana_rows *r, size_t i, int width, char *buf, size_t len)
 {
 	const struct ana_row *row = ana_rows_row(r, i);
+	int id = model_col(st, c->kind);
 	struct ana_cmp cmp;
 
 	buf[0] = '\0';
 	if (!row)
 		return ROLE_NORMAL;
+	if (id >= 0) {
+		struct ana_at at = { r, i, c->ev, c->run, NULL };
+		struct ana_value v;
+		ana_col_value(ana_col((enum ana_col_id)id), &at, &v);
+		fmt_value(buf, len, &v, width);
+		return ROLE_NORMAL;
+	}
 	switch (c->kind) {
-	case VC_SELF:
-	case VC_INCL:
-		fmt_count(buf, len, ana_rows_value(r, i, c->run, c->ev,
-						   c->kind == VC_SELF ? ANA_SELF : ANA_INCL), width);
-		break;
-	case VC_SELF_PCT:
-	case VC_INCL_PCT:
-		fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev,
-					       c->kind == VC_SELF_PCT ? ANA_SELF : ANA_INCL));
-		break;
-	case VC_EVENT_PCT:
-		fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev, st->kind));
-		break;
-	case VC_BASE:
-		if (st->ratio == ANA_RATIO_RAW)
-			fmt_count(buf, len, ana_rows_value(r, i, c->run, c->ev, st->kind), width);
-		else
-			fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev, st->kind));
-		break;
 	case VC_RATIO:
 		if (ana_rows_compare(r, i, c->run, &cmp) != 0) {
 			snprintf(buf, len, "?");
@@ -228,12 +252,11 @@ enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 		else
 			snprintf(buf, len, "%s", row->name ? row->name : "?");
 		return row->flags & ANA_ROW_UNRESOLVED ? ROLE_DIM : ROLE_NORMAL;
-	case VC_MODULE:
-		snprintf(buf, len, "%s", text_basename(row->module));
-		break;
 	case VC_SOURCE:
 	case VC_LINE:
 		file_line(buf, len, row->file, row->line);
+		break;
+	default:
 		break;
 	}
 	return ROLE_NORMAL;
