@@ -85,33 +85,18 @@ static void check(struct json *j, yajl_gen_status st)
 		j->err = st;
 }
 
-void json_obj_begin(struct json *j)
+/* Open (+1) or close (-1) an object or array level. */
+static void level(struct json *j, yajl_gen_status (*gen)(yajl_gen), int step)
 {
 	if (ok(j))
-		check(j, yajl_gen_map_open(j->g));
-	j->depth++;
+		check(j, gen(j->g));
+	j->depth += (unsigned)step;
 }
 
-void json_obj_end(struct json *j)
-{
-	if (ok(j))
-		check(j, yajl_gen_map_close(j->g));
-	j->depth--;
-}
-
-void json_arr_begin(struct json *j)
-{
-	if (ok(j))
-		check(j, yajl_gen_array_open(j->g));
-	j->depth++;
-}
-
-void json_arr_end(struct json *j)
-{
-	if (ok(j))
-		check(j, yajl_gen_array_close(j->g));
-	j->depth--;
-}
+void json_obj_begin(struct json *j) { level(j, yajl_gen_map_open, 1); }
+void json_obj_end(struct json *j) { level(j, yajl_gen_map_close, -1); }
+void json_arr_begin(struct json *j) { level(j, yajl_gen_array_open, 1); }
+void json_arr_end(struct json *j) { level(j, yajl_gen_array_close, -1); }
 
 size_t utf8_len(const unsigned char *p)
 {
