@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyzer/json.h"
 #include "cli/analyze.h"
 
 enum {
@@ -596,15 +597,13 @@ static double run_total(const struct opts *o, const struct ana_set *s, unsigned 
 	return o->c.o.weighted ? r->events[ev].weight : (double)r->events[ev].samples;
 }
 
-/* --sort comm (pid, tid) alone: one row per thread group, perf's way:
- * its share of all the samples, as text, CSV or JSON. */
-static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
+/* The thread groups, largest first, into ord (nr of them); returns the
+ * total of all. */
+static double group_order(const struct opts *o, const struct ana_set *s, size_t *ord)
 {
 	unsigned nr = ana_set_n_runs(s);
 	double all = 0;
-	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
-	if (!ord)
-		return -ENOMEM;
+
 	for (unsigned r = 0; r < nr; r++) {
 		all += run_total(o, s, r);
 		ord[r] = r;
@@ -616,57 +615,82 @@ static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
 			ord[b] = ord[b - 1];
 			ord[b - 1] = t;
 		}
+	return all;
+}
+
+/* One group's row: text table, CSV line or JSON object. */
+static int group_row(const struct opts *o, struct ana_table *t, struct json *j, const char *key,
+		     const char *name, double v, double pct, FILE *out)
+{
+	char c0[32], c1[32];
+
+	snprintf(c0, sizeof(c0), "%.2f%%", pct);
+	snprintf(c1, sizeof(c1), "%.15g", v);
+	if (t)
+		return ana_table_add(t, (const char *const[]){ c0, c1, name });
+	if (o->c.out == OUT_CSV) {
+		fputc('"', out);
+		for (const char *p = name; *p; p++)
+			fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
+		fprintf(out, "\",%s,%.4f\n", c1, pct);
+		return 0;
+	}
+	snprintf(c0, sizeof(c0), "%.4f", pct);
+	json_obj_begin(j);
+	json_kstr(j, key, name);
+	json_key(j, "samples");
+	json_raw_num(j, c1);
+	json_key(j, "pct");
+	json_raw_num(j, c0);
+	json_obj_end(j);
+	return 0;
+}
+
+/* --sort comm (pid, tid) alone: one row per thread group, perf's way:
+ * its share of all the samples, as text, CSV or JSON. */
+static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
+{
+	unsigned nr = ana_set_n_runs(s);
+	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
 	const char *key = o->key_thread == ANA_SPLIT_COMM ? "comm" :
 			  o->key_thread == ANA_SPLIT_PROCESS ? "pid" : "tid";
-	if (o->c.out == OUT_CSV)
-		fprintf(out, "%s,samples,pct\n", key);
-	else if (o->c.out == OUT_JSON)
-		fprintf(out, "{\"schema\":\"pmcprof-report-keys/1\",\"sort\":\"%s\",\"rows\":[", key);
 	struct ana_col cols[] = { tcol("Overhead", false, 0, 0, 0),
 				  tcol(o->c.o.weighted ? "Weight" : "Samples", false, 0, 0, 0),
 				  tcol(key_title(o), true, 1, 8, 16) };
 	struct ana_table *t = o->c.out == OUT_TEXT ? ana_table_new(cols, 3) : NULL;
-	if (o->c.out == OUT_TEXT && !t) {
-		free(ord);
-		return -ENOMEM;
+	struct json *j = o->c.out == OUT_JSON ? json_open(out) : NULL;
+	int e = !ord || (o->c.out == OUT_TEXT && !t) || (o->c.out == OUT_JSON && !j) ? -ENOMEM : 0;
+
+	if (!e && o->c.out == OUT_CSV)
+		fprintf(out, "%s,samples,pct\n", key);
+	if (j) {
+		json_obj_begin(j);
+		json_kstr(j, "schema", "pmcprof-report-keys/1");
+		json_kstr(j, "sort", key);
+		json_key(j, "rows");
+		json_arr_begin(j);
 	}
+	double all = e ? 0 : group_order(o, s, ord);
 	size_t shown = o->top && o->top < nr ? o->top : nr;
-	for (size_t k = 0; k < shown; k++) {
+	for (size_t k = 0; k < shown && !e; k++) {
 		unsigned r = (unsigned)ord[k];
 		double v = run_total(o, s, r), pct = all > 0 ? 100 * v / all : 0;
-		const char *name = key_value(s, r);
-		char c0[32], c1[32];
-		if (o->q.min_pct > 0 && pct < o->q.min_pct)
-			continue;
-		snprintf(c0, sizeof(c0), "%.2f%%", pct);
-		snprintf(c1, sizeof(c1), "%.15g", v);
-		if (t) {
-			const char *cell[] = { c0, c1, name };
-			if (ana_table_add(t, cell)) {
-				ana_table_free(t);
-				free(ord);
-				return -ENOMEM;
-			}
-		} else if (o->c.out == OUT_CSV) {
-			fputc('"', out);
-			for (const char *p = name; *p; p++)
-				fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
-			fprintf(out, "\",%s,%.4f\n", c1, pct);
-		} else {
-			fprintf(out, "%s{\"%s\":\"", k ? "," : "", key);
-			for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-				fprintf(out, *p == '"' || *p == '\\' ? "\\%c" : *p < 0x20 ? "\\u%04x" : "%c", *p);
-			fprintf(out, "\",\"samples\":%s,\"pct\":%.4f}", c1, pct);
-		}
+		if (!(o->q.min_pct > 0 && pct < o->q.min_pct))
+			e = group_row(o, t, j, key, key_value(s, r), v, pct, out);
 	}
-	if (o->c.out == OUT_JSON)
-		fprintf(out, "]}\n");
-	if (t) {
-		ana_table_write_text(t, out, out_width(&o->c));
-		ana_table_free(t);
+	if (j) {
+		json_arr_end(j);
+		json_obj_end(j);
+		int ec = json_close(j);
+		e = e ? e : ec;
+		if (!e)
+			fputc('\n', out);
 	}
+	if (t && !e)
+		e = ana_table_write_text(t, out, out_width(&o->c));
+	ana_table_free(t);
 	free(ord);
-	return 0;
+	return e;
 }
 
 struct keyed {
