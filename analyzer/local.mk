@@ -66,3 +66,8 @@ tests_progs_vdso_loop_CFLAGS = -g -O2
 check_PROGRAMS += tests/progs/ana_many
 tests_progs_ana_many_SOURCES = tests/progs/ana_many.c
 tests_progs_ana_many_CFLAGS = -g -O2
+# the column model's text table and value renderers
+check_PROGRAMS += tests/unit/test-table
+UNIT_TESTS += tests/unit/test-table
+tests_unit_test_table_SOURCES = tests/unit/test_table.c tests/harness.h
+tests_unit_test_table_LDADD = analyzer/libpmcprof-analyzer.la
