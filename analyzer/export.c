@@ -1,5 +1,7 @@
 /* Export: RFC 4180 CSV and JSON of a row set, FlameGraph collapsed stacks
- * of the tree.  The CSV columns are tables here and in docs/analyzer.md. */
+ * of the tree.  CSV and JSON are renderers over the column model
+ * (table.h): which columns each writes are lists of column ids here, what
+ * the columns are is in table.c and docs/analyzer.md. */
 #include "config.h"
 
 #include <errno.h>
