@@ -523,6 +523,33 @@ int ana_table_write_text(const struct ana_table *t, FILE *f, int width)
 	return e ? e : ferror(f) ? -EIO : 0;
 }
 
+/* A Markdown cell: a '|' (in a C++ name) would end it. */
+static void md_cell(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++)
+		fputs(*s == '|' ? "\\|" : (char[2]){ *s, 0 }, f);
+	fputs(" |", f);
+}
+
+int ana_table_write_markdown(const struct ana_table *t, FILE *f)
+{
+	fputc('|', f);
+	for (size_t k = 0; k < t->ncol; k++)
+		fprintf(f, " %s |", t->col[k].title);
+	fputs("\n|", f);
+	for (size_t k = 0; k < t->ncol; k++)
+		fputs(t->col[k].left ? ":---|" : "---:|", f);
+	fputc('\n', f);
+	for (size_t i = 0; i < t->n; i++) {
+		fputc('|', f);
+		for (size_t k = 0; k < t->ncol; k++)
+			md_cell(f, t->cell[i * t->ncol + k]);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
 void ana_table_free(struct ana_table *t)
 {
 	if (!t)

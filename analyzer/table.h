@@ -102,6 +102,9 @@ ANA_API int ana_table_add(struct ana_table *t, const char *const *cells);
 /* Headings, then the rows; columns cut (long cells end in '+') so that
  * lines fit width (0: never cut); trailing blanks dropped.  0 or -errno. */
 ANA_API int ana_table_write_text(const struct ana_table *t, FILE *f, int width);
+/* The same as a Markdown (GFM) table: a heading row, the alignment row,
+ * a row per row, '|' in a cell escaped; nothing is cut.  0 or -errno. */
+ANA_API int ana_table_write_markdown(const struct ana_table *t, FILE *f);
 ANA_API void ana_table_free(struct ana_table *t);
 
 #endif

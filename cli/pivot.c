@@ -109,76 +109,69 @@ static void notes(const struct pivot *pv, const struct ana_set *s, const struct 
 		fprintf(out, "%snoise floor: %s\n", pre, pv->noise);
 }
 
-static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out,
-		bool md)
+/* The text or Markdown table's columns: the function, its module, the
+ * base's share, a column per other run. */
+static size_t text_cols(const struct pivot *pv, struct ana_set *s, struct ana_col *cols,
+			char *bt, size_t len)
 {
-	unsigned nr = ana_set_n_runs(s);
-	struct ana_col cols[64];
-	static char buf[64][CELL_MAX];
-	const char *cell[64];
 	size_t nc = 0;
 
 	cols[nc++] = tcol("Function", true, 1, 14, 24);
 	cols[nc++] = tcol("Module", true, 2, 6, 12);
-	char bt[80];
-	snprintf(bt, sizeof(bt), "%s%%", label(s, pv->base));
+	snprintf(bt, len, "%s%%", label(s, pv->base));
 	cols[nc++] = tcol(bt, false, 0, 0, 0);
-	for (unsigned r = 0; r < nr && nc < 64; r++)
+	for (unsigned r = 0; r < ana_set_n_runs(s) && nc < 64; r++)
 		if (r != pv->base)
 			cols[nc++] = tcol(label(s, r), true, 0, 0, 0);
-	if (!pv->no_header)
-		notes(pv, s, rows, out, md ? "- " : "# ");
-	if (md) {
-		fputs(md && !pv->no_header ? "\n|" : "|", out);
-		for (size_t j = 0; j < nc; j++)
-			fprintf(out, " %s |", cols[j].title);
-		fputs("\n|", out);
-		for (size_t j = 0; j < nc; j++)
-			fputs(cols[j].left ? ":---|" : "---:|", out);
-		fputc('\n', out);
-	}
-	struct ana_table *t = md ? NULL : ana_table_new(cols, nc);
-	if (!md && !t)
-		return -ENOMEM;
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
-		const struct ana_row *row = ana_rows_row(rows, i);
-		size_t k = 0;
-		snprintf(buf[k++], CELL_MAX, "%s", row->name);
-		snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
-		double bp = ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind);
-		snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
-		for (unsigned r = 0; r < nr && k < 64; r++) {
-			struct ana_cmp c;
-			if (r == pv->base)
-				continue;
-			if (ana_rows_compare(rows, i, r, &c)) {
-				ana_table_free(t);
-				return -EINVAL;
-			}
-			cell_text(buf[k++], CELL_MAX, &c, pv->ratio);
-		}
-		for (size_t j = 0; j < nc; j++)
-			cell[j] = buf[j];
-		if (md) {
-			fputc('|', out);
-			for (size_t j = 0; j < nc; j++) {
-				fputc(' ', out);
-				/* a '|' in a C++ name would end the cell */
-				for (const char *p = cell[j]; *p; p++)
-					fputs(*p == '|' ? "\\|" : (char[2]){ *p, 0 }, out);
-				fputs(" |", out);
-			}
-			fputc('\n', out);
-		} else if (ana_table_add(t, cell)) {
-			ana_table_free(t);
-			return -ENOMEM;
-		}
-	}
-	if (t) {
-		ana_table_write_text(t, out, pv->width);
-		ana_table_free(t);
+	return nc;
+}
+
+/* Row i's text cells into buf: 0 or -EINVAL. */
+static int text_cells(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, size_t i,
+		      char (*buf)[CELL_MAX])
+{
+	const struct ana_row *row = ana_rows_row(rows, i);
+	size_t k = 0;
+
+	snprintf(buf[k++], CELL_MAX, "%s", row->name);
+	snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
+	double bp = ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind);
+	snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
+	for (unsigned r = 0; r < ana_set_n_runs(s) && k < 64; r++) {
+		struct ana_cmp c;
+		if (r == pv->base)
+			continue;
+		if (ana_rows_compare(rows, i, r, &c))
+			return -EINVAL;
+		cell_text(buf[k++], CELL_MAX, &c, pv->ratio);
 	}
 	return 0;
+}
+
+static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out,
+		bool md)
+{
+	static char buf[64][CELL_MAX];
+	const char *cell[64];
+	struct ana_col cols[64];
+	char bt[80];
+	size_t nc = text_cols(pv, s, cols, bt, sizeof(bt));
+	struct ana_table *t = ana_table_new(cols, nc);
+	int e = t ? 0 : -ENOMEM;
+
+	for (size_t j = 0; j < nc; j++)
+		cell[j] = buf[j];
+	for (size_t i = 0; i < ana_rows_n(rows) && !e; i++)
+		if (!(e = text_cells(pv, s, rows, i, buf)))
+			e = ana_table_add(t, cell);
+	if (!e && !pv->no_header)
+		notes(pv, s, rows, out, md ? "- " : "# ");
+	if (!e && md)
+		e = fputs(pv->no_header ? "" : "\n", out) < 0 ? -EIO : ana_table_write_markdown(t, out);
+	else if (!e)
+		e = ana_table_write_text(t, out, pv->width);
+	ana_table_free(t);
+	return e;
 }
 
 /* Run `run`'s cell of a row: its share and its comparison with the base. */

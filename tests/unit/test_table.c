@@ -63,6 +63,26 @@ static void test_widths(void)
 	     "width 10: the columns at their minimums");
 }
 
+/* Markdown: headings, alignments, every cell whole, '|' escaped. */
+static void test_markdown(void)
+{
+	static const char *const row[3] = { "1.00", "operator|", "m" };
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct ana_table *t = ana_table_new(cols, 3);
+
+	ana_table_add(t, rows[0]);
+	ana_table_add(t, row);
+	T_OK(ana_table_write_markdown(t, f) == 0, "Markdown written");
+	ana_table_free(t);
+	fclose(f);
+	T_OK(!strcmp(buf, "| Self% | Function | Module |\n|---:|:---|:---|\n"
+			  "| 12.50 | a_rather_long_function_name | libmodule.so |\n"
+			  "| 1.00 | operator\\| | m |\n"), "Markdown: escapes '|', cuts nothing");
+	if (strcmp(buf, "") && !strstr(buf, "operator\\|"))
+		fprintf(stderr, "%s", buf);
+}
+
 static void test_values(void)
 {
 	static const struct {
@@ -110,6 +130,7 @@ static void test_names(void)
 int main(void)
 {
 	test_widths();
+	test_markdown();
 	test_values();
 	test_names();
 	return T_DONE();
