@@ -61,28 +61,14 @@ void agg_free(struct agg *a)
 
 void set_free_symbols(struct ana_set *s)
 {
-	free(s->func);
+	FREE_EACH(s->func, s->line, s->modrow, s->frame, s->addr);
 	idx_free(&s->func_idx);
-	free(s->line);
 	idx_free(&s->line_idx);
-	free(s->modrow);
 	idx_free(&s->modrow_idx);
-	free(s->frame);
-	free(s->addr);
 	idx_free(&s->addr_idx);
-	free(s->sparent);
-	free(s->sfunc);
-	free(s->sfirst);
-	free(s->snext);
-	free(s->sinl);
+	FREE_EACH(s->sparent, s->sfunc, s->sfirst, s->snext, s->sinl);
 	idx_free(&s->sym_idx);
-	free(s->bu);
-	free(s->bu_ent);
-	free(s->bu_slot);
-	free(s->bu_kfunc);
-	free(s->bu_kcnt);
-	free(s->bu_up);
-	free(s->bu_mark);
+	FREE_EACH(s->bu, s->bu_ent, s->bu_slot, s->bu_kfunc, s->bu_kcnt, s->bu_up, s->bu_mark);
 }
 
 static bool modrow_eq(const void *ctx, uint32_t id, const void *key)
@@ -663,14 +649,7 @@ static int first_occurrences(const struct ana_set *s, uint32_t **fofs_out, uint8
 	first = NULL;
 	e = 0;
 out:
-	free(fofs);
-	free(first);
-	free(kid0);
-	free(kids);
-	free(on_f);
-	free(on_l);
-	free(on_m);
-	free(stack);
+	FREE_EACH(fofs, first, kid0, kids, on_f, on_l, on_m, stack);
 	return e;
 }
 
@@ -767,13 +746,7 @@ static void agg_end(struct sum_state *g)
 	fill_free(&g->ff);
 	fill_free(&g->fl);
 	fill_free(&g->fm);
-	free(g->fofs);
-	free(g->first);
-	free(g->seen);
-	free(g->touched);
-	free(g->ri);
-	free(g->rw);
-	free(g->fkeep);
+	FREE_EACH(g->fofs, g->first, g->seen, g->touched, g->ri, g->rw, g->fkeep);
 }
 
 /* Remember that part p has counts at raw node x. */

@@ -142,6 +142,17 @@ void idx_free(struct idx *x)
 	memset(x, 0, sizeof(*x));
 }
 
+void free_many(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 struct skey {
 	const char *s;
 	size_t len;

@@ -583,4 +583,19 @@ int funcs_match(const struct ana_set *s, const struct ana_query *q, uint8_t *is)
  * that are not UTF-8 as '?' (a JSON file must be UTF-8); NULL as "". */
 void json_put_str(FILE *f, const char *s);
 
+/* ---- small helpers the analyzer's files share (issue 27's duplicates) ---- */
+
+/* free() each of p[n] in turn (idx.c; systemd's free_many), for destructors
+ * that release a list of members: FREE_EACH(r->a, r->b, r) frees r last. */
+void free_many(void *const *p, size_t n);
+#define FREE_EACH(...) \
+	free_many((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+/* -1, 0 or 1 as a is below, equal to or above b: for qsort comparators
+ * (idx.c). */
+int cmp_u64(uint64_t a, uint64_t b);
+/* A note (set_note) unless the same text is already there (set.c): --by
+ * groups of one run share its metadata, and would say it once each. */
+int set_note_once(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

@@ -542,10 +542,7 @@ void kallsyms_free(struct kallsyms *ks)
 		return;
 	if (ks->map)
 		munmap(ks->map, ks->map_len);
-	free(ks->own_addr);
-	free(ks->own_name);
-	free(ks->own_names);
-	free(ks);
+	FREE_EACH(ks->own_addr, ks->own_name, ks->own_names, ks);
 }
 
 const char *kallsyms_frames_note(const char *kernel_frames)

@@ -59,11 +59,11 @@ static int lctx_child(struct ana_set *s, uint32_t parent, uint32_t func, uint32_
 static int lsample_cmp(const void *pa, const void *pb)
 {
 	const struct lsample *a = pa, *b = pb;
-	if (a->run != b->run)
-		return a->run < b->run ? -1 : 1;
-	if (a->node != b->node)
-		return a->node < b->node ? -1 : 1;
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
+	int c = cmp_u64(a->run, b->run);
+
+	if (!c)
+		c = cmp_u64(a->node, b->node);
+	return c ? c : cmp_u64(a->ev, b->ev);
 }
 
 int set_line_contexts(struct ana_set *s)

@@ -144,32 +144,31 @@ static void factor(struct parser *ps)
 	ps->depth--;
 }
 
-static void term(struct parser *ps)
+/* One precedence level: operand, then (op operand)* left to right, where
+ * op is the character ops[0] (instruction code[0]) or ops[1]. */
+static void level(struct parser *ps, void (*operand)(struct parser *), const char ops[2],
+		  const enum op code[2])
 {
-	factor(ps);
+	operand(ps);
 	for (;;) {
 		skip_ws(ps);
 		char c = *ps->p;
-		if (ps->err || (c != '*' && c != '/'))
+		if (ps->err || (c != ops[0] && c != ops[1]))
 			return;
 		ps->p++;
-		factor(ps);
-		emit(ps, c == '*' ? OP_MUL : OP_DIV, 0, 0);
+		operand(ps);
+		emit(ps, c == ops[0] ? code[0] : code[1], 0, 0);
 	}
+}
+
+static void term(struct parser *ps)
+{
+	level(ps, factor, "*/", (const enum op[]){ OP_MUL, OP_DIV });
 }
 
 static void expr(struct parser *ps)
 {
-	term(ps);
-	for (;;) {
-		skip_ws(ps);
-		char c = *ps->p;
-		if (ps->err || (c != '+' && c != '-'))
-			return;
-		ps->p++;
-		term(ps);
-		emit(ps, c == '+' ? OP_ADD : OP_SUB, 0, 0);
-	}
+	level(ps, term, "+-", (const enum op[]){ OP_ADD, OP_SUB });
 }
 
 struct metric *metric_parse(const char *spec, int (*lookup)(void *ctx, const char *name),

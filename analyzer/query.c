@@ -64,13 +64,7 @@ void ana_rows_free(struct ana_rows *r)
 {
 	if (!r)
 		return;
-	free(r->row);
-	free(r->smp);
-	free(r->val);
-	free(r->psmp);
-	free(r->key);
-	free(r->cev);
-	free(r);
+	FREE_EACH(r->row, r->smp, r->val, r->psmp, r->key, r->cev, r);
 }
 
 static int rows_reserve(struct ana_rows *r, size_t n)

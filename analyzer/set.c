@@ -36,13 +36,16 @@ const char *ana_strerror(int err)
 	return strerror(err);
 }
 
-int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+/* set_note and set_note_once: the message, unless once and already there. */
+static int add_note(struct ana_set *s, enum ana_severity sev, int run, bool once,
+		    const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
+
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
+	for (size_t i = 0; once && i < s->n_notes; i++)
+		if (!strcmp(s->notes[i].msg, buf))
+			return 0;
 	/* one line each: a message from a file must not forge extra lines */
 	for (char *p = buf; *p; p++)
 		if (*p == '\n' || *p == '\r')
@@ -56,6 +59,26 @@ int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt,
 	if (sev == ANA_NOTE_ERROR)
 		s->n_errors++;
 	return 0;
+}
+
+int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = add_note(s, sev, run, false, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int set_note_once(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = add_note(s, sev, run, true, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 struct ana_set *ana_set_new(const struct ana_opts *opts)
@@ -131,10 +154,7 @@ static void agg_free_all(struct ana_set *s)
 
 void part_free(struct part *p)
 {
-	free(p->node);
-	free(p->ev);
-	free(p->cnt);
-	free(p->wt);
+	FREE_EACH(p->node, p->ev, p->cnt, p->wt);
 	p->node = NULL;
 	p->ev = NULL;
 	p->cnt = NULL;
@@ -181,23 +201,15 @@ void ana_set_free(struct ana_set *s)
 			free(o->meta[k].val);
 			idx_free(&o->meta[k].seen);
 		}
-		free(o->meta);
-		free(o->ev);
-		free(o->ctr);
-		free(o->mods);
-		free(o->kv);
+		FREE_EACH(o->meta, o->ev, o->ctr, o->mods, o->kv);
 	}
-	free(s->orun);
-	free(s->part);
+	FREE_EACH(s->orun, s->part);
 	for (size_t i = 0; i < s->n_metric; i++)
 		metric_free(s->metric[i]);
 	free(s->metric);
 	for (size_t i = 0; i < s->n_remap; i++)
 		free(s->remap[i]);
-	free(s->remap);
-	free(s->in_label);
-	free(s->ev_name);
-	free(s->ev_unit);
+	FREE_EACH(s->remap, s->in_label, s->ev_name, s->ev_unit);
 	for (size_t i = 0; i < s->n_mod; i++)
 		free(s->mod[i].image);
 	free(s->mod);
@@ -205,15 +217,8 @@ void ana_set_free(struct ana_set *s)
 	set_free_symbols(s);
 	set_free_line_contexts(s);
 	agg_free_all(s);
-	free(s->ptot);
-	free(s->ptot_wt);
-	free(s->rtot);
-	free(s->rtot_val);
-	free(s->notes);
-	free(s->debug_dirs);
-	free(s->cache_dir);
-	free(s->keep_dir);
-	free(s->prof_dirs);
+	FREE_EACH(s->ptot, s->ptot_wt, s->rtot, s->rtot_val, s->notes, s->debug_dirs,
+		  s->cache_dir, s->keep_dir, s->prof_dirs);
 	strpool_free(&s->pool);
 	free(s);
 }
@@ -1300,23 +1305,6 @@ static const struct meta_acc *meta_acc_of(const struct orun *o, const char *key)
 	return NULL;
 }
 
-/* A note, unless the same one is already there (--by groups of one run
- * share their metadata). */
-static void note_once(struct ana_set *s, int run, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note_once(struct ana_set *s, int run, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < s->n_notes; i++)
-		if (!strcmp(s->notes[i].msg, buf))
-			return;
-	set_note(s, ANA_NOTE_WARN, run, "%s", buf);
-}
-
 /* Each run on its own: counters that failed calibration (recorded with
  * --force), host steal time.  With --by, once per input run. */
 static void trust_checks(struct ana_set *s)
@@ -1334,15 +1322,16 @@ static void trust_checks(struct ana_set *s)
 			struct calib_verdict v;
 			for (const char *p = m->val[k]; calib_next(&p, &v);)
 				if (is_bad_verdict(v.verdict))
-					note_once(s, nr, "%s: counter %s was %s at calibration%s%s%s: "
-						  "recorded with --force, its samples may be meaningless",
-						  who, v.event[0] ? v.event : "?", v.verdict,
-						  v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
+					set_note_once(s, ANA_NOTE_WARN, nr, "%s: counter %s was %s at "
+						      "calibration%s%s%s: recorded with --force, its "
+						      "samples may be meaningless", who,
+						      v.event[0] ? v.event : "?", v.verdict,
+						      v.why[0] ? " (" : "", v.why, v.why[0] ? ")" : "");
 		}
 		/* What the profile holds of time in the kernel (kallsyms.c). */
 		const char *kf = kallsyms_frames_note(meta_of(o, "kernel_frames"));
 		if (kf)
-			note_once(s, nr, "%s: %s", who, kf);
+			set_note_once(s, ANA_NOTE_WARN, nr, "%s: %s", who, kf);
 		/* --by: the largest share among the run's groups, once */
 		if (split && r && s->orun[r - 1].in_run == o->in_run)
 			continue;
@@ -1354,9 +1343,10 @@ static void trust_checks(struct ana_set *s)
 				dur = s->orun[g].pub.duration;
 			}
 		if (share > ANA_TRUST_STEAL_SHARE)
-			note_once(s, nr, "%s: the host stole %.1f%% of the CPU time during the run "
-				  "(steal %.3f s in %.3f s): a noisy neighbour; timings and "
-				  "time-based samples are skewed", who, 100 * share, steal, dur);
+			set_note_once(s, ANA_NOTE_WARN, nr, "%s: the host stole %.1f%% of the CPU time "
+				      "during the run (steal %.3f s in %.3f s): a noisy neighbour; "
+				      "timings and time-based samples are skewed", who, 100 * share,
+				      steal, dur);
 	}
 }
 

@@ -225,10 +225,7 @@ void symtab_free(struct symtab *st)
 		free(m->kept);
 		if (m->pmap_hit && st->keep_dir)
 			keep_perfmap(st, m);
-		free(m->pmap_hit);
-		free(m->pmap_path);
-		free(m->lazy_path);
-		free(m->sym);
+		FREE_EACH(m->pmap_hit, m->pmap_path, m->lazy_path, m->sym);
 		kallsyms_free(m->ks);
 		for (size_t k = 0; k < m->n_cus; k++)
 			free(m->cus[k].r);
@@ -237,16 +234,10 @@ void symtab_free(struct symtab *st)
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 	}
-	free(st->cache_dir);
 	for (size_t i = 0; i < st->n_kept_dirs; i++)
 		free(st->kept_dirs[i]);
-	free(st->kept_dirs);
-	free(st->archive_dir);
-	free(st->keep_dir);
-	free(st->mod);
-	free(st->debug_dirs);
-	free(st->debuginfo_path);
-	free(st);
+	FREE_EACH(st->kept_dirs, st->cache_dir, st->archive_dir, st->keep_dir, st->mod,
+		  st->debug_dirs, st->debuginfo_path, st);
 }
 
 static void hex(char *out, size_t outlen, const uint8_t *b, size_t n)
@@ -1180,44 +1171,48 @@ static int find_dups(struct smod *m)
 	return 0;
 }
 
-/* The function symbol around addr (Dwfl address), or NULL. */
-static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
+/* How many of v[n] (entries of `size` bytes that start with their lowest
+ * address, sorted by it) start at or below addr: the one before is the
+ * last that can hold addr. */
+static size_t starting_by(const void *v, size_t n, size_t size, uint64_t addr)
 {
-	if (!m->syms_read && read_syms(m))
-		return NULL;
-	size_t lo = 0, hi = m->n_sym;	/* first symbol with lo > addr */
+	size_t lo = 0, hi = n;
+
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (m->sym[mid].lo <= addr)
+		uint64_t start;
+		memcpy(&start, (const char *)v + mid * size, sizeof(start));
+		if (start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || m->sym[lo - 1].hi <= addr)
-		return NULL;
-	struct esym *e = &m->sym[lo - 1];
-	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
-		return NULL;
-	if (!e->interned && e->plt) {
+	return lo;
+}
+_Static_assert(offsetof(struct esym, lo) == 0 && offsetof(struct fnrange, lo) == 0 &&
+	       sizeof(GElf_Addr) == 8 && sizeof(Dwarf_Addr) == 8,
+	       "starting_by reads a leading 64-bit address");
+
+/* e's key and name, interned: a PLT entry's with "@plt", a symbol version
+ * ("f@@GLIBC_2.34") not part of the name, a local the module holds twice
+ * keyed apart by its address.  0 or -ENOMEM. */
+static int sym_intern(struct symtab *st, struct smod *m, struct esym *e)
+{
+	const char *k, *nm;
+
+	if (e->plt) {
 		char buf[1100];
-		const char *d = sym_demangle(st->pool, e->key);
+		nm = sym_demangle(st->pool, e->key);
 		snprintf(buf, sizeof(buf), "%.1000s@plt", e->key);
-		const char *k = intern(st, buf);
-		if (d) {
-			snprintf(buf, sizeof(buf), "%.1000s@plt", d);
-			d = intern(st, buf);
+		k = intern(st, buf);
+		if (nm) {
+			snprintf(buf, sizeof(buf), "%.1000s@plt", nm);
+			nm = intern(st, buf);
 		}
-		if (!k || !d)
-			return NULL;
-		e->key = k;
-		e->name = d;
-		e->interned = true;
-	}
-	if (!e->interned) {
-		const char *k = intern(st, e->key);
-		const char *at = strchr(e->key, '@'), *nm;
+	} else {
+		k = intern(st, e->key);
+		const char *at = strchr(e->key, '@');
 		if (at && at > e->key) {
-			/* a symbol version ("f@@GLIBC_2.34") is not part of the name */
 			char buf[4096];
 			snprintf(buf, sizeof(buf), "%.*s", (int)(at - e->key), e->key);
 			nm = sym_demangle(st->pool, buf);
@@ -1230,12 +1225,28 @@ static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
 				 (unsigned long long)(e->lo - m->elf_bias));
 			k = intern(st, buf);
 		}
-		if (!k || !nm)
-			return NULL;
-		e->key = k;
-		e->name = nm;
-		e->interned = true;
 	}
+	if (!k || !nm)
+		return -ENOMEM;
+	e->key = k;
+	e->name = nm;
+	e->interned = true;
+	return 0;
+}
+
+/* The function symbol around addr (Dwfl address), or NULL. */
+static struct esym *sym_at(struct symtab *st, struct smod *m, GElf_Addr addr)
+{
+	if (!m->syms_read && read_syms(m))
+		return NULL;
+	size_t lo = starting_by(m->sym, m->n_sym, sizeof(*m->sym), addr);
+	if (!lo || m->sym[lo - 1].hi <= addr)
+		return NULL;
+	struct esym *e = &m->sym[lo - 1];
+	if (!e->interned && e->bind == 2 && !m->dups_done && find_dups(m))
+		return NULL;
+	if (!e->interned && sym_intern(st, m, e) != 0)
+		return NULL;
 	return e;
 }
 
@@ -1600,14 +1611,7 @@ static int scope_chain(struct smod *m, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *
 	struct cuindex *ci = cu_index(m, cu);
 	if (!ci || !ci->n)
 		return 0;
-	size_t lo = 0, hi = ci->n;	/* first range with lo > pc */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ci->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = starting_by(ci->r, ci->n, sizeof(*ci->r), pc);
 	const struct fnrange *f = NULL;
 	for (size_t k = lo; k > 0 && k + 8 > lo; k--)
 		if (ci->r[k - 1].hi > pc) {

@@ -106,11 +106,8 @@ void symcache_free(struct symcache *c)
 		return;
 	if (c->map)
 		munmap(c->map, c->map_len);
-	free(c->interned);
-	free(c->e);
-	free(c->fr);
 	idx_free(&c->idx);
-	free(c);
+	FREE_EACH(c->interned, c->e, c->fr, c);
 }
 
 /* The file's entry for off, or NULL. */

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,7 @@
 /* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
  * emulators rather than hardware virtualization. */
 static const struct {
-	const char *hypervisor;
-	const char *name;
+	const char *hypervisor, *name;
 } emulators[] = {
 	{ "qemu-tcg", "QEMU-TCG" },
 	{ "bochs", "Bochs" },
@@ -276,21 +274,8 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 	}
 }
 
-static void note(struct ana_set *s, int run, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void note(struct ana_set *s, int run, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < s->n_notes; i++)	/* --by groups share a run's notes */
-		if (!strcmp(s->notes[i].msg, buf))
-			return;
-	set_note(s, ANA_NOTE_WARN, run, "%s", buf);
-}
+/* --by groups of one run share its notes: each said once. */
+#define note(s, run, ...) set_note_once(s, ANA_NOTE_WARN, run, __VA_ARGS__)
 
 void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 {

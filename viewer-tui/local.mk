@@ -4,7 +4,7 @@
 view_core = viewer-tui/view.h viewer-tui/text.c viewer-tui/ratio.c viewer-tui/layout.c \
 	viewer-tui/canvas.c viewer-tui/table.c
 view_ui = $(view_core) viewer-tui/cells.c viewer-tui/load.c viewer-tui/source.c \
-	viewer-tui/panel_flat.c viewer-tui/panel_func.c viewer-tui/panel_tree.c \
+	viewer-tui/panel.c viewer-tui/panel_flat.c viewer-tui/panel_func.c viewer-tui/panel_tree.c \
 	viewer-tui/panel_source.c viewer-tui/panel_text.c viewer-tui/panel_annotate.c viewer-tui/ui.c
 
 

@@ -20,7 +20,6 @@ struct arow {
 
 struct ann {
 	struct panel p;
-	struct ui *ui;
 	char *func;			/* as the row named it */
 	struct ana_annotation *a;
 	struct arow *r;
@@ -119,7 +118,7 @@ static int build(struct ann *a)
 				source_free(text);
 				text = NULL;
 				src_path = in->file;
-				if (!ana_set_source_path(a->ui->set, in->file, path, sizeof(path)))
+				if (!ana_set_source_path(a->p.ui->set, in->file, path, sizeof(path)))
 					text = source_read(path);
 			}
 			const char *t = text ? source_line(text, in->line) : "";
@@ -144,8 +143,7 @@ static int build(struct ann *a)
 			e = push_row(a, &cap, in, NULL);
 	}
 	source_free(text);
-	tui_table_changed(&a->p.t);
-	tui_table_select(&a->p.t, sel);	/* the hottest instruction */
+	panel_show(&a->p, a->cols, 4, -1, sel);	/* the hottest instruction */
 	a->p.t.center = true;
 	return e;
 }
@@ -179,41 +177,29 @@ static void ann_title(struct panel *p, struct ui *ui, char *buf, size_t len)
 			 text_basename(a->a->module), (unsigned long long)a->a->samples, ev ? ev : "?");
 }
 
-static enum react ann_key(struct panel *p, struct ui *ui, int key)
-{
-	(void)p, (void)ui, (void)key;
-	return REACT_NONE;	/* navigation and search are the table's */
-}
-
-static const struct ana_rows *ann_rows(struct panel *p)
-{
-	(void)p;
-	return NULL;	/* no analyzer rows: x has nothing to export */
-}
-
 static const char *ann_slug(struct panel *p)
 {
 	(void)p;
 	return "annotate";
 }
 
-static void ann_free(struct panel *p)
+static void ann_done(struct panel *p)
 {
 	struct ann *a = (struct ann *)p;
 	rows_free(a);
 	ana_annotation_free(a->a);
 	free(a->func);
-	free(a);
 }
 
+/* No keys of its own (navigation and search are the table's), no analyzer
+ * rows (x has nothing to export). */
 static const struct panel_ops ann_ops = {
-	.refresh = ann_refresh, .on_key = ann_key, .title = ann_title, .rows = ann_rows,
-	.slug = ann_slug, .free = ann_free,
+	.refresh = ann_refresh, .title = ann_title, .slug = ann_slug, .done = ann_done,
 };
 
 struct panel *panel_annotate_new(struct ui *ui, const struct ana_row *fn)
 {
-	struct ann *a = calloc(1, sizeof(*a));
+	struct ann *a = panel_alloc(sizeof(*a), ui, &ann_ops, &ann_table);
 	const char *mod = text_basename(fn->module);
 
 	if (!a)
@@ -222,15 +208,10 @@ struct panel *panel_annotate_new(struct ui *ui, const struct ana_row *fn)
 		free(a);
 		return NULL;
 	}
-	a->p.ops = &ann_ops;
-	a->ui = ui;
 	a->cols[0] = (struct col_spec){ "Percent", 7, 7, 9, COL_RIGHT };
 	a->cols[1] = (struct col_spec){ "Samples", 7, 8, 8, COL_RIGHT };
 	a->cols[2] = (struct col_spec){ "Address", 8, 8, 7, COL_RIGHT };
 	a->cols[3] = (struct col_spec){ "Instruction / source", 20, 80, 10, COL_FLEX };
-	tui_table_init(&a->p.t, &ann_table, a);
-	a->p.t.cols = a->cols;
-	a->p.t.n_cols = 4;
-	a->p.t.sort_col = -1;
+	panel_show(&a->p, a->cols, 4, -1, 0);	/* also when annotating fails */
 	return &a->p;
 }

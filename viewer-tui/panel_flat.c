@@ -10,7 +10,6 @@
 
 struct flat {
 	struct panel p;
-	struct ui *ui;
 	enum flat_kind kind;
 	struct ana_rows *rows;
 	struct vcols vc;
@@ -30,7 +29,7 @@ static size_t flat_n(void *ctx)
 static enum role flat_cell(void *ctx, size_t row, size_t col, int width, char *buf, size_t len)
 {
 	struct flat *f = ctx;
-	return vcol_cell(&f->ui->st, &f->vc.c[col], f->rows, row, width, buf, len);
+	return vcol_cell(&f->p.ui->st, &f->vc.c[col], f->rows, row, width, buf, len);
 }
 
 static const char *flat_match(void *ctx, size_t row)
@@ -43,11 +42,6 @@ static const char *flat_match(void *ctx, size_t row)
 static const struct tui_table_ops flat_table = {
 	.n_rows = flat_n, .cell = flat_cell, .match = flat_match,
 };
-
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
 
 static int flat_refresh(struct panel *p, struct ui *ui)
 {
@@ -65,8 +59,9 @@ static int flat_refresh(struct panel *p, struct ui *ui)
 	size_t sel = 0;
 	for (size_t i = 0; old && i < ana_rows_n(rows); i++) {
 		const struct ana_row *r = ana_rows_row(rows, i);
-		if (same(r->name, keep.name) && same(r->module, keep.module) &&
-		    (f->kind != FLAT_LINES || (same(r->file, keep.file) && r->line == keep.line))) {
+		if (text_same(r->name, keep.name) && text_same(r->module, keep.module) &&
+		    (f->kind != FLAT_LINES ||
+		     (text_same(r->file, keep.file) && r->line == keep.line))) {
 			sel = i;
 			break;
 		}
@@ -74,11 +69,7 @@ static int flat_refresh(struct panel *p, struct ui *ui)
 	ana_rows_free(f->rows);
 	f->rows = rows;
 	vcols_build(&f->vc, &ui->st, ui->set, views[f->kind]);
-	f->p.t.cols = f->vc.spec;
-	f->p.t.n_cols = f->vc.n;
-	f->p.t.sort_col = f->vc.sort_col;
-	tui_table_changed(&f->p.t);
-	tui_table_select(&f->p.t, sel);
+	panel_show_vcols(p, &f->vc, sel);
 	return 0;
 }
 
@@ -151,27 +142,22 @@ static bool flat_command(struct panel *p, struct ui *ui, char *buf, size_t len)
 	return true;
 }
 
-static void flat_free(struct panel *p)
+static void flat_done(struct panel *p)
 {
-	struct flat *f = (struct flat *)p;
-	ana_rows_free(f->rows);
-	free(f);
+	ana_rows_free(((struct flat *)p)->rows);
 }
 
 static const struct panel_ops flat_ops = {
 	.refresh = flat_refresh, .on_key = flat_key, .title = flat_title,
-	.rows = flat_rows, .slug = flat_slug, .command = flat_command, .free = flat_free,
+	.rows = flat_rows, .slug = flat_slug, .command = flat_command, .done = flat_done,
 };
 
 struct panel *panel_flat_new(struct ui *ui, enum flat_kind k)
 {
-	struct flat *f = calloc(1, sizeof(*f));
+	struct flat *f = panel_alloc(sizeof(*f), ui, &flat_ops, &flat_table);
 
 	if (!f)
 		return NULL;
-	f->p.ops = &flat_ops;
-	f->ui = ui;
 	f->kind = k;
-	tui_table_init(&f->p.t, &flat_table, f);
 	return &f->p;
 }

@@ -21,7 +21,6 @@ struct entry {
 
 struct func {
 	struct panel p;
-	struct ui *ui;
 	char *name, *module, *file;
 	unsigned line;
 	uint32_t node;
@@ -77,7 +76,7 @@ static enum role func_cell(void *ctx, size_t row, size_t col, int width, char *b
 		    c->kind == VC_INCL_PCT)
 			return ROLE_NORMAL;
 	}
-	const struct view_state *st = e->sect == S_LINES ? &f->ui->st : &f->st;
+	const struct view_state *st = e->sect == S_LINES ? &f->p.ui->st : &f->st;
 	enum role role = vcol_cell(st, c, f->rs[e->sect], e->i,
 				   c->kind == VC_NAME ? width - 2 : width, buf, len);
 	if (c->kind == VC_NAME) {	/* indent under the heading */
@@ -109,11 +108,6 @@ static enum role func_row_role(void *ctx, size_t row)
 static const struct tui_table_ops func_table = {
 	.n_rows = func_n, .cell = func_cell, .match = func_match, .row_role = func_row_role,
 };
-
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
 
 /* Append an entry; false when out of memory. */
 static bool push(struct entry **e, size_t *n, size_t *cap, enum sect s, size_t i)
@@ -171,8 +165,8 @@ static int func_refresh(struct panel *p, struct ui *ui)
 			goto nomem;
 		for (size_t i = 0; i < ana_rows_n(rs[s]); i++) {
 			const struct ana_row *r = ana_rows_row(rs[s], i);
-			if (kr && (int)keep.sect == s && same(r->name, kr->name) &&
-			    same(r->module, kr->module) && r->line == kr->line)
+			if (kr && (int)keep.sect == s && text_same(r->name, kr->name) &&
+			    text_same(r->module, kr->module) && r->line == kr->line)
 				sel = n;
 			if (!push(&e, &n, &cap, (enum sect)s, i))
 				goto nomem;
@@ -190,11 +184,7 @@ static int func_refresh(struct panel *p, struct ui *ui)
 	f->e = e;
 	f->n = n;
 	vcols_build(&f->vc, &f->st, ui->set, ANA_VIEW_CALLERS);
-	p->t.cols = f->vc.spec;
-	p->t.n_cols = f->vc.n;
-	p->t.sort_col = f->vc.sort_col;
-	tui_table_changed(&p->t);
-	tui_table_select(&p->t, sel == SIZE_MAX ? 0 : sel);
+	panel_show_vcols(p, &f->vc, sel == SIZE_MAX ? 0 : sel);
 	return 0;
 nomem:
 	rc = -ENOMEM;
@@ -304,41 +294,34 @@ static bool func_command(struct panel *p, struct ui *ui, char *buf, size_t len)
 	return true;
 }
 
-static void func_free(struct panel *p)
+static void func_done(struct panel *p)
 {
 	struct func *f = (struct func *)p;
 	for (int s = 0; s < S_N; s++)
 		ana_rows_free(f->rs[s]);
-	free(f->e);
-	free(f->name);
-	free(f->module);
-	free(f->file);
-	free(f);
+	FREE_EACH(f->e, f->name, f->module, f->file);
 }
 
 static const struct panel_ops func_ops = {
 	.refresh = func_refresh, .on_key = func_key, .title = func_title,
-	.rows = func_rows, .slug = func_slug, .command = func_command, .free = func_free,
+	.rows = func_rows, .slug = func_slug, .command = func_command, .done = func_done,
 };
 
 struct panel *panel_func_new(struct ui *ui, const struct ana_row *fn)
 {
-	struct func *f = calloc(1, sizeof(*f));
+	struct func *f = panel_alloc(sizeof(*f), ui, &func_ops, &func_table);
 
 	if (!f)
 		return NULL;
-	f->p.ops = &func_ops;
-	f->ui = ui;
 	f->node = fn->node;
 	f->line = fn->line;
 	f->name = strdup(fn->name ? fn->name : "?");
 	f->module = fn->module ? strdup(fn->module) : NULL;
 	f->file = fn->file ? strdup(fn->file) : NULL;
 	if (!f->name || (fn->module && !f->module) || (fn->file && !f->file)) {
-		func_free(&f->p);
+		panel_free(&f->p);
 		errno = ENOMEM;
 		return NULL;
 	}
-	tui_table_init(&f->p.t, &func_table, f);
 	return &f->p;
 }

@@ -14,7 +14,6 @@
 
 struct src {
 	struct panel p;
-	struct ui *ui;
 	char *file;		/* as recorded: what the rows name */
 	char *path;		/* where its text was read (--remap, --debug-dir), or NULL */
 	unsigned want_line;
@@ -37,8 +36,8 @@ static size_t src_n(void *ctx)
 static double line_value(const struct src *s, size_t row)
 {
 	return s->at[row] == SIZE_MAX ? 0
-	       : ana_rows_value(s->rows, s->at[row], s->ui->st.base,
-				view_run_event(&s->ui->st, s->ui->set, s->ui->st.base), ANA_SELF);
+	       : ana_rows_value(s->rows, s->at[row], s->p.ui->st.base,
+				view_run_event(&s->p.ui->st, s->p.ui->set, s->p.ui->st.base), ANA_SELF);
 }
 
 static bool hot(const struct src *s, size_t row)
@@ -63,7 +62,7 @@ static enum role src_cell(void *ctx, size_t row, size_t col, int width, char *bu
 	}
 	if (s->at[row] == SIZE_MAX)
 		return ROLE_NORMAL;
-	return vcol_cell(&s->ui->st, c, s->rows, s->at[row], width, buf, len);
+	return vcol_cell(&s->p.ui->st, c, s->rows, s->at[row], width, buf, len);
 }
 
 static enum role src_row_role(void *ctx, size_t row)
@@ -81,99 +80,104 @@ static const struct tui_table_ops src_table = {
 	.n_rows = src_n, .cell = src_cell, .match = src_match, .row_role = src_row_role,
 };
 
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
 static int cmp_lines(const void *a, const void *b)
 {
 	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
 	return (x > y) - (x < y);
 }
 
-static int src_refresh(struct panel *p, struct ui *ui)
+/* v[n] sorted, each value once; returns how many are left. */
+static size_t uniq(unsigned *v, size_t n)
 {
-	struct src *s = (struct src *)p;
-	struct ana_query q;
-	struct ana_rows *rows;
-	size_t n, nr, *at = NULL;
-	unsigned *lineno = NULL, max_line = 0, keep = s->n ? s->lineno[p->t.sel] : s->want_line;
+	size_t u = 0;
 
-	view_query(&ui->st, ANA_VIEW_LINES, &q);
-	q.sort = ANA_SORT_VALUE;
-	rows = ana_set_query(ui->set, &q);
-	if (!rows)
-		return -errno;
-	nr = ana_rows_n(rows);
+	qsort(v, n, sizeof(*v), cmp_lines);
+	for (size_t k = 0; k < n; k++)
+		if (u == 0 || v[u - 1] != v[k])
+			v[u++] = v[k];
+	return u;
+}
+
+/* The table's rows for file: with its text, every line (and samples past
+ * the end: the file changed); without, the lines that have samples, one
+ * row each even if two functions share it.  at[] (each line's row of
+ * rows) all SIZE_MAX.  0 or -ENOMEM. */
+static int list_lines(struct src *s, const struct ana_rows *rows, size_t **at_out,
+		      unsigned **lineno_out, size_t *n_out)
+{
+	size_t nr = ana_rows_n(rows), n = s->text ? source_n_lines(s->text) : 0, k = 0;
+	unsigned max_line = 0;
+
 	for (size_t i = 0; i < nr; i++) {
 		const struct ana_row *r = ana_rows_row(rows, i);
-		if (same(r->file, s->file) && r->line > max_line)
+		if (text_same(r->file, s->file) && r->line > max_line)
 			max_line = r->line;
+		if (!s->text)
+			n += text_same(r->file, s->file);
 	}
-	/* With the text: every line; without: the lines that have samples. */
-	n = s->text ? source_n_lines(s->text) : 0;
-	if (n < max_line && s->text)
-		n = max_line;	/* samples past the end: the file changed */
-	if (!s->text)
-		for (size_t i = 0; i < nr; i++)
-			n += same(ana_rows_row(rows, i)->file, s->file);
-	at = malloc((n ? n : 1) * sizeof(*at));
-	lineno = malloc((n ? n : 1) * sizeof(*lineno));
+	if (s->text && n < max_line)
+		n = max_line;
+	size_t *at = malloc((n ? n : 1) * sizeof(*at));
+	unsigned *lineno = malloc((n ? n : 1) * sizeof(*lineno));
 	if (!at || !lineno) {
 		free(at);
 		free(lineno);
-		ana_rows_free(rows);
 		return -ENOMEM;
 	}
 	if (s->text) {
-		for (size_t k = 0; k < n; k++) {
+		for (k = 0; k < n; k++)
 			lineno[k] = (unsigned)k + 1;
-			at[k] = SIZE_MAX;
-		}
 	} else {
-		size_t k = 0;
 		for (size_t i = 0; i < nr; i++)
-			if (same(ana_rows_row(rows, i)->file, s->file))
+			if (text_same(ana_rows_row(rows, i)->file, s->file))
 				lineno[k++] = ana_rows_row(rows, i)->line;
-		qsort(lineno, n, sizeof(*lineno), cmp_lines);
-		size_t u = 0;	/* one row per line, even if two functions share it */
-		for (k = 0; k < n; k++)
-			if (u == 0 || lineno[u - 1] != lineno[k])
-				lineno[u++] = lineno[k];
-		n = u;
-		for (k = 0; k < n; k++)
-			at[k] = SIZE_MAX;
+		n = uniq(lineno, n);
 	}
-	ana_rows_free(s->rows);
-	free(s->at);
-	free(s->lineno);
-	s->rows = rows;
-	s->at = at;
-	s->lineno = lineno;
-	s->n = n;
-	/* Rows are sorted by value, so the first match of a line is its row. */
-	for (size_t i = 0; i < nr; i++) {
-		const struct ana_row *r = ana_rows_row(rows, i);
-		if (!same(r->file, s->file) || r->line == 0)
+	for (k = 0; k < n; k++)
+		at[k] = SIZE_MAX;
+	*at_out = at;
+	*lineno_out = lineno;
+	*n_out = n;
+	return 0;
+}
+
+/* Each line's row: rows are sorted by value, so the first match of a
+ * line is its row. */
+static void find_rows(struct src *s)
+{
+	for (size_t i = 0; i < ana_rows_n(s->rows); i++) {
+		const struct ana_row *r = ana_rows_row(s->rows, i);
+		if (!text_same(r->file, s->file) || r->line == 0)
 			continue;
-		unsigned *hit = bsearch(&r->line, lineno, n, sizeof(*lineno), cmp_lines);
-		if (hit && at[hit - lineno] == SIZE_MAX)
-			at[hit - lineno] = i;
+		unsigned *hit = bsearch(&r->line, s->lineno, s->n, sizeof(*s->lineno), cmp_lines);
+		if (hit && s->at[hit - s->lineno] == SIZE_MAX)
+			s->at[hit - s->lineno] = i;
 	}
-	s->total = 0;
+}
+
+/* The file's total and hot threshold; returns the hottest line's row. */
+static size_t weigh(struct src *s)
+{
 	double top = 0;
 	size_t top_row = 0;
-	for (size_t k = 0; k < n; k++) {
+
+	s->total = 0;
+	for (size_t k = 0; k < s->n; k++) {
 		double v = line_value(s, k);
 		s->total += v;
 		if (v > top)
 			top = v, top_row = k;
 	}
 	s->hot_min = s->total * HOT_SHARE;
-	/* Columns: the flat lines' value columns, then Line and Text. */
-	vcols_build(&s->vc, &ui->st, ui->set, ANA_VIEW_LINES);
+	return top_row;
+}
+
+/* Columns: the flat lines' value columns, then Line and Text. */
+static void src_columns(struct src *s, struct ui *ui)
+{
 	size_t m = 0;
+
+	vcols_build(&s->vc, &ui->st, ui->set, ANA_VIEW_LINES);
 	for (size_t i = 0; i < s->vc.n; i++)
 		if (s->vc.c[i].kind != VC_LINE && s->vc.c[i].kind != VC_NAME &&
 		    s->vc.c[i].kind != VC_MODULE) {
@@ -191,16 +195,41 @@ static int src_refresh(struct panel *p, struct ui *ui)
 	s->vc.spec[m] = (struct col_spec){ .title = s->vc.c[m].title, .min = 10, .pref = 80,
 					   .prio = 99, .flags = COL_FLEX };
 	s->vc.n = m + 1;
-	p->t.cols = s->vc.spec;
-	p->t.n_cols = s->vc.n;
-	p->t.sort_col = -1;
-	size_t sel = top_row;
+	s->vc.sort_col = -1;
+}
+
+static int src_refresh(struct panel *p, struct ui *ui)
+{
+	struct src *s = (struct src *)p;
+	struct ana_query q;
+	struct ana_rows *rows;
+	size_t n, *at;
+	unsigned *lineno, keep = s->n ? s->lineno[p->t.sel] : s->want_line;
+
+	view_query(&ui->st, ANA_VIEW_LINES, &q);
+	q.sort = ANA_SORT_VALUE;
+	rows = ana_set_query(ui->set, &q);
+	if (!rows)
+		return -errno;
+	if (list_lines(s, rows, &at, &lineno, &n) != 0) {
+		ana_rows_free(rows);
+		return -ENOMEM;
+	}
+	ana_rows_free(s->rows);
+	free(s->at);
+	free(s->lineno);
+	s->rows = rows;
+	s->at = at;
+	s->lineno = lineno;
+	s->n = n;
+	find_rows(s);
+	size_t sel = weigh(s);
 	for (size_t k = 0; keep && k < n; k++)
 		if (lineno[k] == keep)
 			sel = k;
+	src_columns(s, ui);
 	p->t.center = p->gen == 0;	/* opening: the line in the middle */
-	tui_table_changed(&p->t);
-	tui_table_select(&p->t, sel);
+	panel_show_vcols(p, &s->vc, sel);
 	return 0;
 }
 
@@ -242,43 +271,32 @@ static void src_title(struct panel *p, struct ui *ui, char *buf, size_t len)
 			 s->file, strerror(s->text_err), s->n);
 }
 
-static const struct ana_rows *src_rows(struct panel *p)
-{
-	(void)p;
-	return NULL;	/* the lines of one file are not a row set of their own */
-}
-
 static const char *src_slug(struct panel *p)
 {
 	(void)p;
 	return "source";
 }
 
-static void src_free(struct panel *p)
+static void src_done(struct panel *p)
 {
 	struct src *s = (struct src *)p;
 	ana_rows_free(s->rows);
 	source_free(s->text);
-	free(s->at);
-	free(s->lineno);
-	free(s->file);
-	free(s->path);
-	free(s);
+	FREE_EACH(s->at, s->lineno, s->file, s->path);
 }
 
+/* No rows: the lines of one file are not a row set of their own. */
 static const struct panel_ops src_ops = {
-	.refresh = src_refresh, .on_key = src_key, .title = src_title,
-	.rows = src_rows, .slug = src_slug, .free = src_free,
+	.refresh = src_refresh, .on_key = src_key, .title = src_title, .slug = src_slug,
+	.done = src_done,
 };
 
 struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line)
 {
-	struct src *s = calloc(1, sizeof(*s));
+	struct src *s = panel_alloc(sizeof(*s), ui, &src_ops, &src_table);
 
 	if (!s)
 		return NULL;
-	s->p.ops = &src_ops;
-	s->ui = ui;
 	s->want_line = line;
 	s->file = strdup(file);
 	if (!s->file) {
@@ -292,9 +310,8 @@ struct panel *panel_source_new(struct ui *ui, const char *file, unsigned line)
 	s->text = rc == 0 ? source_read(where) : NULL;
 	s->text_err = rc < 0 ? -rc : s->text ? 0 : errno;
 	if (s->text && strcmp(where, file) != 0 && !(s->path = strdup(where))) {
-		src_free(&s->p);
+		panel_free(&s->p);
 		return NULL;
 	}
-	tui_table_init(&s->p.t, &src_table, s);
 	return &s->p;
 }

@@ -19,7 +19,7 @@ struct trow {
 
 struct text {
 	struct panel p;
-	struct ui *ui;
+	struct ui *ui;		/* p.ui, which facts_rows reads here */
 	bool help;
 	struct trow *r;
 	size_t n, cap;
@@ -217,10 +217,7 @@ static int text_refresh(struct panel *p, struct ui *ui)
 					.prio = 50 };
 	t->cols[1] = (struct col_spec){ .title = t->help ? "Does" : "Value", .min = 10,
 					.pref = 60, .prio = 60, .flags = COL_FLEX };
-	p->t.cols = t->cols;
-	p->t.n_cols = 2;
-	tui_table_changed(&p->t);
-	tui_table_select(&p->t, sel);
+	panel_show(p, t->cols, 2, -1, sel);
 	return 0;
 }
 
@@ -243,40 +240,31 @@ static void text_title(struct panel *p, struct ui *ui, char *buf, size_t len)
 	(void)ui;
 }
 
-static const struct ana_rows *text_rows(struct panel *p)
-{
-	(void)p;
-	return NULL;
-}
-
 static const char *text_slug(struct panel *p)
 {
 	return ((struct text *)p)->help ? "help" : "facts";
 }
 
-static void text_free(struct panel *p)
+static void text_done(struct panel *p)
 {
 	struct text *t = (struct text *)p;
 	clear_rows(t);
 	free(t->r);
-	free(t);
 }
 
 static const struct panel_ops text_ops = {
 	.refresh = text_refresh, .on_key = text_key, .title = text_title,
-	.rows = text_rows, .slug = text_slug, .free = text_free,
+	.slug = text_slug, .done = text_done,
 };
 
 static struct panel *text_new(struct ui *ui, bool help)
 {
-	struct text *t = calloc(1, sizeof(*t));
+	struct text *t = panel_alloc(sizeof(*t), ui, &text_ops, &text_table);
 
 	if (!t)
 		return NULL;
-	t->p.ops = &text_ops;
 	t->ui = ui;
 	t->help = help;
-	tui_table_init(&t->p.t, &text_table, t);
 	return &t->p;
 }
 

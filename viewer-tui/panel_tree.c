@@ -22,7 +22,6 @@ struct tentry {
 
 struct tree {
 	struct panel p;
-	struct ui *ui;
 	bool bottomup;
 	char *select_name;	/* first refresh: select (and open) this root */
 	bool opened;		/* first refresh done */
@@ -116,7 +115,7 @@ static int insert_children(struct tree *t, size_t at, uint32_t node, unsigned de
 
 	view_query(&t->st, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN, &q);
 	q.node = node;
-	rs = ana_set_query(t->ui->set, &q);
+	rs = ana_set_query(t->p.ui->set, &q);
 	if (!rs)
 		return -errno;
 	if (own(t, rs) != 0) {
@@ -219,11 +218,7 @@ static int tree_refresh(struct panel *p, struct ui *ui)
 		}
 	}
 	vcols_build(&t->vc, &t->st, ui->set, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN);
-	p->t.cols = t->vc.spec;
-	p->t.n_cols = t->vc.n;
-	p->t.sort_col = t->vc.sort_col;
-	tui_table_changed(&p->t);
-	tui_table_select(&p->t, sel);
+	panel_show_vcols(p, &t->vc, sel);
 	return 0;
 }
 
@@ -302,7 +297,7 @@ static const struct ana_rows *tree_rows(struct panel *p)
 		view_query(&t->st, t->bottomup ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN, &q);
 		q.node = ANA_ROOT;
 		q.max_depth = UINT_MAX;
-		t->full = ana_set_query(t->ui->set, &q);
+		t->full = ana_set_query(t->p.ui->set, &q);
 	}
 	return t->full;
 }
@@ -324,34 +319,28 @@ static const char *tree_slug(struct panel *p)
 	return ((struct tree *)p)->bottomup ? "bottomup" : "topdown";
 }
 
-static void tree_free(struct panel *p)
+static void tree_done(struct panel *p)
 {
 	struct tree *t = (struct tree *)p;
 	forget(t);
-	free(t->owned);
-	free(t->e);
-	free(t->select_name);
-	free(t);
+	FREE_EACH(t->owned, t->e, t->select_name);
 }
 
 static const struct panel_ops tree_ops = {
 	.refresh = tree_refresh, .on_key = tree_key, .title = tree_title,
-	.rows = tree_rows, .slug = tree_slug, .command = tree_command, .free = tree_free,
+	.rows = tree_rows, .slug = tree_slug, .command = tree_command, .done = tree_done,
 };
 
 struct panel *panel_tree_new(struct ui *ui, bool bottomup, const char *select_name)
 {
-	struct tree *t = calloc(1, sizeof(*t));
+	struct tree *t = panel_alloc(sizeof(*t), ui, &tree_ops, &tree_table);
 
 	if (!t)
 		return NULL;
-	t->p.ops = &tree_ops;
-	t->ui = ui;
 	t->bottomup = bottomup;
 	if (select_name && !(t->select_name = strdup(select_name))) {
 		free(t);
 		return NULL;
 	}
-	tui_table_init(&t->p.t, &tree_table, t);
 	return &t->p;
 }

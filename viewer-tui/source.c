@@ -92,9 +92,9 @@ struct source *source_read(const char *path)
 fail:;
 	int e = errno;
 	free(raw);
-	source_free(s);
 	fclose(f);
 	errno = e;
+	source_free(s);	/* keeps errno */
 	return NULL;
 }
 

@@ -158,6 +158,11 @@ bool text_contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
+bool text_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
 void fmt_count(char *buf, size_t len, double v, int cols)
 {
 	static const char suffix[] = "kMGTPE";

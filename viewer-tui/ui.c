@@ -81,14 +81,14 @@ int ui_push(struct ui *ui, struct panel *p)
 		return rc;
 	}
 	if (ui->depth == UI_DEPTH) {
-		p->ops->free(p);
+		panel_free(p);
 		ui_message(ui, ROLE_WARN, "too many views open: press Esc to go back");
 		return -E2BIG;
 	}
 	rc = p->ops->refresh(p, ui);
 	if (rc != 0) {
 		ui_message(ui, ROLE_WARN, "cannot open: %s", ana_strerror(rc));
-		p->ops->free(p);
+		panel_free(p);
 		return rc;
 	}
 	p->gen = ui->st.gen;
@@ -101,7 +101,7 @@ void ui_pop(struct ui *ui)
 	if (ui->depth <= 1)
 		return;
 	struct panel *p = ui->stack[--ui->depth];
-	p->ops->free(p);
+	panel_free(p);
 	ensure_fresh(ui);
 }
 
@@ -109,7 +109,7 @@ static void pop_all(struct ui *ui)
 {
 	while (ui->depth > 0) {
 		struct panel *p = ui->stack[--ui->depth];
-		p->ops->free(p);
+		panel_free(p);
 	}
 }
 
@@ -292,7 +292,7 @@ static enum react key_export(struct ui *ui)
 	struct panel *p = ui_top(ui);
 	char name[128];
 
-	if (!p->ops->rows(p)) {
+	if (!panel_rows(p)) {
 		ui_message(ui, ROLE_WARN, "nothing to export here: x exports functions, lines, "
 			   "modules, callers, callees and the tree's top level");
 		return REACT_BODY;
@@ -465,7 +465,7 @@ int ui_flame(struct ui *ui, char *path, size_t len)
 int ui_export(struct ui *ui, const char *path)
 {
 	struct panel *p = ui_top(ui);
-	const struct ana_rows *rows = p->ops->rows(p);
+	const struct ana_rows *rows = panel_rows(p);
 	char full[4096];
 	const char *home = getenv("HOME");
 	FILE *f;
@@ -524,7 +524,7 @@ bool ui_command(struct ui *ui, char *buf, size_t len)
 	char args[1024];
 	size_t n;
 
-	if (!p->ops->command || !p->ops->rows(p) || !p->ops->command(p, ui, args, sizeof(args)))
+	if (!p->ops->command || !panel_rows(p) || !p->ops->command(p, ui, args, sizeof(args)))
 		return false;
 	if (!ui->st.compare && ui->n_runs > 1)
 		return false;	/* the rows hold every run: report would merge them */
@@ -607,7 +607,7 @@ enum react ui_on_key(struct ui *ui, int key)
 	if (ui->prompt != PROMPT_NONE)
 		return prompt_key(ui, key);
 	ui->msg[0] = '\0';
-	r = p->ops->on_key(p, ui, key);
+	r = panel_on_key(p, ui, key);
 	if (r == REACT_NONE)
 		r = tui_table_on_key(&ui_top(ui)->t, key);
 	for (size_t i = 0; r == REACT_NONE && i < ARRAY_SIZE(global_keys); i++)

@@ -268,23 +268,28 @@ struct panel_ops {
 	/* Re-run queries after st changed (keeping the selection by name);
 	 * 0 or -errno. */
 	int (*refresh)(struct panel *p, struct ui *ui);
-	/* Panel keys (Enter, t, l ...); REACT_NONE passes the key on. */
+	/* Panel keys (Enter, t, l ...); REACT_NONE passes the key on.  NULL:
+	 * none (panel_on_key). */
 	enum react (*on_key)(struct panel *p, struct ui *ui, int key);
 	/* One line naming what is shown. */
 	void (*title)(struct panel *p, struct ui *ui, char *buf, size_t len);
-	/* The row set `x` exports (the selected section's), or NULL. */
+	/* The row set `x` exports (the selected section's), or NULL; the op
+	 * NULL: never any (panel_rows). */
 	const struct ana_rows *(*rows)(struct panel *p);
 	/* Short name for the default CSV file ("functions"). */
 	const char *(*slug)(struct panel *p);
 	/* The `pmcprof report`/`diff` options that select rows() ("--lines",
 	 * "--callers ana_work:f --sort incl"), or false if none does. */
 	bool (*command)(struct panel *p, struct ui *ui, char *buf, size_t len);
-	void (*free)(struct panel *p);
+	/* Release what the panel holds (panel_free then frees the panel);
+	 * NULL: nothing. */
+	void (*done)(struct panel *p);
 };
 struct panel {
 	const struct panel_ops *ops;
 	struct tui_table t;
 	unsigned gen;		/* view_state.gen at the last refresh */
+	struct ui *ui;		/* the viewer it is shown in (panel_alloc) */
 };
 
 enum flat_kind { FLAT_FUNCS, FLAT_LINES, FLAT_MODULES };
@@ -383,5 +388,31 @@ extern const size_t ui_n_keyhelp;
  * default action); a second one, or a crash, restores the terminal from
  * the handler with tcsetattr and write only. */
 int term_run(struct ui *ui, bool mouse, char *err, size_t len);
+
+/* ---- what the panels share (panel.c; text_same in text.c) ---- */
+
+/* A zeroed panel of `size` bytes (a struct that starts with struct panel)
+ * in ui, with its ops and a table whose ctx is the panel.  NULL + errno. */
+void *panel_alloc(size_t size, struct ui *ui, const struct panel_ops *ops,
+		  const struct tui_table_ops *table);
+/* ops->done, then the panel itself (NULL: nothing). */
+void panel_free(struct panel *p);
+/* free() each of p[n] in turn (systemd's free_many), for a panel's done:
+ * FREE_EACH(s->a, s->b). */
+void view_free_many(void *const *p, size_t n);
+#define FREE_EACH(...) \
+	view_free_many((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+/* The end of a refresh: n columns cols with the sort mark on sort_col (-1:
+ * none), the content measured again, row sel selected. */
+void panel_show(struct panel *p, const struct col_spec *cols, size_t n, int sort_col,
+		size_t sel);
+/* panel_show with vc's columns and sort mark. */
+void panel_show_vcols(struct panel *p, const struct vcols *vc, size_t sel);
+/* The ops a panel may leave NULL: no rows to export (NULL), no keys of its
+ * own (REACT_NONE). */
+const struct ana_rows *panel_rows(struct panel *p);
+enum react panel_on_key(struct panel *p, struct ui *ui, int key);
+/* Both NULL or equal strings. */
+bool text_same(const char *a, const char *b);
 
 #endif

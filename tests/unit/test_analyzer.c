@@ -124,6 +124,7 @@ static const struct {
 	{ __LINE__, "X=1+2*3", 7, NULL },
 	{ __LINE__, "X=(1+2)*3", 9, NULL },
 	{ __LINE__, "X=10-4-3", 3, NULL },
+	{ __LINE__, "X=24/4/2*3-1+2", 10, NULL },	/* left to right on each level */
 	{ __LINE__, "X=-perf::CYCLES + 1000", 0, NULL },
 	{ __LINE__, "X=cpu-clock", 4, NULL },
 	{ __LINE__, "X=cpu-clock-cpu", 3, NULL },	/* longest name, then minus */

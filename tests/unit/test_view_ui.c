@@ -643,6 +643,46 @@ static void test_compare_sources(void)
 	ui_free(ui);
 }
 
+/* Panels with no rows of their own (annotate, source, help) leave out
+ * those ops: x has nothing to export, no command prints them, and their
+ * keys fall through to the table. */
+static void test_no_rows(void)
+{
+	static const struct {
+		int line;
+		const char *open;	/* keys, then Enter if enter */
+		bool enter;
+		const char *title;
+	} panels[] = {
+		{ __LINE__, "A", false, "Annotate work_a" },
+		{ __LINE__, "l", true, "hot lines > ([ ] jump)" },
+		{ __LINE__, "?", false, "Help" },
+	};
+	struct ui *ui = open_ui("base.pmcp", NULL);
+	char cmd[1024];
+
+	T_OK(ui != NULL, "base.pmcp opens");
+	for (size_t i = 0; ui && i < ARRAY_SIZE(panels); i++) {
+		keys(ui, panels[i].open);
+		if (panels[i].enter)
+			ui_on_key(ui, VK_ENTER);
+		ui_on_key(ui, VK_HOME);
+		ui_on_key(ui, VK_DOWN);
+		size_t sel = ui_top(ui)->t.sel;
+		keys(ui, "x");
+		draw(ui, 160, 40);
+		T_OK(row_with(panels[i].title) >= 0 && sel == 1 &&
+			     row_with("nothing to export here") >= 0 &&
+			     !ui_command(ui, cmd, sizeof(cmd)),
+		     "line %d: '%s' has no rows to export, Down moves (row %zu)", panels[i].line,
+		     panels[i].title, sel);
+		dump_if_failed();
+		while (ui->depth > 1)
+			ui_pop(ui);
+	}
+	ui_free(ui);
+}
+
 static void test_bad(void)
 {
 	char path[512], err[512], *runs[1] = { path };
@@ -725,6 +765,7 @@ int main(void)
 		dump_if_failed();
 		test_compare_sources();
 		dump_if_failed();
+		test_no_rows();
 		test_bad();
 	}
 	canvas_mem_free(cv);
