@@ -91,54 +91,67 @@ static void add(struct vcols *vc, enum vcol_kind k, unsigned run, size_t ev, con
 	vc->n++;
 }
 
+/* Compare mode: the base's share, a ratio per other run, the base's value. */
+static void compare_cols(struct vcols *vc, const struct view_state *st, const struct ana_set *s)
+{
+	bool raw = st->ratio == ANA_RATIO_RAW;
+	size_t bev = view_run_event(st, s, st->base);
+	char title[64];
+
+	add(vc, VC_BASE, st->base, bev, raw ? "Base" : "Base%");
+	if (st->sort == ANA_SORT_VALUE)
+		vc->sort_col = 0;
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_run *run = ana_set_run(s, r);
+		if (r == st->base)
+			continue;
+		snprintf(title, sizeof(title), "%s%s", st->ratio == ANA_RATIO_DELTA ? "pp " : "",
+			 run && run->label ? text_basename(run->label) : "run");
+		if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
+			vc->sort_col = (int)vc->n;
+		add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
+	}
+	add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev,
+	    st->kind == ANA_INCL ? "Incl" : "Self");
+}
+
+/* One run: the event's shares and values (inclusive ones where the view
+ * has them), then every other event's share. */
+static void value_cols(struct vcols *vc, const struct view_state *st, const struct ana_set *s,
+		       bool incl_cols)
+{
+	char title[64];
+
+	add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
+	if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))
+		vc->sort_col = 0;
+	if (incl_cols) {
+		if (st->sort == ANA_SORT_VALUE && st->kind == ANA_INCL)
+			vc->sort_col = (int)vc->n;
+		add(vc, VC_INCL_PCT, st->base, st->event, "Incl%");
+	}
+	add(vc, VC_SELF, st->base, st->event, "Self");
+	if (incl_cols)
+		add(vc, VC_INCL, st->base, st->event, "Incl");
+	for (size_t e = 0; e < ana_set_n_events(s); e++) {
+		if (e == st->event)
+			continue;
+		snprintf(title, sizeof(title), "%s%%", ana_set_event(s, e));
+		add(vc, VC_EVENT_PCT, st->base, e, title);
+	}
+}
+
 void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana_set *s,
 		 enum ana_view v)
 {
 	bool lines = v == ANA_VIEW_LINES, modules = v == ANA_VIEW_MODULES;
-	bool incl_cols = !lines && !modules;
-	size_t n_ev = ana_set_n_events(s);
-	char title[64];
 
 	memset(vc, 0, sizeof(*vc));
 	vc->sort_col = -1;
-	if (st->compare) {
-		bool raw = st->ratio == ANA_RATIO_RAW;
-		const char *k = st->kind == ANA_INCL ? "Incl" : "Self";
-		size_t bev = view_run_event(st, s, st->base);
-		snprintf(title, sizeof(title), raw ? "Base" : "Base%%");
-		add(vc, VC_BASE, st->base, bev, title);
-		if (st->sort == ANA_SORT_VALUE)
-			vc->sort_col = 0;
-		for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
-			const struct ana_run *run = ana_set_run(s, r);
-			if (r == st->base)
-				continue;
-			snprintf(title, sizeof(title), "%s%s", st->ratio == ANA_RATIO_DELTA ? "pp " : "",
-				 run && run->label ? text_basename(run->label) : "run");
-			if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
-				vc->sort_col = (int)vc->n;
-			add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
-		}
-		add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev, k);
-	} else {
-		add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
-		if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))
-			vc->sort_col = 0;
-		if (incl_cols) {
-			if (st->sort == ANA_SORT_VALUE && st->kind == ANA_INCL)
-				vc->sort_col = (int)vc->n;
-			add(vc, VC_INCL_PCT, st->base, st->event, "Incl%");
-		}
-		add(vc, VC_SELF, st->base, st->event, "Self");
-		if (incl_cols)
-			add(vc, VC_INCL, st->base, st->event, "Incl");
-		for (size_t e = 0; e < n_ev; e++) {
-			if (e == st->event)
-				continue;
-			snprintf(title, sizeof(title), "%s%%", ana_set_event(s, e));
-			add(vc, VC_EVENT_PCT, st->base, e, title);
-		}
-	}
+	if (st->compare)
+		compare_cols(vc, st, s);
+	else
+		value_cols(vc, st, s, !lines && !modules);
 	if (st->sort == ANA_SORT_NAME)
 		vc->sort_col = (int)vc->n;
 	if (lines) {
