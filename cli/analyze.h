@@ -14,13 +14,13 @@
  * inlining): */
 #define CELL_MAX 2048
 /* A text-only column: its heading, alignment and cut hints (ana_col's). */
-static inline struct ana_col tcol(const char *title, bool left, int shrink, int min, int soft)
+static inline struct ana_col text_col(const char *title, bool left, int shrink, int min, int soft)
 {
 	return (struct ana_col){ .title = title, .left = left, .shrink = shrink, .min = min,
 				 .soft = soft };
 }
 /* Model column id as a text table lays it out, under its own heading. */
-static inline struct ana_col mcol(enum ana_col_id id)
+static inline struct ana_col model_col(enum ana_col_id id)
 {
 	return *ana_col(id);
 }

@@ -341,10 +341,10 @@ static size_t table_cols(const struct opts *o, const struct ana_set *s, bool spr
 	unsigned nr = ana_set_n_runs(s);
 	size_t nc = 0;
 
-	cols[nc++] = tcol(v == ANA_VIEW_MODULES ? "Module" : "Function", true, 1, 14, 24);
+	cols[nc++] = text_col(v == ANA_VIEW_MODULES ? "Module" : "Function", true, 1, 14, 24);
 	if (v != ANA_VIEW_MODULES)
-		cols[nc++] = tcol(v == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12);
-	cols[nc++] = mcol(ANA_COL_BASE_PCT);
+		cols[nc++] = text_col(v == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12);
+	cols[nc++] = model_col(ANA_COL_BASE_PCT);
 	for (unsigned r = 0; r < nr && nc + 5 < 128; r++) {
 		if (r == (unsigned)o->q.base)
 			continue;
@@ -352,15 +352,15 @@ static size_t table_cols(const struct opts *o, const struct ana_set *s, bool spr
 			snprintf(titles[nc], 48, "Run%%");
 		else
 			snprintf(titles[nc], 48, "R%u%%", r);
-		cols[nc] = tcol(titles[nc], false, 0, 0, 0);
+		cols[nc] = text_col(titles[nc], false, 0, 0, 0);
 		nc++;
-		cols[nc++] = tcol(o->q.ratio == ANA_RATIO_DELTA ? "Delta" : "Ratio", false, 0, 0, 0);
+		cols[nc++] = text_col(o->q.ratio == ANA_RATIO_DELTA ? "Delta" : "Ratio", false, 0, 0, 0);
 		snprintf(titles[nc], 48, "%g%% CI", 100 * (o->q.conf > 0 ? o->q.conf : 0.95));
-		cols[nc] = tcol(titles[nc], true, 0, 0, 0);
+		cols[nc] = text_col(titles[nc], true, 0, 0, 0);
 		nc++;
-		cols[nc++] = tcol("", true, 0, 0, 0);
+		cols[nc++] = text_col("", true, 0, 0, 0);
 		if (spread)
-			cols[nc++] = tcol("Spread", false, 0, 0, 0);
+			cols[nc++] = text_col("Spread", false, 0, 0, 0);
 	}
 	return nc;
 }

@@ -116,13 +116,13 @@ static size_t text_cols(const struct pivot *pv, struct ana_set *s, struct ana_co
 {
 	size_t nc = 0;
 
-	cols[nc++] = tcol("Function", true, 1, 14, 24);
-	cols[nc++] = tcol("Module", true, 2, 6, 12);
+	cols[nc++] = text_col("Function", true, 1, 14, 24);
+	cols[nc++] = text_col("Module", true, 2, 6, 12);
 	snprintf(bt, len, "%s%%", label(s, pv->base));
-	cols[nc++] = tcol(bt, false, 0, 0, 0);
+	cols[nc++] = text_col(bt, false, 0, 0, 0);
 	for (unsigned r = 0; r < ana_set_n_runs(s) && nc < 64; r++)
 		if (r != pv->base)
-			cols[nc++] = tcol(label(s, r), true, 0, 0, 0);
+			cols[nc++] = text_col(label(s, r), true, 0, 0, 0);
 	return nc;
 }
 

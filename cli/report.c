@@ -448,7 +448,7 @@ static void event_cols(const struct opts *o, struct ana_set *s, struct layout *L
 			else
 				snprintf(L->titles[L->nc], 64, "%s%s%s", pre, *pre ? ":" : "",
 					 (L->incl_first ? t_tree : t_flat)[j]);
-			L->col[L->nc] = tcol(L->titles[L->nc], false, 0, 0, 0);
+			L->col[L->nc] = text_col(L->titles[L->nc], false, 0, 0, 0);
 			L->nc++;
 		}
 	}
@@ -462,15 +462,15 @@ static void name_cols(const struct opts *o, struct layout *L)
 	size_t nc = L->nc;
 
 	if (v == ANA_VIEW_LINES)
-		col[nc++] = tcol("Line", true, 2, 10, 16);
+		col[nc++] = text_col("Line", true, 2, 10, 16);
 	if (v == ANA_VIEW_MODULES) {
-		col[nc++] = tcol("Module", true, 1, 10, 16);
-		col[nc++] = tcol("Path", true, 2, 10, 10);
+		col[nc++] = text_col("Module", true, 1, 10, 16);
+		col[nc++] = text_col("Path", true, 2, 10, 10);
 	} else {
-		col[nc++] = mcol(ANA_COL_FUNCTION);
-		col[nc++] = mcol(ANA_COL_MODULE);
+		col[nc++] = model_col(ANA_COL_FUNCTION);
+		col[nc++] = model_col(ANA_COL_MODULE);
 		if (v != ANA_VIEW_LINES)
-			col[nc++] = mcol(ANA_COL_FILE);
+			col[nc++] = model_col(ANA_COL_FILE);
 	}
 	L->fcol = L->mcol = nc;
 	for (size_t j = 0; j < nc; j++) {
@@ -654,9 +654,9 @@ static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
 	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
 	const char *key = o->key_thread == ANA_SPLIT_COMM ? "comm" :
 			  o->key_thread == ANA_SPLIT_PROCESS ? "pid" : "tid";
-	struct ana_col cols[] = { tcol("Overhead", false, 0, 0, 0),
-				  tcol(o->c.o.weighted ? "Weight" : "Samples", false, 0, 0, 0),
-				  tcol(key_title(o), true, 1, 8, 16) };
+	struct ana_col cols[] = { text_col("Overhead", false, 0, 0, 0),
+				  text_col(o->c.o.weighted ? "Weight" : "Samples", false, 0, 0, 0),
+				  text_col(key_title(o), true, 1, 8, 16) };
 	struct ana_table *t = o->c.out == OUT_TEXT ? ana_table_new(cols, 3) : NULL;
 	struct json *j = o->c.out == OUT_JSON ? json_open(out) : NULL;
 	int e = !ord || (o->c.out == OUT_TEXT && !t) || (o->c.out == OUT_JSON && !j) ? -ENOMEM : 0;
@@ -740,15 +740,15 @@ static size_t keyed_cols(const struct opts *o, struct ana_col *cols)
 	bool mods = o->c.view == ANA_VIEW_MODULES, lines = o->c.view == ANA_VIEW_LINES;
 	size_t nc = 0;
 
-	cols[nc++] = tcol("Self%", false, 0, 0, 0);
+	cols[nc++] = text_col("Self%", false, 0, 0, 0);
 	if (!o->no_children)
-		cols[nc++] = tcol("Incl%", false, 0, 0, 0);
-	cols[nc++] = tcol(o->c.o.weighted ? "Self value" : "Self", false, 0, 0, 0);
-	cols[nc++] = tcol(key_title(o), true, 2, 8, 12);
-	cols[nc++] = tcol(mods || o->dso_first ? "Module" : "Function", true, 1, 10, 20);
-	cols[nc++] = tcol(mods ? "Path" : o->dso_first ? "Function" : "Module", true, 2, 6, 12);
+		cols[nc++] = text_col("Incl%", false, 0, 0, 0);
+	cols[nc++] = text_col(o->c.o.weighted ? "Self value" : "Self", false, 0, 0, 0);
+	cols[nc++] = text_col(key_title(o), true, 2, 8, 12);
+	cols[nc++] = text_col(mods || o->dso_first ? "Module" : "Function", true, 1, 10, 20);
+	cols[nc++] = text_col(mods ? "Path" : o->dso_first ? "Function" : "Module", true, 2, 6, 12);
 	if (!mods)
-		cols[nc++] = tcol(lines ? "Line" : "Source", true, 3, 8, 16);
+		cols[nc++] = text_col(lines ? "Line" : "Source", true, 3, 8, 16);
 	return nc;
 }
 
