@@ -340,8 +340,10 @@ static int json_rows(struct json *j, const struct ana_rows *r)
 			up[row->depth - 1] = i;
 			parent = row->depth >= 2 ? (long)up[row->depth - 2] : -1;
 		}
+		json_newline(j);
 		json_row(j, r, i, parent);
 	}
+	json_newline(j);
 	json_arr_end(j);
 	free(up);
 	return 0;
@@ -361,8 +363,10 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 	json_kstr(j, "view", view_name[rows_query(r)->view]);
 	json_key(j, "runs");
 	json_arr_begin(j);
-	for (unsigned run = 0; run < nr; run++)
+	for (unsigned run = 0; run < nr; run++) {
+		json_newline(j);	/* a run a line, a row a line */
 		json_run(j, ana_set_run(s, run));
+	}
 	json_arr_end(j);
 	json_key(j, "trust");
 	json_arr_begin(j);

@@ -215,6 +215,12 @@ void json_null(struct json *j)
 		check(j, yajl_gen_null(j->g));
 }
 
+void json_newline(struct json *j)
+{
+	if (ok(j))
+		print_cb(j, "\n", 1);
+}
+
 void json_str_list(struct json *j, const char *const *v, size_t n)
 {
 	json_arr_begin(j);
