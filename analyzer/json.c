@@ -35,6 +35,10 @@ static void print_cb(void *ctx, const char *s, size_t len)
 {
 	struct json *j = ctx;
 
+	if (len == 1 && j->n < sizeof(j->buf)) {	/* yajl's ',' ':' '"' */
+		j->buf[j->n++] = *s;
+		return;
+	}
 	if (j->n + len > sizeof(j->buf))
 		flush_buf(j);
 	if (len > sizeof(j->buf)) {
@@ -119,7 +123,7 @@ static void put_text(struct json *j, const char *s)
 	char *copy = NULL;
 
 	while (i < n) {
-		size_t len = utf8_len(p + i);
+		size_t len = p[i] < 0x80 ? 1 : utf8_len(p + i);	/* ASCII: most names */
 		if (!len) {
 			if (!copy && !(copy = strdup(s))) {
 				check(j, yajl_gen_invalid_string);
