@@ -19,7 +19,7 @@ static inline struct ana_col text_col(const char *title, bool left, int shrink, 
 	return (struct ana_col){ .title = title, .left = left, .shrink = shrink, .min = min,
 				 .soft = soft };
 }
-/* Model column id as a text table lays it out, under its own heading. */
+/* Model column id, with its heading and layout, for a text table. */
 static inline struct ana_col model_col(enum ana_col_id id)
 {
 	return *ana_col(id);
