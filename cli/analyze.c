@@ -62,10 +62,11 @@ void common_init(struct common *c, const char *prog)
 
 void common_free(struct common *c)
 {
+	free(c->paths);
 	free(c->metrics);
 	free(c->remap);
 	free(c->debug_dirs);
-	c->metrics = c->remap = NULL;
+	c->paths = c->metrics = c->remap = NULL;
 	c->debug_dirs = NULL;
 	for (size_t i = 0; i < 5; i++) {
 		free(c->filter[i]);
@@ -84,224 +85,55 @@ int usage_error(const struct common *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-const struct opt common_event_opts[] = {
-	OPT('e', "event", required_argument, "NAME|N",
-	  "show and sort by this event (name, or its column from 1)"),
-	OPT_END,
-};
-const struct opt common_view_opts[] = {
-	OPT(COMMON_LINES, "lines", no_argument, NULL, "per source line"),
-	OPT(COMMON_MODULES, "modules", no_argument, NULL, "per module"),
-	OPT_END,
-};
-const struct opt common_weight_opts[] = {
-	OPT(COMMON_WEIGHT, "weight", no_argument, NULL,
-	  "sample weights (count x period used), not counts"),
-	OPT_END,
-};
-const struct opt common_split_opts[] = {
-	OPT(COMMON_METRIC, "metric", required_argument, "NAME=EXPR",
-	  "derived column, e.g. 'CPI=cycles/instructions'\n"
-	  "(+ - * / parentheses, event names, numbers)"),
-	OPT(COMMON_BY, "by", required_argument, "WHAT",
-	  "one report per thread, process, rank, host or comm"),
-	OPT_END,
-};
-const struct opt common_input_opts[] = {
-	OPT(COMMON_MERGE, "merge", no_argument, NULL,
-	  "merge the runs found under a directory (each\n"
-	  "directory holding profiles is one record run) into\n"
-	  "one; without it such a directory is refused"),
-	OPT_END,
-};
-const struct opt common_filter_opts[] = {
-	OPT(COMMON_COMM, "comm", required_argument, "COMM[,...]",
-	  "only the threads named COMM (their comm; repeatable)"),
-	OPT(COMMON_COMM, "comms", required_argument, "COMM[,...]", "the same, perf's spelling"),
-	OPT(COMMON_PID, "pid", required_argument, "PID[,...]", "only these processes' threads"),
-	OPT(COMMON_TID, "tid", required_argument, "TID[,...]", "only these threads"),
-	OPT(COMMON_DSO, "dso", required_argument, "MODULE[,...]",
-	  "only samples in these modules (basename or path);\n"
-	  "percentages stay of the whole run, as perf's"),
-	OPT(COMMON_DSO, "dsos", required_argument, "MODULE[,...]", "the same, perf's spelling"),
-	OPT(COMMON_SYMBOLS, "symbols", required_argument, "FUNC[,...]",
-	  "only samples in these functions (or code inlined\n"
-	  "into them); percentages of the whole run"),
-	OPT_END,
-};
-const struct opt common_symbol_opts[] = {
-	OPT(COMMON_DEBUG_DIR, "debug-dir", required_argument, "DIR",
-	  "look for debug info under DIR too (repeatable)"),
-	OPT(COMMON_REMAP, "remap", required_argument, "OLD=NEW",
-	  "read modules under OLD from NEW instead (repeatable)"),
-	OPT(COMMON_NO_CACHE, "no-cache", no_argument, NULL,
-	  "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
-	  "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)"),
-	OPT(COMMON_NO_INLINE, "no-inline", no_argument, NULL,
-	  "charge inlined code to the function it was inlined\n"
-	  "into (as perf report --no-inline)"),
-	OPT(COMMON_SHORT_NAMES, "short-names", no_argument, NULL,
-	  "function names without their namespace and class"),
-	OPT_END,
-};
-const struct opt common_format_opts[] = {
-	OPT(COMMON_CSV, "csv", no_argument, NULL, "CSV (RFC 4180) instead of text"),
-	OPT(COMMON_JSON, "json", no_argument, NULL, "JSON instead of text"),
-	OPT_END,
-};
-const struct opt common_text_opts[] = {
-	OPT(COMMON_WIDTH, "width", required_argument, "N",
-	  "cut text to N columns (default: a terminal's width;\n"
-	  "piped output is never cut)"),
-	OPT(COMMON_HEADER, "header", no_argument, NULL,
-	  "every fact of the run (metadata, collector counters,\n"
-	  "all notes), not the short header"),
-	OPT(COMMON_NO_HEADER, "no-header", no_argument, NULL,
-	  "no header lines in text output (warnings on stderr)"),
-	OPT('q', "quiet", no_argument, NULL, "no informational notes or progress"),
-	OPT_END,
-};
-
-static int push(const char ***v, size_t *n, const char *s)
+int command_main(const struct command *cmd, int argc, char **argv)
 {
-	const char **p = realloc(*v, (*n + 2) * sizeof(*p));
-	if (!p)
-		return -1;
-	p[(*n)++] = s;
-	p[*n] = NULL;
-	*v = p;
+	int rc, first = 0;
+	struct ana_set *s;
+
+	common_init(cmd->c, cmd->prog);
+	s = cmd->prepare(argc, argv, &first, &rc);
+
+	if (s)
+		rc = cmd->run(s, argc, argv, first);
+	common_free(cmd->c);
+	return rc;
+}
+
+int common_operands(struct common *c, int argc, char **argv, int first)
+{
+	for (int i = first; i < argc; i++)
+		if (opts_append(&c->paths, &c->n_paths, argv[i]))
+			return -1;
 	return 0;
 }
 
-static const char *const split_names[] = {
-	[ANA_SPLIT_THREAD] = "thread", [ANA_SPLIT_PROCESS] = "process",
-	[ANA_SPLIT_RANK] = "rank", [ANA_SPLIT_HOST] = "host", [ANA_SPLIT_COMM] = "comm",
+const struct opt_name common_split_names[] = {
+	{ "thread", ANA_SPLIT_THREAD }, { "process", ANA_SPLIT_PROCESS },
+	{ "rank", ANA_SPLIT_RANK }, { "host", ANA_SPLIT_HOST }, { "comm", ANA_SPLIT_COMM },
+	{ NULL, 0 },
 };
 
-static int add_debug_dir(struct common *c, const char *v)
+int common_remap(void *ctx, const char *v)
 {
-	size_t n = c->debug_dirs ? strlen(c->debug_dirs) : 0;
-	char *d = realloc(c->debug_dirs, n + strlen(v) + 2);
+	struct common *c = ctx;
 
-	if (!d)
-		return -1;
-	sprintf(d + n, "%s%s", n ? ":" : "", v);
-	c->debug_dirs = d;
-	return 0;
+	if (!strchr(v, '=') || *v == '=')
+		return usage_error(c, "--remap: expected OLD=NEW, got '%s'", v), -1;
+	return opts_append(&c->remap, &c->n_remap, v);
 }
 
-int filter_option(char **filter, const char *prog, int id, const char *v)
+int common_time(void *ctx, const char *v)
 {
-	static const char *const names[] = { "--comm", "--pid", "--tid", "--dso", "--symbols" };
-	int k = id - COMMON_COMM;
-	size_t n;
-	char *p;
+	struct common *c = ctx;
+	char msg[256];
+	int n = ana_time_parse(v, c->time, sizeof(c->time) / sizeof(c->time[0]), msg, sizeof(msg));
 
-	if (k < 0 || k > 4)
-		return -1;
-	if (!*v || strstr(v, ",,") || *v == ',' || v[strlen(v) - 1] == ',' ||
-	    ((k == 1 || k == 2) && strspn(v, "0123456789,") != strlen(v))) {
-		fprintf(stderr, "%s: %s: expected a comma-separated list of %s, got '%s'\n"
-			"Try '%s --help'.\n", prog, names[k], k == 1 || k == 2 ? "numbers" : "names",
-			v, prog);
-		return -1;
-	}
-	n = filter[k] ? strlen(filter[k]) : 0;
-	if (!(p = realloc(filter[k], n + strlen(v) + 2)))
-		return -1;
-	sprintf(p + n, "%s%s", n ? "," : "", v);
-	filter[k] = p;
+	if (n < 0)
+		return usage_error(c, "%s", msg), -1;
+	c->o.time = c->time;
+	c->o.n_time = (size_t)n;
+	c->time_spec = v;
 	return 0;
-}
-
-int common_option(struct common *c, int id, const char *v)
-{
-	unsigned long long w;
-
-	switch (id) {
-	case COMMON_CSV:
-		c->out = OUT_CSV;
-		break;
-	case COMMON_JSON:
-		c->out = OUT_JSON;
-		break;
-	case COMMON_WEIGHT:
-		c->o.weighted = true;
-		break;
-	case 'q':
-		c->quiet = true;
-		break;
-	case COMMON_NO_CACHE:
-		c->no_cache = true;
-		break;
-	case COMMON_NO_INLINE:
-		c->o.no_inline = true;
-		break;
-	case COMMON_SHORT_NAMES:
-		c->o.short_names = true;
-		break;
-	case COMMON_NO_HEADER:
-		c->no_header = true;
-		break;
-	case COMMON_HEADER:
-		c->header = true;
-		break;
-	case COMMON_MERGE:
-		c->merge = true;
-		break;
-	case COMMON_COMM:
-	case COMMON_PID:
-	case COMMON_TID:
-	case COMMON_DSO:
-	case COMMON_SYMBOLS:
-		if (filter_option(c->filter, c->prog, id, v))
-			return -1;
-		break;
-	case COMMON_LINES:
-		c->view = ANA_VIEW_LINES;
-		break;
-	case COMMON_MODULES:
-		c->view = ANA_VIEW_MODULES;
-		break;
-	case 'e':
-		c->event = v;
-		break;
-	case COMMON_WIDTH:
-		if (opts_uint(v, 20, 10000, &w))
-			return usage_error(c, "--width: expected 20..10000, got '%s'", v), -1;
-		c->width = (int)w;
-		break;
-	case COMMON_METRIC:
-		if (push(&c->metrics, &c->n_metrics, v))
-			return -1;
-		break;
-	case COMMON_DEBUG_DIR:
-		if (add_debug_dir(c, v))
-			return -1;
-		break;
-	case COMMON_REMAP:
-		if (!strchr(v, '=') || *v == '=')
-			return usage_error(c, "--remap: expected OLD=NEW, got '%s'", v), -1;
-		if (push(&c->remap, &c->n_remap, v))
-			return -1;
-		break;
-	case COMMON_BY: {
-		size_t k;
-		for (k = 1; k < sizeof(split_names) / sizeof(*split_names); k++)
-			if (!strcmp(v, split_names[k]))
-				break;
-		if (k == sizeof(split_names) / sizeof(*split_names)) {
-			const char *s = opts_suggest(v, split_names + 1, k - 1);
-			return usage_error(c, "--by: expected thread, process, rank, host or comm, got '%s'%s%s%s",
-					   v, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : ""), -1;
-		}
-		c->o.split = (enum ana_split)k;
-		break;
-	}
-	default:
-		return 0;
-	}
-	return 1;
 }
 
 static struct {
@@ -518,6 +350,35 @@ int common_columns(struct common *c, struct ana_set *s)
 		return -1;
 	}
 	return k;
+}
+
+int common_event_column(struct common *c, struct ana_set *s, const char *no_metric)
+{
+	int col = common_columns(c, s);
+
+	if (col >= 0 && (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
+		fprintf(stderr, "%s: %s\n", c->prog, no_metric);
+		col = -1;
+	}
+	if (col < 0)
+		ana_set_free(s);
+	return col;
+}
+
+struct ana_set *common_load(struct common *c, unsigned runs, bool label)
+{
+	struct ana_set *s = common_set(c);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < c->n_paths; i++)
+		if (common_add(c, s, 0, 0, c->paths[i]))
+			return NULL;
+	if (label && c->n_paths == 1)
+		ana_set_label(s, 0, c->paths[0]);
+	if (common_finish(c, s, runs, NULL))
+		return NULL;
+	return s;
 }
 
 static const char *const sev_name[] = {

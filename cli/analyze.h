@@ -25,27 +25,89 @@ static inline struct ana_col model_col(enum ana_col_id id)
 	return *ana_col(id);
 }
 
-/* Options both commands share: their tables (included into each command's
- * own where its --help lists them) and their state. */
-enum {
-	COMMON_CSV = OPT_LONG, COMMON_JSON, COMMON_WEIGHT, COMMON_NO_CACHE, COMMON_LINES,
-	COMMON_MODULES, COMMON_WIDTH, COMMON_METRIC, COMMON_DEBUG_DIR, COMMON_REMAP, COMMON_BY,
-	COMMON_NO_HEADER, COMMON_HEADER, COMMON_NO_INLINE, COMMON_SHORT_NAMES,
-	COMMON_MERGE, COMMON_COMM, COMMON_PID, COMMON_TID, COMMON_DSO, COMMON_SYMBOLS,
-	COMMON_LAST = OPT_LONG + 63	/* the commands' own ids start above */
-};
-extern const struct opt common_event_opts[];	/* -e */
-extern const struct opt common_view_opts[];	/* --lines --modules */
-extern const struct opt common_weight_opts[];	/* --weight */
-extern const struct opt common_symbol_opts[];	/* --debug-dir --remap --no-cache */
-extern const struct opt common_format_opts[];	/* --csv --json */
-extern const struct opt common_text_opts[];	/* --width --no-header -q */
-extern const struct opt common_split_opts[];	/* --metric --by */
-extern const struct opt common_input_opts[];	/* --merge */
-extern const struct opt common_filter_opts[];	/* --comm --pid --tid --dso --symbols */
+/* Option groups the analysis commands share, as rows of their tables bound
+ * to a struct common *c (one text, one behaviour for every command). */
+#define COMMON_EVENT_OPTS(c) /* -e */ \
+	OPT_STRING('e', "event", &(c)->event, "NAME|N", \
+		   "show and sort by this event (name, or its column from 1)")
+#define COMMON_VIEW_OPTS(c) /* --lines --modules */ \
+	OPT_SET_INT(0, "lines", &(c)->view, ANA_VIEW_LINES, "per source line"), \
+	OPT_SET_INT(0, "modules", &(c)->view, ANA_VIEW_MODULES, "per module")
+#define COMMON_WEIGHT_OPTS(c) /* --weight */ \
+	OPT_BOOL(0, "weight", &(c)->o.weighted, "sample weights (count x period used), not counts")
+#define COMMON_SPLIT_OPTS(c) /* --metric --by */ \
+	OPT_LIST(0, "metric", &(c)->metrics, &(c)->n_metrics, "NAME=EXPR", \
+		 "derived column, e.g. 'CPI=cycles/instructions'\n" \
+		 "(+ - * / parentheses, event names, numbers)"), \
+	OPT_ENUM(0, "by", &(c)->o.split, common_split_names, "WHAT", \
+		 "one report per thread, process, rank, host or comm")
+#define COMMON_INPUT_PATHS(c) /* -i */ \
+	OPT_LIST('i', "input", &(c)->paths, &(c)->n_paths, "PROFILE|DIR", \
+		 "read this too (repeatable; as an operand, perf's -i)")
+#define COMMON_INPUT_OPTS(c) /* --merge */ \
+	OPT_BOOL(0, "merge", &(c)->merge, \
+		 "merge the runs found under a directory (each\n" \
+		 "directory holding profiles is one record run) into\n" \
+		 "one; without it such a directory is refused")
+#define COMMON_FILTER_OPTS(c) /* --comm --pid --tid --dso --symbols */ \
+	OPT_JOIN(0, "comm", &(c)->filter[0], ",", OPT_ITEMS_NAMES, "COMM[,...]", \
+		 "only the threads named COMM (their comm; repeatable)"), \
+	OPT_JOIN(0, "comms", &(c)->filter[0], ",", OPT_ITEMS_NAMES, "COMM[,...]", \
+		 "the same, perf's spelling"), \
+	OPT_JOIN(0, "pid", &(c)->filter[1], ",", OPT_ITEMS_NUMBERS, "PID[,...]", \
+		 "only these processes' threads"), \
+	OPT_JOIN(0, "tid", &(c)->filter[2], ",", OPT_ITEMS_NUMBERS, "TID[,...]", \
+		 "only these threads"), \
+	OPT_JOIN(0, "dso", &(c)->filter[3], ",", OPT_ITEMS_NAMES, "MODULE[,...]", \
+		 "only samples in these modules (basename or path);\n" \
+		 "percentages stay of the whole run, as perf's"), \
+	OPT_JOIN(0, "dsos", &(c)->filter[3], ",", OPT_ITEMS_NAMES, "MODULE[,...]", \
+		 "the same, perf's spelling"), \
+	OPT_JOIN(0, "symbols", &(c)->filter[4], ",", OPT_ITEMS_NAMES, "FUNC[,...]", \
+		 "only samples in these functions (or code inlined\n" \
+		 "into them); percentages of the whole run")
+#define COMMON_SYMBOL_OPTS(c) /* COMMON_DEBUG_OPTS --no-inline --short-names */ \
+	COMMON_DEBUG_OPTS(c), \
+	OPT_BOOL(0, "no-inline", &(c)->o.no_inline, \
+		 "charge inlined code to the function it was inlined\n" \
+		 "into (as perf report --no-inline)"), \
+	OPT_BOOL(0, "short-names", &(c)->o.short_names, \
+		 "function names without their namespace and class")
+#define COMMON_DEBUG_OPTS(c) /* --debug-dir --remap --no-cache */ \
+	OPT_JOIN(0, "debug-dir", &(c)->debug_dirs, ":", OPT_ITEMS_ANY, "DIR", \
+		 "look for debug info and sources under DIR too\n" \
+		 "(repeatable; DIR may be a colon-separated list)"), \
+	OPT_CALLBACK(0, "remap", required_argument, common_remap, (c), "OLD=NEW", \
+		     "read modules and sources under OLD from NEW\n" \
+		     "(repeatable)"), \
+	OPT_BOOL(0, "no-cache", &(c)->no_cache, \
+		 "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n" \
+		 "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)")
+#define COMMON_FORMAT_OPTS(c) /* --csv --json */ \
+	OPT_SET_INT(0, "csv", &(c)->out, OUT_CSV, "CSV (RFC 4180) instead of text"), \
+	OPT_SET_INT(0, "json", &(c)->out, OUT_JSON, "JSON instead of text")
+#define COMMON_TEXT_OPTS(c) /* --width --header --no-header -q */ \
+	OPT_UINT(0, "width", &(c)->width, 20, 10000, "N", \
+		 "cut text to N columns (default: a terminal's width;\n" \
+		 "piped output is never cut)"), \
+	OPT_BOOL(0, "header", &(c)->header, \
+		 "every fact of the run (metadata, collector counters,\n" \
+		 "all notes), not the short header"), \
+	OPT_BOOL(0, "no-header", &(c)->no_header, \
+		 "no header lines in text output (warnings on stderr)"), \
+	OPT_BOOL('q', "quiet", &(c)->quiet, "no informational notes or progress")
+
+/* --by's names (ana_split). */
+extern const struct opt_name common_split_names[];
+/* --remap OLD=NEW (ctx: the struct common): checked, appended to remap. */
+int common_remap(void *ctx, const char *v);
+/* --time SLICES (ctx: the struct common): the samples' time ranges. */
+int common_time(void *ctx, const char *v);
 
 struct common {
 	const char *prog;
+	const char **paths;	/* -i, then the operands (common_operands) */
+	size_t n_paths;
 	struct ana_opts o;
 	char *debug_dirs;
 	const char **remap;
@@ -63,19 +125,27 @@ struct common {
 	bool header;		/* --header: every fact */
 	bool merge;		/* --merge: the runs found under a directory, as one */
 	char *filter[5];	/* --comm, --pid, --tid, --dso, --symbols lists (ana_opts) */
+	const char *time_spec;	/* --time, as given */
+	struct ana_time_range time[16];
 	char cache_dir[4096];
 };
 /* The allocator's settings for an analysis (call first; common_init does). */
 void analysis_malloc_policy(void);
 void common_init(struct common *c, const char *prog);
 void common_free(struct common *c);
-/* --comm, --pid, --tid, --dso, --symbols (id COMMON_COMM...): append v to
- * the list in filter[5] (malloc'd); 0, or -1 with the usage error printed
- * as prog. */
-int filter_option(char **filter, const char *prog, int id, const char *v);
-/* Take option id (with its argument): 1 if it is a common one, 0 if not,
- * -1 on a usage error (printed). */
-int common_option(struct common *c, int id, const char *arg);
+/* argv[first...] appended to paths: 0, or -1 out of memory. */
+int common_operands(struct common *c, int argc, char **argv, int first);
+/* The skeleton of an analysis command's main: c made ready for prog,
+ * prepare reads the options and loads the set (NULL: the exit status is
+ * in *rc, said), run prints from it (and frees it), then c is freed: the
+ * exit status. */
+struct command {
+	const char *prog;
+	struct common *c;
+	struct ana_set *(*prepare)(int argc, char **argv, int *first, int *rc);
+	int (*run)(struct ana_set *s, int argc, char **argv, int first);
+};
+int command_main(const struct command *cmd, int argc, char **argv);
 /* Report a usage error and return EXIT_USAGE. */
 int usage_error(const struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A set from the options (before ana_set_add). NULL: printed. */
@@ -98,6 +168,12 @@ int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repea
 int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char *no_run);
 /* After finish: add metrics, resolve --event.  Returns column or -1 (printed). */
 int common_columns(struct common *c, struct ana_set *s);
+/* common_columns where the column must be an event: a metric's is said as
+ * "PROG: NO_METRIC"; on failure s is freed and -1 returned. */
+int common_event_column(struct common *c, struct ana_set *s, const char *no_metric);
+/* A set of c->paths as one run: common_set, common_add of each (the one
+ * path labels the run if label), common_finish with runs.  NULL: said. */
+struct ana_set *common_load(struct common *c, unsigned runs, bool label);
 /* Notes: in text mode as "# warning:" header lines to out and errors also
  * on stderr; otherwise all on stderr. */
 void print_notes(const struct common *c, const struct ana_set *s, FILE *out);

@@ -14,31 +14,6 @@
 
 #include "cli/analyze.h"
 
-enum { O_INPUT = COMMON_LAST + 1, O_STDIO, O_NO_SOURCE, O_MIN_PCT };
-
-static const struct opt annotate_opts[] = {
-	OPT_SECTION("Input:"),
-	OPT('i', "input", required_argument, "PROFILE|DIR",
-	  "read this too (repeatable; perf's -i)"),
-	OPT_INCLUDE(common_input_opts),
-	OPT_SECTION("Filters (perf's):"),
-	OPT_INCLUDE(common_filter_opts),
-	OPT_SECTION("Selection:"),
-	OPT_INCLUDE(common_event_opts),
-	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
-	  "show only instructions with at least P% (and their\n"
-	  "source lines)"),
-	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
-	OPT_SECTION("Symbols:"),
-	OPT_INCLUDE(common_symbol_opts),
-	OPT_SECTION("Output:"),
-	OPT(O_NO_SOURCE, "no-source", no_argument, NULL,
-	  "instructions only, no source lines between them"),
-	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the only one; for perf habits)"),
-	OPT_INCLUDE(common_text_opts),
-	OPT_END,
-};
-
 static const struct opt_cmd annotate_cmd = {
 	.prog = "pmcprof annotate",
 	.synopsis = "pmcprof annotate [OPTIONS] FUNCTION [PROFILE|DIR...]",
@@ -47,30 +22,21 @@ static const struct opt_cmd annotate_cmd = {
 		"instruction's share of the function's samples, under the source line it\n"
 		"comes from; code inlined into it is marked.  Without PROFILE or DIR: the\n"
 		"newest ./pmcprof-*/ directory (stderr says which).\n",
-	.opts = annotate_opts,
 	.footer = "Exit status: 0 ok, 1 usage error or no such function, 2 a profile or the\n"
 		  "module cannot be read.  pmcprof-annotate(1) has more.\n",
 };
 
 struct opts {
 	struct common c;
-	const char **paths;
-	size_t n_paths;
 	const char *func;
 	bool no_source;
+	bool stdio;			/* --stdio: the only output anyway */
+	int col;			/* the event's column */
 	double min_pct;
 	char newest[PATH_MAX];
 };
 
-static int add_path(struct opts *o, const char *p)
-{
-	const char **v = realloc(o->paths, (o->n_paths + 1) * sizeof(*v));
-	if (!v)
-		return -1;
-	o->paths = v;
-	v[o->n_paths++] = p;
-	return 0;
-}
+static struct opts args;
 
 /* perf reads ./perf.data by default; here the newest ./pmcprof-*
  * directory record made.  0, or -1 when there is none. */
@@ -99,50 +65,43 @@ static int default_dir(struct opts *o)
 	if (!o->c.quiet)
 		fprintf(stderr, "%s: reading %s (the newest of %zu pmcprof-* director%s here)\n",
 			o->c.prog, o->newest, n, n == 1 ? "y" : "ies");
-	return add_path(o, o->newest);
+	return opts_append(&o->c.paths, &o->c.n_paths, o->newest);
 }
 
 static int parse(struct opts *o, int argc, char **argv)
 {
 	struct common *c = &o->c;
-	struct opt_parser p;
-	const char *v;
-	int id;
+	const struct opt opts[] = {
+		OPT_SECTION("Input:"),
+		COMMON_INPUT_PATHS(c),
+		COMMON_INPUT_OPTS(c),
+		OPT_SECTION("Filters (perf's):"),
+		COMMON_FILTER_OPTS(c),
+		OPT_SECTION("Selection:"),
+		COMMON_EVENT_OPTS(c),
+		OPT_DOUBLE(0, "min-pct", &o->min_pct, 0, 100, "P",
+			   "show only instructions with at least P% (and their\n"
+			   "source lines)"),
+		OPT_DOUBLE(0, "percent-limit", &o->min_pct, 0, 100, "P", "the same, perf's spelling"),
+		OPT_SECTION("Symbols:"),
+		COMMON_SYMBOL_OPTS(c),
+		OPT_SECTION("Output:"),
+		OPT_BOOL(0, "no-source", &o->no_source,
+			 "instructions only, no source lines between them"),
+		OPT_BOOL(0, "stdio", &o->stdio, "text output (the only one; for perf habits)"),
+		COMMON_TEXT_OPTS(c),
+		OPT_END,
+	};
+	int first = opts_parse(&annotate_cmd, opts, argc, argv);
 
-	opts_begin(&p, &annotate_cmd, argc, argv);
-	while ((id = opts_next(&p, &v)) != -1) {
-		int r = common_option(c, id, v);
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r)
-			continue;
-		switch (id) {
-		case 'i':
-			if (add_path(o, v))
-				return EXIT_RUNTIME;
-			break;
-		case O_NO_SOURCE:
-			o->no_source = true;
-			break;
-		case O_MIN_PCT:
-			if (opts_double(v, 0, 100, &o->min_pct))
-				return usage_error(c, "--min-pct: expected 0..100, got '%s'", v);
-			break;
-		case O_STDIO:
-			break;
-		default:
-			return usage_error(c, "this option is not for annotate");
-		}
-	}
-	if (p.ind >= argc)
+	if (first >= argc)
 		return usage_error(c, "which function?");
-	o->func = argv[p.ind];
-	for (int i = p.ind + 1; i < argc; i++)
-		if (add_path(o, argv[i]))
-			return EXIT_RUNTIME;
+	o->func = argv[first];
+	if (common_operands(c, argc, argv, first + 1))
+		return EXIT_RUNTIME;
 	if (c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS)
 		return usage_error(c, "annotate prints text only");
-	if (!o->n_paths && default_dir(o))
+	if (!c->n_paths && default_dir(o))
 		return usage_error(c, "no profile given, and no ./pmcprof-*/ directory here");
 	return 0;
 }
@@ -254,35 +213,33 @@ static void print_annotation(const struct opts *o, const struct ana_set *s,
 	src_free(&src);
 }
 
-static int run(struct opts *o, int argc, char **argv)
+/* The options read and the run loaded: the set, or NULL with the exit
+ * status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 {
+	struct opts *o = &args;
+	struct ana_set *s;
+
+	if ((*rc = parse(o, argc, argv)))
+		return NULL;
+	o->c.o.addr_samples = true;
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_load(&o->c, 1, true)))
+		return NULL;
+	o->col = common_event_column(&o->c, s, "annotate needs an event, not a metric");
+	*rc = EXIT_USAGE;
+	return o->col < 0 ? NULL : s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *o = &args;
 	struct common *c = &o->c;
-	common_init(c, "pmcprof annotate");
-	int rc = parse(o, argc, argv);
-	if (rc)
-		return rc;
-	c->o.addr_samples = true;
-	struct ana_set *s = common_set(c);
-	if (!s)
-		return EXIT_RUNTIME;
-	for (size_t i = 0; i < o->n_paths; i++)
-		if (common_add(c, s, 0, 0, o->paths[i]))
-			return EXIT_RUNTIME;
-	if (o->n_paths == 1)
-		ana_set_label(s, 0, o->paths[0]);
-	if (common_finish(c, s, 1, NULL))
-		return EXIT_RUNTIME;
-	int col = common_columns(c, s);
-	if (col < 0 || (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
-		if (col >= 0)
-			fprintf(stderr, "%s: annotate needs an event, not a metric\n", c->prog);
-		ana_set_free(s);
-		return EXIT_USAGE;
-	}
-	print_notes(c, s, NULL);
 	struct ana_annotation *a;
 	char msg[1024];
-	int e = ana_set_annotate(s, o->func, 0, (size_t)col, &a, msg, sizeof(msg));
+
+	print_notes(c, s, NULL);
+	int e = ana_set_annotate(s, o->func, 0, (size_t)o->col, &a, msg, sizeof(msg));
 	if (e) {
 		if (e == -ANA_ENOFUNC)
 			fprintf(stderr, "%s: no function '%s' in these profiles\n", c->prog, o->func);
@@ -291,7 +248,7 @@ static int run(struct opts *o, int argc, char **argv)
 		ana_set_free(s);
 		return e == -ANA_ENOFUNC ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	print_annotation(o, s, a, ana_set_event(s, (size_t)col), stdout);
+	print_annotation(o, s, a, ana_set_event(s, (size_t)o->col), stdout);
 	ana_annotation_free(a);
 	ana_set_free(s);
 	fflush(stdout);
@@ -300,9 +257,9 @@ static int run(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	free(o.paths);
-	return rc;
+	const struct command cmd = {
+		.prog = "pmcprof annotate", .c = &args.c, .prepare = prepare, .run = run,
+	};
+
+	return command_main(&cmd, argc, argv);
 }

@@ -20,19 +20,6 @@
 #include "cli/analyze.h"
 #include "cli/options.h"
 
-enum { O_DEBUG = OPT_LONG, O_REMAP, O_NOCACHE, O_RECORD };
-
-static const struct opt archive_opts[] = {
-	OPT(O_DEBUG, "debug-dir", required_argument, "DIR",
-	  "also look for debug info under DIR (repeatable)"),
-	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
-	  "read modules recorded under OLD from NEW (repeatable)"),
-	OPT(O_NOCACHE, "no-cache", no_argument, NULL, "neither read nor fill the symbol cache"),
-	OPT('q', "quiet", no_argument, NULL, "say only what could not be kept"),
-	OPT(O_RECORD, "from-record", no_argument, NULL, NULL),
-	OPT_END,
-};
-
 static const struct opt_cmd archive_cmd = {
 	.prog = "pmcprof archive",
 	.synopsis = "pmcprof archive [OPTIONS] DIR...",
@@ -42,7 +29,6 @@ static const struct opt_cmd archive_cmd = {
 		"map lines, in DIR/symbols (one file per build-id).  Run it where the\n"
 		"binaries are; report, diff and view then name those addresses anywhere,\n"
 		"with the programs rebuilt or gone.  pmcprof record does it by default.\n",
-	.opts = archive_opts,
 	.footer = "Exit status: 0, 1 for a usage error, 2 when a DIR cannot be read or\n"
 		  "written.  pmcprof-archive(1) and docs/analyzer.md have more.\n",
 };
@@ -128,58 +114,31 @@ static int archive(const char *dir, struct ana_opts *o, const char *prog, bool q
 
 int main(int argc, char **argv)
 {
-	struct opt_parser p;
-	const char *v;
-	const char *remap[65];
-	size_t n_remap = 0;
-	char *debug = NULL, cache[4096];
-	bool quiet = false, no_cache = false, from_record = false;
-	int c, rc = EXIT_OK;
+	struct common c = { .prog = "pmcprof archive" };
+	bool from_record = false;
+	const struct opt opts[] = {
+		COMMON_DEBUG_OPTS(&c),
+		OPT_BOOL('q', "quiet", &c.quiet, "say only what could not be kept"),
+		OPT_BOOL(0, "from-record", &from_record, NULL),
+		OPT_END,
+	};
+	char cache[4096];
+	int rc = EXIT_OK;
 	ANA_OPTS(o);
 
 	analysis_malloc_policy();
-	opts_begin(&p, &archive_cmd, argc, argv);
-	while ((c = opts_next(&p, &v)) != -1) {
-		switch (c) {
-		case O_DEBUG: {
-			size_t n = debug ? strlen(debug) : 0;
-			char *d = realloc(debug, n + strlen(v) + 2);
-			if (!d)
-				return EXIT_RUNTIME;
-			sprintf(d + n, "%s%s", n ? ":" : "", v);
-			debug = d;
-			break;
-		}
-		case O_REMAP:
-			if (!strchr(v, '=') || v[0] == '=')
-				opts_die(&archive_cmd, "--remap wants OLD=NEW, not '%s'", v);
-			if (n_remap == 64)
-				opts_die(&archive_cmd, "more than 64 --remap options");
-			remap[n_remap++] = v;
-			break;
-		case O_NOCACHE:
-			no_cache = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case O_RECORD:
-			from_record = true;
-			break;
-		}
-	}
-	remap[n_remap] = NULL;
-	if (p.ind >= argc)
+	int first = opts_parse(&archive_cmd, opts, argc, argv);
+	if (first >= argc)
 		opts_die(&archive_cmd, "which profile directory?");
-	o.debug_dirs = debug;
-	o.remap = remap;
-	o.cache_dir = symbol_cache_dir(no_cache, cache, sizeof(cache));
+	o.debug_dirs = c.debug_dirs;
+	o.remap = c.remap;
+	o.cache_dir = symbol_cache_dir(c.no_cache, cache, sizeof(cache));
 	const char *prog = from_record ? "pmcprof record" : "pmcprof archive";
-	for (int i = p.ind; i < argc; i++) {
-		int r = archive(argv[i], &o, prog, quiet, from_record);
+	for (int i = first; i < argc; i++) {
+		int r = archive(argv[i], &o, prog, c.quiet, from_record);
 		if (r > rc)
 			rc = r;
 	}
-	free(debug);
+	common_free(&c);
 	return rc;
 }

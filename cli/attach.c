@@ -476,3 +476,15 @@ void attach_describe(const struct attach_req *r, char *buf, size_t len)
 	else
 		snprintf(buf, len, "thread id '%s'", r->tids);
 }
+
+char **attach_operands(struct attach_req *r, const struct opt_cmd *cmd, int argc, char **argv,
+		       int first, const char *no_cmd)
+{
+	if (r->duration && !attach_wanted(r))
+		opts_die(cmd, "--duration goes with -p, -t or -a (a command runs to its end)");
+	if (attach_wanted(r))
+		return r->cmd = first < argc ? argv + first : NULL;
+	if (first >= argc)
+		opts_die(cmd, "%s", no_cmd);
+	return argv + first;
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "backend/pmc.h"
+#include "cli/options.h"
 #include "collector/settings.h"
 
 /* The options as typed, filled by record's and stat's option tables. */
@@ -18,10 +19,28 @@ struct attach_req {
 	char **cmd;			/* perf's "-p PID -- sleep 5": stop when it ends */
 };
 
+/* -p -t -a --duration, bound to r: verb is "profile" or "count". */
+#define ATTACH_OPTS(r, verb) \
+	OPT_STRING('p', "pid", &(r)->pids, "PID[,PID...]", \
+		   verb " these running processes (every thread, and\n" \
+		   "threads and children they start)"), \
+	OPT_STRING('t', "tid", &(r)->tids, "TID[,TID...]", verb " these running threads"), \
+	OPT_BOOL('a', "all-cpus", &(r)->all_cpus, verb " every process on every CPU"), \
+	OPT_STRING(0, "duration", &(r)->duration, "SECONDS", \
+		   "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n" \
+		   "when the processes end, or when CMD, if given, ends)")
+
 static inline bool attach_wanted(const struct attach_req *r)
 {
 	return r->pids || r->tids || r->all_cpus;
 }
+
+/* After record's or stat's options (cmd's), argv[first...]: with -p, -t
+ * or -a a command to run beside them, or none (r->cmd); else the command
+ * to run, which must be there (or cmd's usage error no_cmd).  --duration
+ * without -p, -t, -a is a usage error too.  Returns the command or NULL. */
+char **attach_operands(struct attach_req *r, const struct opt_cmd *cmd, int argc, char **argv,
+		       int first, const char *no_cmd);
 
 /* Before anything is made: the lists, that every target exists, and that
  * backend (-b, or NULL) can attach at all; exits with the message if not.

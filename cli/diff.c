@@ -13,68 +13,6 @@
 #include "cli/analyze.h"
 #include "cli/pivot.h"
 
-enum {
-	O_RATIO = COMMON_LAST + 1, O_DELTA, O_INCL, O_CONF, O_MIN_SAMPLES, O_TOP, O_SORT, O_LABEL,
-	O_FLAMEGRAPH, O_MIN_PCT, O_ONLY, O_FDR, O_TABLE, O_MARKDOWN, O_NOISE,
-};
-
-static const struct opt diff_opts[] = {
-	OPT_SECTION("Ratio (default --ratio share):"),
-	OPT(O_RATIO, "ratio", required_argument, "share|raw",
-	  "share: (samples/total in RUN) / (samples/total in BASE);\n"
-	  "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
-	  "match; refused between different events)"),
-	OPT(O_DELTA, "delta", no_argument, NULL,
-	  "share in RUN - share in BASE, in percentage points"),
-	OPT(O_CONF, "conf", required_argument, "C",
-	  "confidence level of the intervals (default 0.95)"),
-	OPT_SECTION("Selection:"),
-	OPT('e', "event", required_argument, "NAME|N",
-	  "compare this event, or the N-th (default: the first);\n"
-	  "a run without it is compared on its own event at\n"
-	  "that place (a fallback's cpu-clock, a CPUTIME run)"),
-	OPT(O_INCL, "incl", no_argument, NULL, "compare inclusive samples (default: self)"),
-	OPT_INCLUDE(common_input_opts),
-	OPT_INCLUDE(common_filter_opts),
-	OPT_INCLUDE(common_view_opts),
-	OPT(O_MIN_SAMPLES, "min-samples", required_argument, "N",
-	  "hide rows with fewer than N samples in every run"),
-	OPT(O_MIN_PCT, "min-pct", required_argument, "N",
-	  "only rows with at least N% of BASE's samples"),
-	OPT(O_ONLY, "only", required_argument, "user|kernel",
-	  "only user-space rows, or only kernel ([k]) rows"),
-	OPT(O_FDR, "fdr", required_argument, "Q|off",
-	  "'*' controls the false discovery rate at Q over\n"
-	  "every row x run shown (Benjamini-Hochberg; default\n"
-	  "1 - the --conf level); off: each interval alone"),
-	OPT(O_SORT, "sort", required_argument, "value|ratio|name",
-	  "largest share first (default), largest change\n"
-	  "first (significant ones on top), or by name"),
-	OPT(O_TOP, "top", required_argument, "N", "show the first N rows"),
-	OPT(O_LABEL, "label", required_argument, "NAME",
-	  "name BASE, then each RUN, in order (repeatable)"),
-	OPT(COMMON_WEIGHT, "weight", no_argument, NULL,
-	  "ratios of sample weights (count x period used)"),
-	OPT_SECTION("Symbols:"),
-	OPT_INCLUDE(common_symbol_opts),
-	OPT_SECTION("Output:"),
-	OPT_INCLUDE(common_format_opts),
-	OPT(O_FLAMEGRAPH, "flamegraph", required_argument, "FILE",
-	  "write a differential flame graph of RUN against BASE\n"
-	  "instead (FILE.svg, or FILE.html for a page): widths\n"
-	  "from RUN, colours from the ratio of each calling\n"
-	  "context's inclusive share, strong only where significant"),
-	OPT(O_TABLE, "table", no_argument, NULL,
-	  "one row per function, one column per RUN (the ratio,\n"
-	  "its interval and flag): text, --markdown, --csv, --json"),
-	OPT(O_MARKDOWN, "markdown", no_argument, NULL, "--table as a Markdown table"),
-	OPT(O_NOISE, "noise-floor", no_argument, NULL,
-	  "also compare BASE's repeats split in two (odd against\n"
-	  "even): how many rows chance alone flags"),
-	OPT_INCLUDE(common_text_opts),
-	OPT_END,
-};
-
 static const struct opt_cmd diff_cmd = {
 	.prog = "pmcprof diff",
 	.synopsis = "pmcprof diff [OPTIONS] BASE RUN [RUN...]",
@@ -84,7 +22,6 @@ static const struct opt_cmd diff_cmd = {
 		"several joined with ',' for repeats of one experiment (merged; their\n"
 		"run-to-run spread is shown, and the intervals come from it where it is\n"
 		"wider than the sample counts').\n",
-	.opts = diff_opts,
 	.footer =
 		"A '*' marks rows whose change is significant with the false discovery rate\n"
 		"controlled over the rows shown (--fdr).  Exit status: 0 ok, 1 usage\n"
@@ -101,114 +38,101 @@ struct opts {
 	bool table, markdown, noise;	/* --table, --markdown, --noise-floor */
 };
 
-static int option(struct opts *o, int id, const char *v)
-{
-	struct common *c = &o->c;
-	unsigned long long x;
-	int r = common_option(c, id, v);
+static const struct opt_name ratios[] = {
+	{ "share", ANA_RATIO_SHARE }, { "raw", ANA_RATIO_RAW }, { "delta", ANA_RATIO_DELTA },
+	{ NULL, 0 },
+};
+static const struct opt_name sorts[] = {
+	{ "value", ANA_SORT_VALUE }, { "ratio", ANA_SORT_RATIO }, { "name", ANA_SORT_NAME },
+	{ NULL, 0 },
+};
+static const struct opt_name spaces[] = {
+	{ "user", ANA_SPACE_USER }, { "kernel", ANA_SPACE_KERNEL }, { NULL, 0 },
+};
 
-	if (r)
-		return r < 0 ? -1 : 0;
-	switch (id) {
-	case O_RATIO:
-		if (!strcmp(v, "share"))
-			o->q.ratio = ANA_RATIO_SHARE;
-		else if (!strcmp(v, "raw"))
-			o->q.ratio = ANA_RATIO_RAW;
-		else if (!strcmp(v, "delta"))
-			o->q.ratio = ANA_RATIO_DELTA;
-		else
-			return usage_error(c, "--ratio: expected share or raw, got '%s'", v), -1;
-		break;
-	case O_DELTA:
-		o->q.ratio = ANA_RATIO_DELTA;
-		break;
-	case O_INCL:
-		o->q.kind = ANA_INCL;
-		break;
-	case O_CONF:
-		if (opts_double(v, 0, 1, &o->q.conf) || o->q.conf <= 0 || o->q.conf >= 1)
-			return usage_error(c, "--conf: expected a level between 0 and 1, got '%s'", v), -1;
-		break;
-	case O_MIN_SAMPLES:
-	case O_TOP:
-		if (opts_uint(v, 0, ~0ULL, &x))
-			return usage_error(c, "--%s: expected a number, got '%s'",
-					   id == O_TOP ? "top" : "min-samples", v), -1;
-		if (id == O_TOP)
-			o->q.top = (size_t)x;
-		else
-			o->q.min_samples = x;
-		break;
-	case O_SORT:
-		if (!strcmp(v, "value"))
-			o->q.sort = ANA_SORT_VALUE;
-		else if (!strcmp(v, "ratio"))
-			o->q.sort = ANA_SORT_RATIO;
-		else if (!strcmp(v, "name"))
-			o->q.sort = ANA_SORT_NAME;
-		else
-			return usage_error(c, "--sort: expected value, ratio or name, got '%s'", v), -1;
-		break;
-	case O_MIN_PCT:
-		if (opts_double(v, 0, 100, &o->q.min_pct_base))
-			return usage_error(c, "--min-pct: expected a percentage, got '%s'", v), -1;
-		break;
-	case O_ONLY:
-		if (!strcmp(v, "user"))
-			o->q.space = ANA_SPACE_USER;
-		else if (!strcmp(v, "kernel"))
-			o->q.space = ANA_SPACE_KERNEL;
-		else
-			return usage_error(c, "--only: expected user or kernel, got '%s'", v), -1;
-		break;
-	case O_FDR:
-		if (!strcmp(v, "off"))
-			o->q.fdr = -1;
-		else if (opts_double(v, 0, 1, &o->q.fdr) || o->q.fdr <= 0 || o->q.fdr >= 1)
-			return usage_error(c, "--fdr: expected a rate between 0 and 1 or off, got '%s'", v), -1;
-		break;
-	case O_TABLE:
-		o->table = true;
-		break;
-	case O_MARKDOWN:
-		o->table = o->markdown = true;
-		break;
-	case O_NOISE:
-		o->noise = true;
-		break;
-	case O_FLAMEGRAPH:
-		if (!*v)
-			return usage_error(c, "--flamegraph needs a file name"), -1;
-		o->flame = v;
-		break;
-	case O_LABEL: {
-		const char **l = realloc(o->labels, (o->n_labels + 1) * sizeof(*l));
-		if (!l)
-			return -1;
-		o->labels = l;
-		l[o->n_labels++] = v;
-		break;
-	}
-	}
+/* --fdr Q|off */
+static int fdr(void *ctx, const char *v)
+{
+	struct opts *o = ctx;
+
+	if (!strcmp(v, "off"))
+		o->q.fdr = -1;
+	else if (opts_double(v, 0, 1, &o->q.fdr) || o->q.fdr <= 0 || o->q.fdr >= 1)
+		return usage_error(&o->c, "--fdr: expected a rate between 0 and 1 or off, got '%s'", v), -1;
 	return 0;
 }
 
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt diff_opts[] = {
+	OPT_SECTION("Ratio (default --ratio share):"),
+	OPT_ENUM(0, "ratio", &args.q.ratio, ratios, "share|raw",
+		 "share: (samples/total in RUN) / (samples/total in BASE);\n"
+		 "raw: samples in RUN / samples in BASE, per repeat (periods must\n"
+		 "match; refused between different events)", .expect = "share or raw"),
+	OPT_SET_INT(0, "delta", &args.q.ratio, ANA_RATIO_DELTA,
+		    "share in RUN - share in BASE, in percentage points"),
+	OPT_DOUBLE(0, "conf", &args.q.conf, 0, 1, "C",
+		   "confidence level of the intervals (default 0.95)", .open = true,
+		   .expect = "a level between 0 and 1"),
+	OPT_SECTION("Selection:"),
+	OPT_STRING('e', "event", &args.c.event, "NAME|N",
+		   "compare this event, or the N-th (default: the first);\n"
+		   "a run without it is compared on its own event at\n"
+		   "that place (a fallback's cpu-clock, a CPUTIME run)"),
+	OPT_SET_INT(0, "incl", &args.q.kind, ANA_INCL, "compare inclusive samples (default: self)"),
+	COMMON_INPUT_OPTS(&args.c),
+	COMMON_FILTER_OPTS(&args.c),
+	COMMON_VIEW_OPTS(&args.c),
+	OPT_UINT(0, "min-samples", &args.q.min_samples, 0, ~0ULL, "N",
+		 "hide rows with fewer than N samples in every run"),
+	OPT_DOUBLE(0, "min-pct", &args.q.min_pct_base, 0, 100, "N",
+		   "only rows with at least N% of BASE's samples", .expect = "a percentage"),
+	OPT_ENUM(0, "only", &args.q.space, spaces, "user|kernel",
+		 "only user-space rows, or only kernel ([k]) rows"),
+	OPT_CALLBACK(0, "fdr", required_argument, fdr, &args, "Q|off",
+		     "'*' controls the false discovery rate at Q over\n"
+		     "every row x run shown (Benjamini-Hochberg; default\n"
+		     "1 - the --conf level); off: each interval alone"),
+	OPT_ENUM(0, "sort", &args.q.sort, sorts, "value|ratio|name",
+		 "largest share first (default), largest change\n"
+		 "first (significant ones on top), or by name"),
+	OPT_UINT(0, "top", &args.q.top, 0, ~0ULL, "N", "show the first N rows"),
+	OPT_LIST(0, "label", &args.labels, &args.n_labels, "NAME",
+		 "name BASE, then each RUN, in order (repeatable)"),
+	OPT_BOOL(0, "weight", &args.c.o.weighted, "ratios of sample weights (count x period used)"),
+	OPT_SECTION("Symbols:"),
+	COMMON_SYMBOL_OPTS(&args.c),
+	OPT_SECTION("Output:"),
+	COMMON_FORMAT_OPTS(&args.c),
+	OPT_STRING(0, "flamegraph", &args.flame, "FILE",
+		   "write a differential flame graph of RUN against BASE\n"
+		   "instead (FILE.svg, or FILE.html for a page): widths\n"
+		   "from RUN, colours from the ratio of each calling\n"
+		   "context's inclusive share, strong only where significant"),
+	OPT_BOOL(0, "table", &args.table,
+		 "one row per function, one column per RUN (the ratio,\n"
+		 "its interval and flag): text, --markdown, --csv, --json"),
+	OPT_BOOL(0, "markdown", &args.markdown, "--table as a Markdown table"),
+	OPT_BOOL(0, "noise-floor", &args.noise,
+		 "also compare BASE's repeats split in two (odd against\n"
+		 "even): how many rows chance alone flags"),
+	COMMON_TEXT_OPTS(&args.c),
+	OPT_END,
+};
+
 static int parse(struct opts *o, int argc, char **argv, int *first)
 {
-	struct opt_parser p;
-	const char *v;
-	int id;
+	struct common *c = &o->c;
 
-	opts_begin(&p, &diff_cmd, argc, argv);
-	while ((id = opts_next(&p, &v)) != -1)
-		if (option(o, id, v))
-			return EXIT_USAGE;
-	*first = p.ind;
-	if (argc - p.ind < 2)
-		return usage_error(&o->c, "need a BASE and at least one RUN");
-	if (o->flame && (argc - p.ind != 2 || o->c.out != OUT_TEXT || o->c.view != ANA_VIEW_FUNCS))
-		return usage_error(&o->c, "--flamegraph draws one RUN against BASE, and no other "
+	*first = opts_parse(&diff_cmd, diff_opts, argc, argv);
+	o->table |= o->markdown;
+	if (o->flame && !*o->flame)
+		return usage_error(c, "--flamegraph needs a file name");
+	if (argc - *first < 2)
+		return usage_error(c, "need a BASE and at least one RUN");
+	if (o->flame && (argc - *first != 2 || c->out != OUT_TEXT || c->view != ANA_VIEW_FUNCS))
+		return usage_error(c, "--flamegraph draws one RUN against BASE, and no other "
 				   "output or view");
 	return 0;
 }
@@ -678,69 +602,94 @@ static int print_results(struct opts *op, struct ana_set *s, const char *base_ar
 	return e || ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
 }
 
-static int run(struct opts *op, int argc, char **argv);
 
-int main(int argc, char **argv)
+/* Each operand one run ("A,B": its repeats), named by --label or itself:
+ * 0, or -1 (s freed). */
+static int add_runs(struct opts *op, struct ana_set *s, int argc, char **argv, int first)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	free(o.labels);
-	return rc;
-}
-
-static int run(struct opts *op, int argc, char **argv)
-{
-	common_init(&op->c, "pmcprof diff");
-	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
-	int first = 0;
-	if (parse(op, argc, argv, &first))
-		return EXIT_USAGE;
-	struct common *c = &op->c;
-	struct ana_set *s = common_set(c);
-	if (!s)
-		return EXIT_RUNTIME;
 	for (int a = first; a < argc; a++) {
 		unsigned run = (unsigned)(a - first), rep = 0;
-		char *list = strdup(argv[a]);
-		if (!list)
-			return EXIT_RUNTIME;
-		char *save;
+		char *list = strdup(argv[a]), *save;
+		if (!list) {
+			ana_set_free(s);
+			return -1;
+		}
 		for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save), rep++)
-			if (common_add(c, s, run, rep, p)) {
+			if (common_add(&op->c, s, run, rep, p)) {
 				free(list);
-				return EXIT_RUNTIME;
+				return -1;
 			}
 		free(list);
-		const char *label = (size_t)run < op->n_labels ? op->labels[run] : argv[a];
-		ana_set_label(s, run, label);
+		ana_set_label(s, run, (size_t)run < op->n_labels ? op->labels[run] : argv[a]);
 	}
+	return 0;
+}
+
+/* The options read and the runs loaded as they say: the set, or NULL with
+ * the exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+	struct ana_set *s;
+
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = 0 };
+	*rc = EXIT_USAGE;
+	if (parse(op, argc, argv, first))
+		return NULL;
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_set(c)) || add_runs(op, s, argc, argv, *first))
+		return NULL;
 	/* every run must have samples: a run with no readable profile at all
 	 * leaves nothing to compare */
-	if (common_finish(c, s, (unsigned)(argc - first), "a run has no samples: nothing to compare"))
-		return EXIT_RUNTIME;
-	int col = common_columns(c, s);
-	if (col < 0 || (size_t)col >= ana_set_n_events(s) - c->n_metrics) {
-		if (col >= 0)
-			fprintf(stderr, "%s: diff compares events, not metrics\n", c->prog);
-		ana_set_free(s);
-		return EXIT_USAGE;
-	}
+	if (common_finish(c, s, (unsigned)(argc - *first), "a run has no samples: nothing to compare"))
+		return NULL;
+	int col = common_event_column(c, s, "diff compares events, not metrics");
+	*rc = EXIT_USAGE;
+	if (col < 0)
+		return NULL;
 	op->q.event = (size_t)col;
 	op->q.view = c->view;
 	if (check_events(op, s, NULL)) {
 		ana_set_free(s);
-		return EXIT_USAGE;
+		return NULL;
 	}
 	check_raw(op, s);
-	if (op->flame) {
-		print_notes(c, s, NULL);
-		check_events(op, s, stderr);
-		int rc = flame(op, s);
-		ana_set_free(s);
-		return rc;
-	}
-	int rc = print_results(op, s, argv[first]);
+	return s;
+}
+
+/* --flamegraph: the differential flame graph instead of the table. */
+static int flame_only(struct opts *op, struct ana_set *s)
+{
+	int rc;
+
+	print_notes(&op->c, s, NULL);
+	check_events(op, s, stderr);
+	rc = flame(op, s);
 	ana_set_free(s);
+	return rc;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *op = &args;
+	int rc;
+
+	if (op->flame)
+		return flame_only(op, s);
+	rc = print_results(op, s, argv[first]);
+	ana_set_free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command cmd = {
+		.prog = "pmcprof diff", .c = &args.c, .prepare = prepare, .run = run,
+	};
+
+	int rc = command_main(&cmd, argc, argv);
+
+	free(args.labels);
 	return rc;
 }

@@ -287,14 +287,8 @@ static int dump_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	struct opt_parser p;
-	const char *v;
-	int first, status = 0;
+	int first = opts_parse(&dump_cmd, NULL, argc, argv), status = 0;
 
-	opts_begin(&p, &dump_cmd, argc, argv);
-	while (opts_next(&p, &v) != -1)
-		;
-	first = p.ind;
 	if (first == argc)
 		opts_die(&dump_cmd, "no profile given");
 	for (int i = first; i < argc; i++) {

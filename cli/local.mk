@@ -80,3 +80,8 @@ doc-man/%.1: $(top_srcdir)/docs/man/%.1.scd
 dist_doc_DATA = README.md docs/analyzer.md docs/attach.md docs/collector.md docs/profile-format.md \
 	docs/reliability.md docs/unwinding.md docs/viewer.md docs/virtualization.md \
 	docs/vm-vs-native.md docs/exports.md docs/performance.md docs/report-schema.json
+
+# ---- tests ----
+check_PROGRAMS += tests/unit/test-options
+UNIT_TESTS += tests/unit/test-options
+tests_unit_test_options_SOURCES = tests/unit/test_options.c $(cli_options) tests/harness.h

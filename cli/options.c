@@ -13,13 +13,27 @@
 #define HELP_COL 28	/* where the help text of an option starts */
 #define HELP_WIDTH 80	/* --help fits 80 columns */
 
+#define BOUND_ID 0x10000	/* getopt values of rows without an id: BOUND_ID + index */
+
+static bool is_row(const struct opt *t)
+{
+	return t->id || t->name;
+}
+
+static bool is_end(const struct opt *t)
+{
+	return !is_row(t) && !t->help && !t->include;
+}
+
 static void flatten(struct opt_parser *p, const struct opt *t)
 {
-	for (; t->id || t->help || t->include; t++) {
+	for (; !is_end(t); t++) {
 		if (t->include)
 			flatten(p, t->include);
-		else if (t->id && p->n < OPTS_MAX)
+		else if (is_row(t) && p->n < OPTS_MAX) {
+			p->id[p->n] = t->id ? t->id : BOUND_ID + (int)p->n;
 			p->row[p->n++] = t;
+		}
 	}
 }
 
@@ -31,7 +45,7 @@ static bool is_short(int id)
 static const struct opt *row_of(const struct opt_parser *p, int id)
 {
 	for (size_t i = 0; i < p->n; i++)
-		if (p->row[i]->id == id)
+		if (p->id[i] == id)
 			return p->row[i];
 	return NULL;
 }
@@ -59,7 +73,7 @@ void opts_begin(struct opt_parser *p, const struct opt_cmd *cmd, int argc, char 
 				p->shorts[ns++] = ':';
 		}
 		if (o->name)
-			p->lo[nl++] = (struct option){ o->name, o->has_arg, NULL, o->id };
+			p->lo[nl++] = (struct option){ o->name, o->has_arg, NULL, p->id[i] };
 	}
 	/* -h and --help unless the command uses them for something else */
 	if (!row_of(p, 'h'))
@@ -128,10 +142,10 @@ static void help_rows(FILE *f, const struct opt *t, bool *in_section)
 {
 	char left[96];
 
-	for (; t->id || t->help || t->include; t++) {
+	for (; !is_end(t); t++) {
 		if (t->include) {
 			help_rows(f, t->include, in_section);
-		} else if (!t->id) {
+		} else if (!is_row(t)) {
 			fprintf(f, "\n%s\n", t->help);
 			*in_section = true;
 		} else if (t->help) {
@@ -268,14 +282,18 @@ static const char *spelled(const struct opt *o, char *buf, size_t len)
 	return buf;
 }
 
-int opts_next(struct opt_parser *p, const char **arg)
+/* The next option from getopt, with its usage errors said. */
+static int next(struct opt_parser *p, const char **arg)
 {
 	char name[96];
 	int c;
 
+	int longindex = -1;
+
 	opterr = 0;
-	c = getopt_long(p->argc, p->argv, p->shorts, p->lo, NULL);
+	c = getopt_long(p->argc, p->argv, p->shorts, p->lo, &longindex);
 	*arg = optarg;
+	p->typed_long = longindex >= 0;
 	if (c == -1) {
 		p->ind = optind;
 		return -1;
@@ -303,6 +321,214 @@ int opts_next(struct opt_parser *p, const char **arg)
 		opts_die(p->cmd, "unknown option '%s'", token);
 	}
 	return c;
+}
+
+
+/* The option as its errors name it: as typed, -x or --name. */
+static const char *said(const struct opt_parser *p, const struct opt *o, char *buf, size_t len)
+{
+	if (is_short(o->id) && !(p->typed_long && o->name))
+		snprintf(buf, len, "-%c", o->id);
+	else
+		snprintf(buf, len, "--%s", o->name);
+	return buf;
+}
+
+/* "OPT: expected EXPECT, got 'V'[; did you mean 'S'?]", exit 1. */
+static void bad_value(const struct opt_parser *p, const struct opt *o, const char *expect,
+		      const char *v, const char *suggest)
+{
+	char name[96];
+
+	opts_die(p->cmd, "%s: expected %s, got '%s'%s%s%s", said(p, o, name, sizeof(name)),
+		 o->expect ? o->expect : expect, v, suggest ? "; did you mean '" : "",
+		 suggest ? suggest : "", suggest ? "'?" : "");
+}
+
+/* Store x into the unsigned or int variable of o->size bytes (memcpy: the
+ * variable may be any integer type of that size, an enum or a bool). */
+static void store_int(const struct opt *o, unsigned long long x)
+{
+	uint8_t u8 = (uint8_t)x;
+	uint16_t u16 = (uint16_t)x;
+	uint32_t u32 = (uint32_t)x;
+	uint64_t u64 = (uint64_t)x;
+	const void *from = o->size == 1 ? (const void *)&u8 : o->size == 2 ? (const void *)&u16
+			   : o->size == 4 ? (const void *)&u32 : (const void *)&u64;
+
+	memcpy(o->value, from, o->size <= 8 ? o->size : 8);
+}
+
+static void store_uint(const struct opt_parser *p, const struct opt *o, const char *v)
+{
+	unsigned long long x;
+	char expect[96];
+
+	if (o->min == 0 && o->max == ~0ULL)
+		snprintf(expect, sizeof(expect), "a number");
+	else if (o->min == 0)
+		snprintf(expect, sizeof(expect), "a number up to %llu", o->max);
+	else
+		snprintf(expect, sizeof(expect), "%llu..%llu", o->min, o->max);
+	if (opts_uint(v, o->min, o->max, &x))
+		bad_value(p, o, expect, v, NULL);
+	store_int(o, x);
+}
+
+static void store_double(const struct opt_parser *p, const struct opt *o, const char *v)
+{
+	double x;
+	char expect[96];
+
+	snprintf(expect, sizeof(expect), o->open ? "a number between %g and %g" : "%g..%g",
+		 o->dmin, o->dmax);
+	if (opts_double(v, o->dmin, o->dmax, &x) || (o->open && (x == o->dmin || x == o->dmax)))
+		bad_value(p, o, expect, v, NULL);
+	*(double *)o->value = x;
+}
+
+/* "a, b or c" of a name table. */
+static void names_said(const struct opt_name *t, char *buf, size_t len)
+{
+	size_t n = 0, k = 0;
+
+	while (t[n].name)
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+				      t[i].name);
+}
+
+static void store_enum(const struct opt_parser *p, const struct opt *o, const char *v)
+{
+	const char *names[64];
+	char expect[256];
+	size_t n;
+
+	for (n = 0; o->names[n].name && n < 64; n++) {
+		if (!strcmp(v, o->names[n].name)) {
+			store_int(o, (unsigned long long)o->names[n].value);
+			return;
+		}
+		names[n] = o->names[n].name;
+	}
+	names_said(o->names, expect, sizeof(expect));
+	bad_value(p, o, expect, v, opts_suggest(v, names, n));
+}
+
+int opts_append(const char ***v, size_t *n, const char *s)
+{
+	const char **a = realloc(*v, (*n + 2) * sizeof(*a));
+
+	if (!a)
+		return -1;
+	a[(*n)++] = s;
+	a[*n] = NULL;
+	*v = a;
+	return 0;
+}
+
+int opts_split(char *list, const char *sep, const char **v, size_t *n, size_t max)
+{
+	for (char *save, *e = strtok_r(list, sep, &save); e; e = strtok_r(NULL, sep, &save)) {
+		if (*n == max)
+			return -1;
+		v[(*n)++] = e;
+	}
+	return 0;
+}
+
+/* A comma-separated list whose items are all there (and numbers, if so). */
+static bool items_ok(const char *v, enum opt_items items)
+{
+	if (items == OPT_ITEMS_ANY)
+		return true;
+	if (!*v || strstr(v, ",,") || *v == ',' || v[strlen(v) - 1] == ',')
+		return false;
+	return items != OPT_ITEMS_NUMBERS || strspn(v, "0123456789,") == strlen(v);
+}
+
+static int join(const struct opt_parser *p, const struct opt *o, const char *v)
+{
+	char **s = o->value, *d;
+	size_t n = *s ? strlen(*s) : 0;
+
+	if (!items_ok(v, o->items))
+		bad_value(p, o, o->items == OPT_ITEMS_NUMBERS ? "a comma-separated list of numbers"
+			  : "a comma-separated list of names", v, NULL);
+	if (!(d = realloc(*s, n + strlen(o->sep) + strlen(v) + 1)))
+		return -1;
+	sprintf(d + n, "%s%s", n ? o->sep : "", v);
+	*s = d;
+	return 0;
+}
+
+/* Store o's value v (NULL: none given) into its variable. */
+static void store(const struct opt_parser *p, const struct opt *o, const char *v)
+{
+	int rc = 0;
+
+	switch (o->kind) {
+	case OPT_K_ID:
+		break;
+	case OPT_K_SET:
+		store_int(o, (unsigned long long)o->set);
+		break;
+	case OPT_K_STRING:
+		*(const char **)o->value = v;
+		break;
+	case OPT_K_UINT:
+		store_uint(p, o, v);
+		break;
+	case OPT_K_DOUBLE:
+		store_double(p, o, v);
+		break;
+	case OPT_K_ENUM:
+		store_enum(p, o, v);
+		break;
+	case OPT_K_LIST:
+		rc = opts_append(o->value, o->count, v);
+		break;
+	case OPT_K_JOIN:
+		rc = join(p, o, v);
+		break;
+	case OPT_K_CALLBACK:
+		if (o->fn(o->value, v))
+			exit(EXIT_USAGE);
+		break;
+	}
+	if (rc)
+		opts_die(p->cmd, "%s", strerror(ENOMEM));
+}
+
+int opts_next(struct opt_parser *p, const char **arg)
+{
+	int c;
+
+	while ((c = next(p, arg)) != -1) {
+		const struct opt *o = row_of(p, c);
+
+		if (!o || o->kind == OPT_K_ID)
+			return c;
+		store(p, o, *arg);
+	}
+	return -1;
+}
+
+int opts_parse(const struct opt_cmd *cmd, const struct opt *opts, int argc, char **argv)
+{
+	struct opt_cmd with = *cmd;
+	struct opt_parser p;
+	const char *v;
+	int c;
+
+	if (opts)
+		with.opts = opts;
+	opts_begin(&p, &with, argc, argv);
+	while ((c = opts_next(&p, &v)) != -1)
+		opts_die(cmd, "option %d is bound to nothing", c);	/* a table's bug */
+	return p.ind;
 }
 
 int opts_uint(const char *s, unsigned long long min, unsigned long long max,

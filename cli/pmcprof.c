@@ -51,11 +51,60 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int main(int argc, char **argv)
+/* cmd is no command: say so, with the one meant if there is one; 1. */
+static int unknown(const char *cmd)
+{
+	const size_t n = sizeof(commands) / sizeof(commands[0]);
+	const char *names[sizeof(commands) / sizeof(commands[0])], *s;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = commands[i].name;
+	s = opts_suggest(cmd, names, n);
+	if (s)
+		fprintf(stderr, "pmcprof: unknown command '%s'; did you mean '%s'?\n"
+				"Try 'pmcprof --help'.\n", cmd, s);
+	else if (cmd[0] == '-')
+		fprintf(stderr, "pmcprof: unknown option '%s'\nTry 'pmcprof --help'.\n", cmd);
+	else
+		fprintf(stderr, "pmcprof: unknown command '%s'\n\n", cmd), usage(stderr);
+	return 1;
+}
+
+/* pmcprof-CMD (argv[0] is CMD) beside this program, as in a build tree:
+ * run it, with the build tree's plugins and collector unless told
+ * otherwise.  Returns 0 when there is none, 2 when it could not run (said). */
+static int exec_beside(char **argv)
 {
 	char self[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return 0;
+	self[n] = '\0';
+	snprintf(dir, sizeof(dir), "%s", self);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	/* A build tree: use its plugins and collector unless told otherwise. */
+	snprintf(path, sizeof(path), "%s/plugins/.libs", dir);
+	if (is_dir(path)) {
+		setenv("PMCPROF_PLUGIN_PATH", path, 0);
+		snprintf(path, sizeof(path), "%s/collector/.libs/libpmcprof-collector.so", dir);
+		setenv("PMCPROF_COLLECTOR", path, 0);
+	}
+	snprintf(path, sizeof(path), "%s/pmcprof-%s", dir, argv[0]);
+	if (access(path, X_OK) != 0)
+		return 0;
+	execv(path, argv);
+	fprintf(stderr, "pmcprof: cannot run %s: %s\n", path, strerror(errno));
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	char path[PATH_MAX + 64];
 	const char *cmd;
-	ssize_t n;
+	bool known = false;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -72,47 +121,12 @@ int main(int argc, char **argv)
 		       PROF_VERSION);
 		return 0;
 	}
-	bool known = false;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		known |= strcmp(cmd, commands[i].name) == 0;
-	if (!known) {
-		const char *names[sizeof(commands) / sizeof(commands[0])];
-		const char *s;
-
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			names[i] = commands[i].name;
-		s = opts_suggest(cmd, names, sizeof(names) / sizeof(names[0]));
-		if (s)
-			fprintf(stderr, "pmcprof: unknown command '%s'; did you mean '%s'?\n"
-					"Try 'pmcprof --help'.\n", cmd, s);
-		else if (cmd[0] == '-')
-			fprintf(stderr, "pmcprof: unknown option '%s'\nTry 'pmcprof --help'.\n", cmd);
-		else
-			fprintf(stderr, "pmcprof: unknown command '%s'\n\n", cmd), usage(stderr);
-		return 1;
-	}
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s", self);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		/* A build tree: use its plugins and collector unless told otherwise. */
-		snprintf(path, sizeof(path), "%s/plugins/.libs", dir);
-		if (is_dir(path)) {
-			setenv("PMCPROF_PLUGIN_PATH", path, 0);
-			snprintf(path, sizeof(path), "%s/collector/.libs/libpmcprof-collector.so", dir);
-			setenv("PMCPROF_COLLECTOR", path, 0);
-		}
-		snprintf(path, sizeof(path), "%s/pmcprof-%s", dir, cmd);
-		if (access(path, X_OK) == 0) {
-			execv(path, argv + 1);
-			fprintf(stderr, "pmcprof: cannot run %s: %s\n", path, strerror(errno));
-			return 2;
-		}
-	}
+	if (!known)
+		return unknown(cmd);
+	if (exec_beside(argv + 1))
+		return 2;
 	snprintf(path, sizeof(path), "%s/pmcprof-%s", PMCPROF_LIBEXECDIR, cmd);
 	execv(path, argv + 1);
 	fprintf(stderr, "pmcprof: cannot run %s: %s (is pmcprof installed completely?)\n", path,

@@ -34,84 +34,6 @@
 #include "cli/options.h"
 #include "collector/settings.h"
 
-enum {
-	OPT_CALL_GRAPH = OPT_LONG,
-	OPT_NO_FALLBACK,
-	OPT_SIGNAL,
-	OPT_RANDOM,
-	OPT_SEED,
-	OPT_PRIVATE,
-	OPT_FORCE,
-	OPT_APPEND,
-	OPT_DURATION,
-	OPT_NO_TIMELINE,
-	OPT_CONVERT_PERIOD,
-	OPT_NO_ARCHIVE,
-};
-
-static const struct opt record_opts[] = {
-	OPT('e', "event", required_argument, "EVENT[@PERIOD|@fFREQ][,...]",
-	  "sample EVENT (repeatable, or a comma-separated list).\n"
-	  "Default: cycles, falling back to cpu-clock, then\n"
-	  "CPUTIME, where there is no PMU (stderr says which)"),
-	OPT('F', "freq", required_argument, "FREQ",
-	  "sample FREQ times a second (events without @)"),
-	OPT('c', "count", required_argument, "PERIOD",
-	  "sample every PERIOD events (events without @)"),
-	OPT('b', "backend", required_argument, "NAME",
-	  "use this backend plugin (pmcprof list); no fallback"),
-	OPT('o', "output", required_argument, "DIR",
-	  "write into DIR (created if missing; a DIR that holds\n"
-	  "profiles needs --append).  Default:\n"
-	  "./pmcprof-CMD-HOST-PID/, which must not exist"),
-	OPT(OPT_APPEND, "append", no_argument, NULL,
-	  "add this run's profiles to those already in -o DIR"),
-	OPT('g', NULL, no_argument, NULL, "record call graphs (the default: --call-graph dwarf)"),
-	OPT(OPT_CALL_GRAPH, "call-graph", required_argument, "MODE",
-	  "dwarf or unwind (libunwind, the default), fp (frame\n"
-	  "pointers), none (the sampled instruction only);\n"
-	  "lbr is refused: no last-branch-record support"),
-	OPT('p', "pid", required_argument, "PID[,PID...]",
-	  "profile these running processes (every thread, and\n"
-	  "threads and children they start) from outside"),
-	OPT('t', "tid", required_argument, "TID[,TID...]", "profile these running threads"),
-	OPT('a', "all-cpus", no_argument, NULL, "profile every process on every CPU"),
-	OPT(OPT_DURATION, "duration", required_argument, "SECONDS",
-	  "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
-	  "when the processes end, or when CMD, if given, ends)"),
-	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
-	  "fail instead of replacing an unusable event"),
-	OPT(OPT_CONVERT_PERIOD, "convert-period", no_argument, NULL,
-	  "let a period given in events (-c, @PERIOD) of an\n"
-	  "event that falls back to a clock become that clock's\n"
-	  "nanoseconds at the nominal CPU clock (default: refused)"),
-	OPT(OPT_FORCE, "force", no_argument, NULL,
-	  "record even with a hardware counter that failed\n"
-	  "calibration (counted zero or implausibly)"),
-	OPT(OPT_SIGNAL, "signal", required_argument, "N",
-	  "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
-	  "5 (SIGTRAP): perf_event's synchronous signal, no\n"
-	  "interrupt per sample (cheaper, in a VM much cheaper)"),
-	OPT(OPT_RANDOM, "random-period", required_argument, "BITS",
-	  "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
-	  "against lockstep with periodic code"),
-	OPT(OPT_SEED, "seed", required_argument, "N",
-	  "seed for --random-period (default: from the clock;\n"
-	  "recorded in the profiles either way)"),
-	OPT(OPT_PRIVATE, "private", no_argument, NULL, "directory mode 0700 and files 0600"),
-	OPT(OPT_NO_TIMELINE, "no-timeline", no_argument, NULL,
-	  "keep no timeline (each sample's time and context, for\n"
-	  "pmcprof script, report --time and the trace export;\n"
-	  "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
-	OPT(OPT_NO_ARCHIVE, "no-archive", no_argument, NULL,
-	  "do not keep the names of the sampled addresses in\n"
-	  "DIR/symbols when the command ends (pmcprof archive)"),
-	OPT('q', "quiet", no_argument, NULL,
-	  "no informational lines (the event used, the profile\n"
-	  "count); errors and failed calibrations are still shown"),
-	OPT_END,
-};
-
 static const struct opt_cmd record_cmd = {
 	.prog = "pmcprof record",
 	.synopsis = "pmcprof record [OPTIONS] [--] CMD [ARGS]\n"
@@ -119,24 +41,11 @@ static const struct opt_cmd record_cmd = {
 	.description =
 		"Run CMD under the pmcprof collector: every thread of every process it\n"
 		"starts is sampled and writes one profile (.pmcp) into the output directory.\n",
-	.opts = record_opts,
 	.footer =
 		"Exit status: CMD's own (a CMD killed by a signal kills pmcprof with it);\n"
 		"1 for a usage error, 2 when pmcprof cannot run it.  pmcprof-record(1) and\n"
 		"docs/collector.md have more.\n",
 	.stop_at_operand = true,
-};
-
-/* Options that are settings: checked by the collector's own parsers. */
-static const struct {
-	int opt;
-	const char *label;
-	const char *env;
-} setting_opts[] = {
-	{ OPT_CALL_GRAPH, "--call-graph", "PMCPROF_CALL_GRAPH" },
-	{ OPT_SIGNAL, "--signal", "PMCPROF_SIGNAL" },
-	{ OPT_RANDOM, "--random-period", "PMCPROF_RANDOM_BITS" },
-	{ OPT_SEED, "--seed", "PMCPROF_SEED" },
 };
 
 /* Signals pmcprof passes on to the command rather than dying of. */
@@ -158,6 +67,8 @@ struct opts {
 	struct attach_req att;		/* -p/-t/-a: cli/attach.c */
 	bool no_timeline;
 	bool no_archive;
+	/* settings the collector's own parsers check (settings_set) */
+	const char *call_graph, *signal, *random_bits, *seed;
 	struct rec_settings set;
 };
 
@@ -183,13 +94,20 @@ static void usage_error(const char *msg)
 }
 
 /* -e a,b: each item of the list is one event (a spec has no comma). */
-static void add_events(struct opts *o, char *list)
+static int add_events(void *ctx, const char *list)
 {
-	for (char *save, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		if (o->n_specs == PMC_MAX_EVENTS)
-			opts_die(&record_cmd, "at most %d events (-e)", PMC_MAX_EVENTS);
-		o->specs[o->n_specs++] = e;
-	}
+	struct opts *o = ctx;
+
+	if (opts_split((char *)list, ",", o->specs, &o->n_specs, PMC_MAX_EVENTS))
+		opts_die(&record_cmd, "at most %d events (-e)", PMC_MAX_EVENTS);
+	return 0;
+}
+
+/* -g: perf's, the default call graph. */
+static int call_graph_default(void *ctx, const char *unused)
+{
+	*(const char **)ctx = "unwind";
+	return 0;
 }
 
 /* perf's --call-graph: dwarf means the libunwind unwinder here. */
@@ -201,6 +119,27 @@ static const char *call_graph(const char *v)
 		opts_die(&record_cmd, "--call-graph lbr: not supported: pmcprof has no "
 				      "last-branch-record unwinder; use dwarf (the default) or fp");
 	return v;
+}
+
+/* The options that are the collector's settings, checked by its parsers. */
+static void settings(struct opts *o)
+{
+	const struct { const char *value, *label, *env; } set[] = {
+		{ o->call_graph ? call_graph(o->call_graph) : NULL, "--call-graph",
+		  "PMCPROF_CALL_GRAPH" },
+		{ o->signal, "--signal", "PMCPROF_SIGNAL" },
+		{ o->random_bits, "--random-period", "PMCPROF_RANDOM_BITS" },
+		{ o->seed, "--seed", "PMCPROF_SEED" },
+	};
+	char msg[512];
+
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+		if (set[i].value &&
+		    settings_set(&o->set, set[i].env, set[i].label, set[i].value, msg, sizeof(msg)) < 0)
+			usage_error(msg);
+	o->seed_given = o->seed != NULL;
+	if (o->no_timeline)
+		o->set.timeline_bytes = 0;
 }
 
 /* -F FREQ / -c PERIOD: every event that names no rate of its own gets it;
@@ -228,97 +167,74 @@ static void apply_rate(struct opts *o)
 	}
 }
 
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt record_opts[] = {
+	OPT_CALLBACK('e', "event", required_argument, add_events, &args,
+		     "EVENT[@PERIOD|@fFREQ][,...]",
+		     "sample EVENT (repeatable, or a comma-separated list).\n"
+		     "Default: cycles, falling back to cpu-clock, then\n"
+		     "CPUTIME, where there is no PMU (stderr says which)"),
+	OPT_STRING('F', "freq", &args.freq, "FREQ",
+		   "sample FREQ times a second (events without @)"),
+	OPT_STRING('c', "count", &args.period, "PERIOD",
+		   "sample every PERIOD events (events without @)"),
+	OPT_STRING('b', "backend", &args.backend, "NAME",
+		   "use this backend plugin (pmcprof list); no fallback"),
+	OPT_STRING('o', "output", &args.outdir, "DIR",
+		   "write into DIR (created if missing; a DIR that holds\n"
+		   "profiles needs --append).  Default:\n"
+		   "./pmcprof-CMD-HOST-PID/, which must not exist"),
+	OPT_BOOL(0, "append", &args.append, "add this run's profiles to those already in -o DIR"),
+	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args.call_graph, NULL,
+		     "record call graphs (the default: --call-graph dwarf)"),
+	OPT_STRING(0, "call-graph", &args.call_graph, "MODE",
+		   "dwarf or unwind (libunwind, the default), fp (frame\n"
+		   "pointers), none (the sampled instruction only);\n"
+		   "lbr is refused: no last-branch-record support"),
+	ATTACH_OPTS(&args.att, "profile"),
+	OPT_BOOL(0, "no-fallback", &args.no_fallback, "fail instead of replacing an unusable event"),
+	OPT_BOOL(0, "convert-period", &args.convert_period,
+		 "let a period given in events (-c, @PERIOD) of an\n"
+		 "event that falls back to a clock become that clock's\n"
+		 "nanoseconds at the nominal CPU clock (default: refused)"),
+	OPT_BOOL(0, "force", &args.force,
+		 "record even with a hardware counter that failed\n"
+		 "calibration (counted zero or implausibly)"),
+	OPT_STRING(0, "signal", &args.signal, "N",
+		   "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
+		   "5 (SIGTRAP): perf_event's synchronous signal, no\n"
+		   "interrupt per sample (cheaper, in a VM much cheaper)"),
+	OPT_STRING(0, "random-period", &args.random_bits, "BITS",
+		   "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
+		   "against lockstep with periodic code"),
+	OPT_STRING(0, "seed", &args.seed, "N",
+		   "seed for --random-period (default: from the clock;\n"
+		   "recorded in the profiles either way)"),
+	OPT_BOOL(0, "private", &args.set.private_files, "directory mode 0700 and files 0600"),
+	OPT_BOOL(0, "no-timeline", &args.no_timeline,
+		 "keep no timeline (each sample's time and context, for\n"
+		 "pmcprof script, report --time and the trace export;\n"
+		 "PMCPROF_TIMELINE_BYTES bounds it per thread, 8M)"),
+	OPT_BOOL(0, "no-archive", &args.no_archive,
+		 "do not keep the names of the sampled addresses in\n"
+		 "DIR/symbols when the command ends (pmcprof archive)"),
+	OPT_BOOL('q', "quiet", &args.quiet,
+		 "no informational lines (the event used, the profile\n"
+		 "count); errors and failed calibrations are still shown"),
+	OPT_END,
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	struct opt_parser p;
-	const char *v;
-	char msg[512];
-	int c;
+	int first;
 
 	settings_defaults(&o->set);
-	opts_begin(&p, &record_cmd, argc, argv);
-	while ((c = opts_next(&p, &v)) != -1) {
-		switch (c) {
-		case 'e':
-			add_events(o, (char *)v);
-			break;
-		case 'F':
-			o->freq = v;
-			break;
-		case 'c':
-			o->period = v;
-			break;
-		case 'g':
-			v = "unwind";
-			c = OPT_CALL_GRAPH;
-			goto setting;
-		case 'p':
-			o->att.pids = v;
-			break;
-		case 't':
-			o->att.tids = v;
-			break;
-		case 'a':
-			o->att.all_cpus = true;
-			break;
-		case OPT_DURATION:
-			o->att.duration = v;
-			break;
-		case 'b':
-			o->backend = v;
-			break;
-		case 'o':
-			o->outdir = v;
-			break;
-		case OPT_APPEND:
-			o->append = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_NO_FALLBACK:
-			o->no_fallback = true;
-			break;
-		case OPT_CONVERT_PERIOD:
-			o->convert_period = true;
-			break;
-		case OPT_PRIVATE:
-			o->set.private_files = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_NO_TIMELINE:
-			o->set.timeline_bytes = 0;
-			o->no_timeline = true;
-			break;
-		case OPT_NO_ARCHIVE:
-			o->no_archive = true;
-			break;
-		case OPT_CALL_GRAPH:
-			v = call_graph(v);
-			/* fall through */
-		default:
-		setting:
-			for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++) {
-				if (setting_opts[i].opt != c)
-					continue;
-				if (settings_set(&o->set, setting_opts[i].env, setting_opts[i].label,
-						 v, msg, sizeof(msg)) < 0)
-					usage_error(msg);
-				o->seed_given |= c == OPT_SEED;
-			}
-			break;
-		}
-	}
-	if (o->att.duration && !attach_wanted(&o->att))
-		usage_error("--duration goes with -p, -t or -a (a command runs to its end)");
-	if (attach_wanted(&o->att))
-		o->att.cmd = p.ind < argc ? argv + p.ind : NULL;
-	else if (p.ind >= argc)
-		usage_error("no command to run");
+	first = opts_parse(&record_cmd, record_opts, argc, argv);
+	settings(o);
+	attach_operands(&o->att, &record_cmd, argc, argv, first, "no command to run");
 	apply_rate(o);
-	return p.ind;
+	return first;
 }
 
 /* "name@period" that pmc_event_parse turns back into exactly ev. */
@@ -1190,56 +1106,50 @@ static void timeline_settings(struct opts *o)
 	o->set.origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+/* Everything the collector is told before the command starts: the plan,
+ * the seed, the output directory, the settings in the run directory, the
+ * preloaded libraries. */
+static void prepare(struct opts *o, const char *path, const char *cmd)
 {
-	struct opts o = { 0 };
-	char path[PATH_MAX], why[PATH_MAX + 200], coll[PATH_MAX];
-	struct sigaction sa;
-	struct name_list before = { 0 };
-	int first, status, ret;
-	size_t n;
+	char coll[PATH_MAX], why[PATH_MAX + 200];
+	int ret;
 
-	first = parse_args(argc, argv, &o);
-	if (attach_wanted(&o.att)) {
-		attach_prepare("pmcprof record", &o.att, o.backend, attach_dir, sizeof(attach_dir));
-		make_plan(&o);
-		return attach_record(&o.att, &o.set, o.quiet, attach_outdir, &o);
-	}
-	ret = exe_resolve(argv[first], path, sizeof(path));
-	if (ret < 0)
-		die(EXIT_RUNTIME, "%s: %s", argv[first],
-		    ret == -ENOENT ? "command not found" : strerror(-ret));
-	if (exe_check(path, why, sizeof(why)) < 0)
-		die(EXIT_RUNTIME, "%s", why);
 	collector_path(coll);
-	make_plan(&o);
-	if (o.set.random_bits && !o.seed_given) {
+	make_plan(o);
+	if (o->set.random_bits && !o->seed_given) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		o.set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
+		o->set.seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
 	}
-	make_outdir(&o, argv[first]);
-	make_rundir(&o);
+	make_outdir(o, cmd);
+	make_rundir(o);
 	/* A process under more filters than ours was filtered by the program:
 	 * its collector makes no system call (collector/init.c). */
-	settings_seccomp_now(&o.set.seccomp_mode, &o.set.seccomp_filters);
+	settings_seccomp_now(&o->set.seccomp_mode, &o->set.seccomp_filters);
 	/* A run traced as a whole (strace -f pmcprof record) is profiled; a
 	 * process traced by a tool of the run (gdb's inferior) is not. */
-	o.set.tracer = settings_tracer_now();
+	o->set.tracer = settings_tracer_now();
 	/* An ASan program refuses to start unless its runtime comes first in
 	 * the library list: preload it before us (the collector takes it out
 	 * of the environment its children inherit). */
-	exe_asan_runtime(path, o.set.preload_first, sizeof(o.set.preload_first));
+	exe_asan_runtime(path, o->set.preload_first, sizeof(o->set.preload_first));
 	if (getenv("PMCPROF_PLUGIN_PATH") &&
-	    settings_set(&o.set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
+	    settings_set(&o->set, "PMCPROF_PLUGIN_PATH", NULL, getenv("PMCPROF_PLUGIN_PATH"), why,
 			 sizeof(why)) < 0)
 		die(EXIT_RUNTIME, "%s", why);
-	timeline_settings(&o);
-	if ((ret = export_settings(&o.set, rundir)) < 0)
+	timeline_settings(o);
+	if ((ret = export_settings(&o->set, rundir)) < 0)
 		die(EXIT_RUNTIME, "cannot pass the collector its settings: %s", strerror(-ret));
-	set_preload(o.set.preload_first, coll);
-	count_profiles(o.set.outdir, &before, NULL);	/* with --append: not ours */
+	set_preload(o->set.preload_first, coll);
+}
+
+/* Fork and exec the command, pass it the signals it decides on, wait for
+ * it and for the collector's watchers: its wait status. */
+static int run_command(const char *path, char **cmd)
+{
+	struct sigaction sa;
+	int status;
 
 	/* The collector's watchers (collector/watch.c) are orphaned at birth
 	 * and come to us: so we know when they are done. */
@@ -1248,7 +1158,7 @@ int main(int argc, char **argv)
 	if (child < 0)
 		die(EXIT_RUNTIME, "fork: %s", strerror(errno));
 	if (child == 0) {
-		execv(path, argv + first);
+		execv(path, cmd);
 		fprintf(stderr, "pmcprof record: cannot run %s: %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -1268,32 +1178,65 @@ int main(int argc, char **argv)
 	}
 	while (waitpid(-1, NULL, WNOHANG | __WALL) > 0)
 		;
+	return status;
+}
+
+/* After the command: the profiles counted, archived and said; the
+ * command's exit status (or its death by the same signal). */
+static int finish(struct opts *o, const struct name_list *before, const char *cmd, int status)
+{
+	size_t n;
+
 	warn_drain();
 	report_lost();
-	remove_stale_temps(o.set.outdir);
-	n = count_profiles(o.set.outdir, NULL, &before);
+	remove_stale_temps(o->set.outdir);
+	n = count_profiles(o->set.outdir, NULL, before);
 	/* (under MPI every rank shares DIR: one archive after the job) */
-	if (n && !o.no_archive) {
+	if (n && !o->no_archive) {
 		const char *rank = mpi_rank();
 
 		if (!rank)
-			archive_outdir(&o);
-		else if (!o.quiet && !strcmp(rank, "0"))
+			archive_outdir(o);
+		else if (!o->quiet && !strcmp(rank, "0"))
 			fprintf(stderr, "pmcprof record: after the job, 'pmcprof archive %s' keeps "
-				"the names of the sampled addresses with the profiles\n", o.set.outdir);
+				"the names of the sampled addresses with the profiles\n", o->set.outdir);
 	}
-	if (n && !o.quiet)
+	if (n && !o->quiet)
 		fprintf(stderr, "pmcprof record: %zu profile%s%s%s in %s\n", n, n == 1 ? "" : "s",
-			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o.set.outdir);
+			mpi_rank() ? " from rank " : "", mpi_rank() ? mpi_rank() : "", o->set.outdir);
 	else if (!n)
 		fprintf(stderr, "pmcprof record: no profiles were written to %s (see above)\n",
-			o.set.outdir);
+			o->set.outdir);
 	if (WIFSIGNALED(status)) {
 		int s = WTERMSIG(status);
 
-		fprintf(stderr, "pmcprof record: %s was killed by signal %d (SIG%s)\n", argv[first],
+		fprintf(stderr, "pmcprof record: %s was killed by signal %d (SIG%s)\n", cmd,
 			s, sigabbrev_np(s) ? sigabbrev_np(s) : "?");
 		die_of(s);
 	}
 	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts *o = &args;
+	char path[PATH_MAX], why[PATH_MAX + 200];
+	struct name_list before = { 0 };
+	int first, ret;
+
+	first = parse_args(argc, argv, o);
+	if (attach_wanted(&o->att)) {
+		attach_prepare("pmcprof record", &o->att, o->backend, attach_dir, sizeof(attach_dir));
+		make_plan(o);
+		return attach_record(&o->att, &o->set, o->quiet, attach_outdir, o);
+	}
+	ret = exe_resolve(argv[first], path, sizeof(path));
+	if (ret < 0)
+		die(EXIT_RUNTIME, "%s: %s", argv[first],
+		    ret == -ENOENT ? "command not found" : strerror(-ret));
+	if (exe_check(path, why, sizeof(why)) < 0)
+		die(EXIT_RUNTIME, "%s", why);
+	prepare(o, path, argv[first]);
+	count_profiles(o->set.outdir, &before, NULL);	/* with --append: not ours */
+	return finish(o, &before, argv[first], run_command(path, argv + first));
 }

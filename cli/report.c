@@ -14,93 +14,12 @@
 #include "analyzer/json.h"
 #include "cli/analyze.h"
 
-enum {
-	O_FUNCTION = COMMON_LAST + 1, O_CALLERS, O_CALLEES, O_TREE, O_DEPTH, O_SORT, O_TOP,
-	O_MIN_PCT, O_COLLAPSED, O_INPUT, O_STDIO, O_NO_CHILDREN, O_NR_SAMPLES,
-	O_FLAMEGRAPH, O_PPROF, O_SPEEDSCOPE, O_TIME, O_TRACE, O_CALL_GRAPH,
-};
-
-static const struct opt report_opts[] = {
-	OPT_SECTION("Input:"),
-	OPT('i', "input", required_argument, "PROFILE|DIR",
-	  "read this too (repeatable; as an operand, perf's -i)"),
-	OPT_INCLUDE(common_input_opts),
-	OPT_SECTION("Filters (perf's):"),
-	OPT_INCLUDE(common_filter_opts),
-	OPT_SECTION("Views (default: flat per function):"),
-	OPT_INCLUDE(common_view_opts),
-	OPT(O_FUNCTION, "function", required_argument, "FUNC",
-	  "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
-	OPT(O_CALLERS, "callers", required_argument, "FUNC",
-	  "functions calling FUNC (FUNC or MODULE:FUNC)"),
-	OPT(O_CALLEES, "callees", required_argument, "FUNC", "functions FUNC calls"),
-	OPT(O_TREE, "tree", optional_argument, "top-down|bottom-up",
-	  "calling-context tree (bottom-up: each function's\n"
-	  "own samples, then the callers they came through)"),
-	OPT(O_DEPTH, "depth", required_argument, "N", "tree levels to show (default: all)"),
-	OPT('g', "call-graph", required_argument, "caller|callee[,...]",
-	  "perf's -g: caller (--tree), callee (--tree=bottom-up),\n"
-	  "graph/fractal (a tree), folded (--collapsed), none\n"
-	  "(flat), a number (--min-pct)"),
-	OPT_SECTION("Selection:"),
-	OPT_INCLUDE(common_event_opts),
-	OPT(O_SORT, "sort", required_argument, "KEY[,KEY...]",
-	  "self, incl or name: the order (default: self;\n"
-	  "top-down tree: incl; bottom-up tree: self); perf's\n"
-	  "keys, the rows' identity, columns in their order:\n"
-	  "overhead (self), sym, dso (alone: --modules),\n"
-	  "srcline (--lines), comm, pid, tid (one table over\n"
-	  "the threads: dso,sym  comm,sym  pid,dso ...)"),
-	OPT(O_TOP, "top", required_argument, "N",
-	  "show the first N rows (trees: N children per node)"),
-	OPT(O_MIN_PCT, "min-pct", required_argument, "P",
-	  "hide rows under P% of the total (trees: default 0.5)"),
-	OPT(O_MIN_PCT, "percent-limit", required_argument, "P", "the same, perf's spelling"),
-	OPT(O_TIME, "time", required_argument, "START,END|P%/N|A%-B%",
-	  "only the samples from START to END seconds after\n"
-	  "the run's start (either may be empty), or percent\n"
-	  "slices of the run (10%/2: the second tenth; 0%-25%;\n"
-	  "several, comma-separated); from the profiles'\n"
-	  "timelines (pmcprof script shows the times)"),
-	OPT(O_NO_CHILDREN, "no-children", no_argument, NULL,
-	  "no inclusive (children) percentage column"),
-	OPT(O_NR_SAMPLES, "show-nr-samples", no_argument, NULL,
-	  "(-n) sample counts: always shown, the Self column"),
-	OPT('n', NULL, no_argument, NULL, NULL),
-	OPT_INCLUDE(common_split_opts),
-	OPT_INCLUDE(common_weight_opts),
-	OPT_SECTION("Symbols:"),
-	OPT_INCLUDE(common_symbol_opts),
-	OPT_SECTION("Output:"),
-	OPT_INCLUDE(common_format_opts),
-	OPT(O_COLLAPSED, "collapsed", no_argument, NULL, "FlameGraph's collapsed stacks"),
-	OPT(O_FLAMEGRAPH, "flamegraph", required_argument, "FILE",
-	  "write a flame graph: FILE.svg, or FILE.html for a page\n"
-	  "(hover, click to zoom, search; --tree=bottom-up: by\n"
-	  "self cost, callers above)"),
-	OPT(O_PPROF, "pprof", required_argument, "FILE",
-	  "write pprof's profile.proto, gzipped (go tool pprof)"),
-	OPT(O_SPEEDSCOPE, "speedscope", required_argument, "FILE",
-	  "write a speedscope file, one profile per thread\n"
-	  "(implies --by thread unless --by is given).  FILE\n"
-	  "'-': standard output; the three combine, and replace\n"
-	  "the report on standard output"),
-	OPT(O_TRACE, "trace", required_argument, "FILE",
-	  "write a Chrome / Perfetto trace (Trace Event JSON):\n"
-	  "each thread's samples on a timeline, for\n"
-	  "ui.perfetto.dev or chrome://tracing"),
-	OPT(O_STDIO, "stdio", no_argument, NULL, "text output (the default; for perf habits)"),
-	OPT_INCLUDE(common_text_opts),
-	OPT_END,
-};
-
 static const struct opt_cmd report_cmd = {
 	.prog = "pmcprof report",
 	.synopsis = "pmcprof report [OPTIONS] PROFILE|DIR...",
 	.description =
 		"Merge the profiles (files, or directories searched for *.pmcp) and show\n"
 		"where the samples went.  Values are sample counts unless --weight.\n",
-	.opts = report_opts,
 	.footer = "Exit status: 0 ok, 1 usage error, 2 a file could not be read or no samples.\n"
 		  "pmcprof-report(1) and docs/analyzer.md describe the columns and statistics.\n",
 };
@@ -108,40 +27,26 @@ static const struct opt_cmd report_cmd = {
 struct opts {
 	struct common c;
 	struct ana_query q;
-	bool tree, bottom_up, sort_given, min_pct_given, no_children;
+	bool tree, bottom_up, min_pct_given, no_children;
+	bool stdio;			/* --stdio, -n: perf's habits, the default here */
 	size_t top;			/* --top: per --by group when split */
-	const char **paths;		/* -i, then the operands */
-	size_t n_paths;
 	const char *line_func;		/* --function */
 	unsigned depth;
 	const char *flame, *pprof, *speedscope;	/* files to write instead of a report */
 	const char *trace;
-	const char *time_spec;		/* --time, as given */
-	struct ana_time_range time[16];
 	/* --sort with perf's keys: the columns in the keys' order */
 	enum ana_split key_thread;	/* comm, pid or tid: one table over the threads */
 	bool key_rows;			/* sym, dso or srcline among the keys */
 	bool dso_first;			/* dso before sym: the Module column first */
-	bool by_given;			/* --by */
 };
-
-static int add_path(struct opts *o, const char *path)
-{
-	const char **p = realloc(o->paths, (o->n_paths + 1) * sizeof(*p));
-
-	if (!p)
-		return -1;
-	o->paths = p;
-	p[o->n_paths++] = path;
-	return 0;
-}
 
 /* --sort KEY[,KEY...]: ours (self, incl, name) or perf's (overhead, sym,
  * dso, srcline, comm, pid, tid): perf's keys are the rows' identity (dso
  * alone: modules; srcline: lines; comm, pid, tid: the threads, split as
  * --by does and shown as one table with a column for them). */
-static int sort_keys(struct opts *o, const char *list)
+static int sort_keys(void *ctx, const char *list)
 {
+	struct opts *o = ctx;
 	static const char *const keys[] = { "self", "incl", "name", "overhead", "sym", "symbol",
 					     "dso", "srcline", "comm", "pid", "tid" };
 	static const struct { const char *key; enum ana_split split; } threads[] = {
@@ -191,8 +96,9 @@ static int sort_keys(struct opts *o, const char *list)
 
 /* perf's -g / --call-graph: the tokens of its comma list that mean
  * something here (print type, threshold, order); the rest is refused. */
-static int call_graph(struct opts *o, const char *list)
+static int call_graph(void *ctx, const char *list)
 {
+	struct opts *o = ctx;
 	char buf[256], *save, *end;
 
 	snprintf(buf, sizeof(buf), "%s", list);
@@ -210,7 +116,6 @@ static int call_graph(struct opts *o, const char *list)
 			;	/* perf's defaults: what rows are and show */
 		} else if (end != k && !*end && pct >= 0 && pct <= 100) {
 			o->q.min_pct = pct;
-			o->min_pct_given = true;
 		} else {
 			return usage_error(&o->c, "-g: expected caller, callee, graph, fractal, folded, "
 					   "none or a threshold in %%, got '%s'", k), -1;
@@ -219,117 +124,129 @@ static int call_graph(struct opts *o, const char *list)
 	return 0;
 }
 
-static int option(struct opts *o, int id, const char *v)
+/* --callers FUNC, --callees FUNC: a view of FUNC. */
+static int callers(void *ctx, const char *func)
 {
-	struct common *c = &o->c;
-	unsigned long long n;
-	int r = common_option(c, id, v);
+	struct common *c = ctx;
 
-	o->by_given |= id == COMMON_BY;
-	if (r)
-		return r < 0 ? -1 : 0;
-	switch (id) {
-	case O_TOP:
-		if (opts_uint(v, 0, 1000000000, &n))
-			return usage_error(c, "--top: expected a number up to 1000000000, got '%s'", v), -1;
-		o->q.top = o->top = n;
-		break;
-	case O_DEPTH:
-		if (opts_uint(v, 0, 100000, &n))
-			return usage_error(c, "--depth: expected a number up to 100000, got '%s'", v), -1;
-		o->depth = (unsigned)n;
-		break;
-	case O_MIN_PCT:
-		if (opts_double(v, 0, 100, &o->q.min_pct))
-			return usage_error(c, "--min-pct: expected 0..100, got '%s'", v), -1;
-		o->min_pct_given = true;
-		break;
-	case O_SORT:
-		if (sort_keys(o, v))
-			return -1;
-		o->sort_given = true;
-		break;
-	case 'g':
-		if (call_graph(o, v))
-			return -1;
-		break;
-	case 'i':
-		if (add_path(o, v))
-			return -1;
-		break;
-	case O_NO_CHILDREN:
-		o->no_children = true;
-		break;
-	case O_STDIO:
-	case O_NR_SAMPLES:
-	case 'n':
-		break;
-	case O_CALLERS:
-	case O_CALLEES:
-		c->view = id == O_CALLERS ? ANA_VIEW_CALLERS : ANA_VIEW_CALLEES;
-		c->func = v;
-		break;
-	case O_FUNCTION:
-		o->line_func = v;
-		break;
-	case O_TREE:
-		if (v && strcmp(v, "top-down") && strcmp(v, "bottom-up"))
-			return usage_error(c, "--tree: expected top-down or bottom-up, got '%s'", v), -1;
-		o->tree = true;
-		o->bottom_up = v && !strcmp(v, "bottom-up");
-		break;
-	case O_FLAMEGRAPH:
-	case O_PPROF:
-	case O_SPEEDSCOPE:
-		if (!v || !*v)
-			return usage_error(c, "--%s needs a file name", id == O_FLAMEGRAPH ? "flamegraph"
-					   : id == O_PPROF ? "pprof" : "speedscope"), -1;
-		*(id == O_FLAMEGRAPH ? &o->flame : id == O_PPROF ? &o->pprof : &o->speedscope) = v;
-		break;
-	case O_COLLAPSED:
-		c->out = OUT_COLLAPSED;
-		break;
-	case O_TIME: {
-		char msg[256];
-		int nt = ana_time_parse(v, o->time, sizeof(o->time) / sizeof(o->time[0]), msg,
-				       sizeof(msg));
-		if (nt < 0)
-			return usage_error(c, "%s", msg), -1;
-		c->o.time = o->time;
-		c->o.n_time = (size_t)nt;
-		o->time_spec = v;
-		break;
-	}
-	case O_TRACE:
-		if (!v || !*v)
-			return usage_error(c, "--trace needs a file name"), -1;
-		o->trace = v;
-		break;
-	}
+	c->view = ANA_VIEW_CALLERS;
+	c->func = func;
 	return 0;
 }
 
-static int parse(struct opts *o, int argc, char **argv, int *first_path)
+static int callees(void *ctx, const char *func)
+{
+	struct common *c = ctx;
+
+	c->view = ANA_VIEW_CALLEES;
+	c->func = func;
+	return 0;
+}
+
+/* --tree[=top-down|bottom-up] */
+static int tree(void *ctx, const char *v)
+{
+	struct opts *o = ctx;
+
+	if (v && strcmp(v, "top-down") && strcmp(v, "bottom-up"))
+		return usage_error(&o->c, "--tree: expected top-down or bottom-up, got '%s'", v), -1;
+	o->tree = true;
+	o->bottom_up = v && !strcmp(v, "bottom-up");
+	return 0;
+}
+
+/* The command line: the options' variables and their table. */
+static struct opts args;
+static const struct opt report_opts[] = {
+	OPT_SECTION("Input:"),
+	COMMON_INPUT_PATHS(&args.c),
+	COMMON_INPUT_OPTS(&args.c),
+	OPT_SECTION("Filters (perf's):"),
+	COMMON_FILTER_OPTS(&args.c),
+	OPT_SECTION("Views (default: flat per function):"),
+	COMMON_VIEW_OPTS(&args.c),
+	OPT_STRING(0, "function", &args.line_func, "FUNC",
+		   "with --lines: only FUNC's lines (FUNC or MODULE:FUNC)"),
+	OPT_CALLBACK(0, "callers", required_argument, callers, &args.c, "FUNC",
+		     "functions calling FUNC (FUNC or MODULE:FUNC)"),
+	OPT_CALLBACK(0, "callees", required_argument, callees, &args.c, "FUNC",
+		     "functions FUNC calls"),
+	OPT_CALLBACK(0, "tree", optional_argument, tree, &args, "top-down|bottom-up",
+		     "calling-context tree (bottom-up: each function's\n"
+		     "own samples, then the callers they came through)"),
+	OPT_UINT(0, "depth", &args.depth, 0, 100000, "N", "tree levels to show (default: all)"),
+	OPT_CALLBACK('g', "call-graph", required_argument, call_graph, &args, "caller|callee[,...]",
+		     "perf's -g: caller (--tree), callee (--tree=bottom-up),\n"
+		     "graph/fractal (a tree), folded (--collapsed), none\n"
+		     "(flat), a number (--min-pct)"),
+	OPT_SECTION("Selection:"),
+	COMMON_EVENT_OPTS(&args.c),
+	OPT_CALLBACK(0, "sort", required_argument, sort_keys, &args, "KEY[,KEY...]",
+		     "self, incl or name: the order (default: self;\n"
+		     "top-down tree: incl; bottom-up tree: self); perf's\n"
+		     "keys, the rows' identity, columns in their order:\n"
+		     "overhead (self), sym, dso (alone: --modules),\n"
+		     "srcline (--lines), comm, pid, tid (one table over\n"
+		     "the threads: dso,sym  comm,sym  pid,dso ...)"),
+	OPT_UINT(0, "top", &args.top, 0, 1000000000, "N",
+		 "show the first N rows (trees: N children per node)"),
+	OPT_DOUBLE(0, "min-pct", &args.q.min_pct, 0, 100, "P",
+		   "hide rows under P% of the total (trees: default 0.5)"),
+	OPT_DOUBLE(0, "percent-limit", &args.q.min_pct, 0, 100, "P", "the same, perf's spelling"),
+	OPT_CALLBACK(0, "time", required_argument, common_time, &args.c, "START,END|P%/N|A%-B%",
+		     "only the samples from START to END seconds after\n"
+		     "the run's start (either may be empty), or percent\n"
+		     "slices of the run (10%/2: the second tenth; 0%-25%;\n"
+		     "several, comma-separated); from the profiles'\n"
+		     "timelines (pmcprof script shows the times)"),
+	OPT_BOOL(0, "no-children", &args.no_children,
+		 "no inclusive (children) percentage column"),
+	OPT_BOOL(0, "show-nr-samples", &args.stdio,
+		 "(-n) sample counts: always shown, the Self column"),
+	OPT_BOOL('n', NULL, &args.stdio, NULL),
+	COMMON_SPLIT_OPTS(&args.c),
+	COMMON_WEIGHT_OPTS(&args.c),
+	OPT_SECTION("Symbols:"),
+	COMMON_SYMBOL_OPTS(&args.c),
+	OPT_SECTION("Output:"),
+	COMMON_FORMAT_OPTS(&args.c),
+	OPT_SET_INT(0, "collapsed", &args.c.out, OUT_COLLAPSED, "FlameGraph's collapsed stacks"),
+	OPT_STRING(0, "flamegraph", &args.flame, "FILE",
+		   "write a flame graph: FILE.svg, or FILE.html for a page\n"
+		   "(hover, click to zoom, search; --tree=bottom-up: by\n"
+		   "self cost, callers above)"),
+	OPT_STRING(0, "pprof", &args.pprof, "FILE",
+		   "write pprof's profile.proto, gzipped (go tool pprof)"),
+	OPT_STRING(0, "speedscope", &args.speedscope, "FILE",
+		   "write a speedscope file, one profile per thread\n"
+		   "(implies --by thread unless --by is given).  FILE\n"
+		   "'-': standard output; the three combine, and replace\n"
+		   "the report on standard output"),
+	OPT_STRING(0, "trace", &args.trace, "FILE",
+		   "write a Chrome / Perfetto trace (Trace Event JSON):\n"
+		   "each thread's samples on a timeline, for\n"
+		   "ui.perfetto.dev or chrome://tracing"),
+	OPT_BOOL(0, "stdio", &args.stdio, "text output (the default; for perf habits)"),
+	COMMON_TEXT_OPTS(&args.c),
+	OPT_END,
+};
+
+/* The checks of what the options say together, once all are read. */
+static int check(struct opts *o)
 {
 	struct common *c = &o->c;
-	struct opt_parser p;
-	const char *v;
-	int id;
+	const char *const files[] = { o->flame, o->pprof, o->speedscope, o->trace };
+	const char *const names[] = { "--flamegraph", "--pprof", "--speedscope", "--trace" };
 
-	opts_begin(&p, &report_cmd, argc, argv);
-	while ((id = opts_next(&p, &v)) != -1)
-		if (option(o, id, v))
-			return EXIT_USAGE;
-	*first_path = p.ind;
-	for (int i = p.ind; i < argc; i++)
-		if (add_path(o, argv[i]))
-			return EXIT_RUNTIME;
-	if (!o->n_paths)
+	for (size_t i = 0; i < 4; i++)
+		if (files[i] && !*files[i])
+			return usage_error(c, "%s needs a file name", names[i]);
+	if (!c->n_paths)
 		return usage_error(c, "no profile given");
 	if (o->tree && o->no_children)
 		return usage_error(c, "--no-children is for flat views, not --tree");
 	if (o->key_thread) {
-		if (o->by_given && c->o.split != o->key_thread)
+		if (c->o.split && c->o.split != o->key_thread)
 			return usage_error(c, "--sort comm, pid or tid splits the run itself: not with "
 					   "another --by");
 		c->o.split = o->key_thread;
@@ -346,6 +263,20 @@ static int parse(struct opts *o, int argc, char **argv, int *first_path)
 		c->func = o->line_func;
 	}
 	return 0;
+}
+
+static int parse(struct opts *o, int argc, char **argv, int *first_path)
+{
+	struct common *c = &o->c;
+
+	o->q.min_pct = -1;	/* not given (-g N gives it too) */
+	*first_path = opts_parse(&report_cmd, report_opts, argc, argv);
+	o->min_pct_given = o->q.min_pct >= 0;
+	o->q.min_pct = fmax(o->q.min_pct, 0);
+	o->q.top = o->top;
+	if (common_operands(c, argc, argv, *first_path))
+		return EXIT_RUNTIME;
+	return check(o);
 }
 
 static const char *short_event(const char *name, char *buf, size_t len)
@@ -965,9 +896,9 @@ static void print_short_header(const struct opts *op, const struct ana_set *s, F
 
 	print_errors(c, s);
 	print_summary(c, s, NULL, out);
-	if (op->time_spec)
+	if (c->time_spec)
 		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
-			op->time_spec);
+			c->time_spec);
 	if (c->filter[3] || c->filter[4])
 		fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
 			"are of all the run's samples\n", c->filter[3] ? " --dso " : "",
@@ -1075,45 +1006,12 @@ static int print_results(struct opts *op, struct ana_set *s, int argc, char **ar
 	return rc == EXIT_OK && ana_set_n_errors(s) ? EXIT_RUNTIME : rc;
 }
 
-static int run(struct opts *op, int argc, char **argv);
 
-int main(int argc, char **argv)
+/* The query the options make, once the set's columns are known. */
+static void query(struct opts *op, int col)
 {
-	struct opts o = { 0 };
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	free(o.paths);
-	return rc;
-}
-
-static int run(struct opts *op, int argc, char **argv)
-{
-	common_init(&op->c, "pmcprof report");
-	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
-	int first = 0;
-	if (parse(op, argc, argv, &first))
-		return EXIT_USAGE;
 	struct common *c = &op->c;
-	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
-	/* speedscope's evented profiles and the trace come from the timelines */
-	c->o.timeline = op->speedscope || op->trace;
-	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
-		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
-	struct ana_set *s = common_set(c);
-	if (!s)
-		return EXIT_RUNTIME;
-	for (size_t i = 0; i < op->n_paths; i++)
-		if (common_add(c, s, 0, 0, op->paths[i]))
-			return EXIT_RUNTIME;
-	if (op->n_paths == 1)
-		ana_set_label(s, 0, op->paths[0]);
-	if (common_finish(c, s, 0, NULL))
-		return EXIT_RUNTIME;
-	int col = common_columns(c, s);
-	if (col < 0) {
-		ana_set_free(s);
-		return EXIT_USAGE;
-	}
+
 	op->q.event = (size_t)col;
 	op->q.view = op->tree ? (op->bottom_up ? ANA_VIEW_BOTTOMUP : ANA_VIEW_TOPDOWN) : c->view;
 	op->q.func = c->func;
@@ -1122,8 +1020,50 @@ static int run(struct opts *op, int argc, char **argv)
 	op->q.max_depth = op->tree ? (op->depth ? op->depth : UINT_MAX) : 0;
 	if (op->tree && !op->min_pct_given && c->out == OUT_TEXT)
 		op->q.min_pct = 0.5;	/* a full tree is rarely readable as text */
+}
 
-	int rc = print_results(op, s, argc, argv, first);
+/* The options read and the runs loaded as they say: the set, or NULL with
+ * the exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
+{
+	struct opts *op = &args;
+	struct common *c = &op->c;
+
+	op->q = (struct ana_query){ .sz = sizeof(op->q), .base = -1 };
+	*rc = EXIT_USAGE;
+	if (parse(op, argc, argv, first))
+		return NULL;
+	c->o.line_contexts = op->pprof != NULL;	/* pprof's line numbers */
+	/* speedscope's evented profiles and the trace come from the timelines */
+	c->o.timeline = op->speedscope || op->trace;
+	if (op->speedscope && !op->flame && !op->pprof && c->o.split == ANA_SPLIT_NONE)
+		c->o.split = ANA_SPLIT_THREAD;	/* speedscope shows a profile per thread */
+	*rc = EXIT_RUNTIME;
+	struct ana_set *s = common_load(c, 0, true);
+	if (!s)
+		return NULL;
+	int col = common_columns(c, s);
+	if (col < 0) {
+		ana_set_free(s);
+		*rc = EXIT_USAGE;
+		return NULL;
+	}
+	query(op, col);
+	return s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	int rc = print_results(&args, s, argc, argv, first);
 	ana_set_free(s);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command cmd = {
+		.prog = "pmcprof report", .c = &args.c, .prepare = prepare, .run = run,
+	};
+
+	return command_main(&cmd, argc, argv);
 }

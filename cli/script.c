@@ -12,35 +12,6 @@
 
 #include "cli/analyze.h"
 
-enum {
-	O_INPUT = COMMON_LAST + 1, O_FIELDS, O_TIME, O_PID, O_TID, O_COMM, O_HIDE_CG, O_MAX_STACK,
-};
-
-static const struct opt script_opts[] = {
-	OPT('i', "input", required_argument, "PROFILE|DIR",
-	  "read this too (repeatable; as an operand, perf's -i)"),
-	OPT('F', "fields", required_argument, "FIELD[,FIELD...]",
-	  "what each line shows, among comm, pid, tid, time,\n"
-	  "period, event, ip, sym, dso, srcline (default: comm,\n"
-	  "tid, time, period, event, ip, sym, dso); +FIELD adds\n"
-	  "to the default and -FIELD removes from it"),
-	OPT(O_TIME, "time", required_argument, "START,END|P%/N|A%-B%",
-	  "only samples from START to END seconds after the\n"
-	  "run's start, or percent slices (as report --time)"),
-	OPT(O_PID, "pid", required_argument, "PID[,PID...]", "only these processes"),
-	OPT(O_TID, "tid", required_argument, "TID[,TID...]", "only these threads"),
-	OPT(O_COMM, "comm", required_argument, "NAME[,NAME...]",
-	  "only threads with these names (or commands)"),
-	OPT('G', "hide-call-graph", no_argument, NULL, "the sampled function only, no stack"),
-	OPT(O_MAX_STACK, "max-stack", required_argument, "N", "at most N frames of each stack"),
-	OPT('e', "event", required_argument, "NAME|N",
-	  "only this event's samples (name, or its column from 1)"),
-	OPT_SECTION("Symbols:"),
-	OPT_INCLUDE(common_symbol_opts),
-	OPT('q', "quiet", no_argument, NULL, "no notes on stderr (errors are still shown)"),
-	OPT_END,
-};
-
 static const struct opt_cmd script_cmd = {
 	.prog = "pmcprof script",
 	.synopsis = "pmcprof script [OPTIONS] PROFILE|DIR...",
@@ -49,7 +20,6 @@ static const struct opt_cmd script_cmd = {
 		"threads: the thread, the time in seconds after the run's start, the event\n"
 		"and the stack, leaf first, one frame a line (perf script's layout).\n"
 		"record keeps a timeline unless --no-timeline.\n",
-	.opts = script_opts,
 	.footer = "Exit status: 0 ok, 1 usage error, 2 a file could not be read, or no timeline.\n"
 		  "pmcprof-script(1) and docs/analyzer.md (\"Timeline\") have more.\n",
 };
@@ -66,29 +36,19 @@ static const char *const field_names[F_N] = {
 
 struct opts {
 	struct common c;
-	const char **paths;
-	size_t n_paths;
 	unsigned fields;
 	bool hide_cg;
 	size_t max_stack;
 	const char *pids, *tids, *comms;	/* comma-separated filters */
-	struct ana_time_range time[16];
+	int ev;				/* -e: the event's column, or -1 for all */
 };
 
-static int add_path(struct opts *o, const char *path)
-{
-	const char **p = realloc(o->paths, (o->n_paths + 1) * sizeof(*p));
-
-	if (!p)
-		return -1;
-	o->paths = p;
-	p[o->n_paths++] = path;
-	return 0;
-}
+static struct opts args;
 
 /* -F: a list replaces the default; +f and -f edit it (perf's forms). */
-static int fields(struct opts *o, const char *list)
+static int fields(void *ctx, const char *list)
 {
+	struct opts *o = ctx;
 	char buf[256], *save;
 	bool edit = list[0] == '+' || list[0] == '-';
 	unsigned set = edit ? o->fields : 0;
@@ -116,50 +76,38 @@ static int fields(struct opts *o, const char *list)
 	return 0;
 }
 
-static int option(struct opts *o, int id, const char *v)
+static int parse(struct opts *o, int argc, char **argv)
 {
 	struct common *c = &o->c;
-	unsigned long long n;
-	int r = common_option(c, id, v);
+	const struct opt opts[] = {
+		COMMON_INPUT_PATHS(c),
+		OPT_CALLBACK('F', "fields", required_argument, fields, o, "FIELD[,FIELD...]",
+			     "what each line shows, among comm, pid, tid, time,\n"
+			     "period, event, ip, sym, dso, srcline (default: comm,\n"
+			     "tid, time, period, event, ip, sym, dso); +FIELD adds\n"
+			     "to the default and -FIELD removes from it"),
+		OPT_CALLBACK(0, "time", required_argument, common_time, c, "START,END|P%/N|A%-B%",
+			     "only samples from START to END seconds after the\n"
+			     "run's start, or percent slices (as report --time)"),
+		OPT_STRING(0, "pid", &o->pids, "PID[,PID...]", "only these processes"),
+		OPT_STRING(0, "tid", &o->tids, "TID[,TID...]", "only these threads"),
+		OPT_STRING(0, "comm", &o->comms, "NAME[,NAME...]",
+			   "only threads with these names (or commands)"),
+		OPT_BOOL('G', "hide-call-graph", &o->hide_cg, "the sampled function only, no stack"),
+		OPT_UINT(0, "max-stack", &o->max_stack, 1, 100000, "N", "at most N frames of each stack"),
+		OPT_STRING('e', "event", &c->event, "NAME|N",
+			   "only this event's samples (name, or its column from 1)"),
+		OPT_SECTION("Symbols:"),
+		COMMON_SYMBOL_OPTS(c),
+		OPT_BOOL('q', "quiet", &c->quiet, "no notes on stderr (errors are still shown)"),
+		OPT_END,
+	};
+	int first = opts_parse(&script_cmd, opts, argc, argv);
 
-	if (r)
-		return r < 0 ? -1 : 0;
-	switch (id) {
-	case 'i':
-		return add_path(o, v);
-	case 'F':
-		return fields(o, v);
-	case O_TIME: {
-		char msg[256];
-		int nt = ana_time_parse(v, o->time, sizeof(o->time) / sizeof(o->time[0]), msg,
-					sizeof(msg));
-		if (nt < 0)
-			return usage_error(c, "%s", msg), -1;
-		c->o.time = o->time;
-		c->o.n_time = (size_t)nt;
-		break;
-	}
-	case O_PID:
-		o->pids = v;
-		break;
-	case O_TID:
-		o->tids = v;
-		break;
-	case O_COMM:
-		o->comms = v;
-		break;
-	case 'G':
-		o->hide_cg = true;
-		break;
-	case O_MAX_STACK:
-		if (opts_uint(v, 1, 100000, &n))
-			return usage_error(c, "--max-stack: expected 1..100000, got '%s'", v), -1;
-		o->max_stack = (size_t)n;
-		break;
-	case 'q':
-		c->quiet = true;
-		break;
-	}
+	if (common_operands(c, argc, argv, first))
+		return EXIT_RUNTIME;
+	if (!c->n_paths)
+		return usage_error(c, "no profile given");
 	return 0;
 }
 
@@ -346,36 +294,35 @@ static int print_all(const struct opts *o, const struct ana_set *s, int ev, FILE
 	return ferror(out) ? -EIO : 0;
 }
 
-static int run(struct opts *o, int argc, char **argv)
+/* The options read and the timelines loaded: the set, or NULL with the
+ * exit status in *rc (said). */
+static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 {
+	struct opts *o = &args;
 	struct common *c = &o->c;
-	struct opt_parser p;
-	const char *v;
-	int id, rc = EXIT_RUNTIME;
+	struct ana_set *s;
 
-	opts_begin(&p, &script_cmd, argc, argv);
-	while ((id = opts_next(&p, &v)) != -1)
-		if (option(o, id, v))
-			return EXIT_USAGE;
-	for (int i = p.ind; i < argc; i++)
-		if (add_path(o, argv[i]))
-			return EXIT_RUNTIME;
-	if (!o->n_paths)
-		return usage_error(c, "no profile given");
+	if ((*rc = parse(o, argc, argv)))
+		return NULL;
 	c->o.timeline = true;
-	struct ana_set *s = common_set(c);
-	if (!s)
-		return EXIT_RUNTIME;
-	for (size_t i = 0; i < o->n_paths; i++)
-		if (common_add(c, s, 0, 0, o->paths[i]))
-			return EXIT_RUNTIME;
-	if (common_finish(c, s, 0, NULL))
-		return EXIT_RUNTIME;
-	int ev = c->event ? common_columns(c, s) : -1;
-	if (c->event && ev < 0) {
+	*rc = EXIT_RUNTIME;
+	if (!(s = common_load(c, 0, false)))
+		return NULL;
+	o->ev = c->event ? common_columns(c, s) : -1;
+	if (c->event && o->ev < 0) {
 		ana_set_free(s);
-		return EXIT_USAGE;
+		*rc = EXIT_USAGE;
+		return NULL;
 	}
+	return s;
+}
+
+static int run(struct ana_set *s, int argc, char **argv, int first)
+{
+	struct opts *o = &args;
+	struct common *c = &o->c;
+	int rc = EXIT_RUNTIME;
+
 	if (!c->quiet)
 		print_notes(c, s, NULL);
 	else
@@ -384,7 +331,7 @@ static int run(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "%s: no profile holds a timeline (recorded with --no-timeline or by "
 			"an older pmcprof)\n", c->prog);
 	} else {
-		int e = print_all(o, s, ev, stdout);
+		int e = print_all(o, s, o->ev, stdout);
 		if (e)
 			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
 		else
@@ -396,11 +343,10 @@ static int run(struct opts *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .fields = DEFAULT_FIELDS };
+	const struct command cmd = {
+		.prog = "pmcprof script", .c = &args.c, .prepare = prepare, .run = run,
+	};
 
-	common_init(&o.c, "pmcprof script");
-	int rc = run(&o, argc, argv);
-	common_free(&o.c);
-	free(o.paths);
-	return rc;
+	args.fields = DEFAULT_FIELDS;
+	return command_main(&cmd, argc, argv);
 }

@@ -26,46 +26,11 @@
 #include "cli/attach.h"
 #include "cli/options.h"
 
-enum { OPT_NO_FALLBACK = OPT_LONG, OPT_DURATION, OPT_FALLBACK };
-
-static const struct opt stat_opts[] = {
-	OPT('e', "event", required_argument, "EVENT[,EVENT...]",
-	  "event to count (repeatable or a comma-separated list;\n"
-	  "default: task-clock, and cycles/instructions where a\n"
-	  "hardware PMU works; a backend's own first event with -b)"),
-	OPT('b', "backend", required_argument, "BACKEND",
-	  "backend plugin (perf_event, cputimer, kvm_vpmu, ...)"),
-	OPT('r', "repeat", required_argument, "N",
-	  "run CMD N times; print the mean and its standard\n"
-	  "error as +- % (perf stat -r)"),
-	OPT('x', "field-separator", required_argument, "SEP",
-	  "perf stat's CSV, one line per event: value, unit, event,\n"
-	  "[with -r: the +- %,] running_ns, running_pct,\n"
-	  "metric value, metric unit"),
-	OPT('o', "output", required_argument, "FILE", "write the counts to FILE instead of stderr"),
-	OPT(OPT_FALLBACK, "fallback", no_argument, NULL,
-	  "count a replacement for an event that cannot be\n"
-	  "counted here (cycles -> cpu-clock), as record does;\n"
-	  "default: a <not supported> row, as perf stat prints"),
-	OPT(OPT_NO_FALLBACK, "no-fallback", no_argument, NULL,
-	  "fail instead of printing <not supported>"),
-	OPT('p', "pid", required_argument, "PID[,PID...]",
-	  "count these running processes (every thread, and\n"
-	  "threads and children they start)"),
-	OPT('t', "tid", required_argument, "TID[,TID...]", "count these running threads"),
-	OPT('a', "all-cpus", no_argument, NULL, "count every process on every CPU"),
-	OPT(OPT_DURATION, "duration", required_argument, "SECONDS",
-	  "with -p/-t/-a: stop after SECONDS (else at Ctrl-C,\n"
-	  "when the processes end, or when CMD, if given, ends)"),
-	OPT_END,
-};
-
 static const struct opt_cmd stat_cmd = {
 	.prog = "pmcprof stat",
 	.synopsis = "pmcprof stat [OPTIONS] [--] CMD [ARGS]\n"
 		    "       pmcprof stat [OPTIONS] -p PID | -t TID | -a [--duration S] [-- CMD]",
 	.description = "Counts events over the whole run of CMD, its threads and child processes.\n",
-	.opts = stat_opts,
 	.footer = "The program's exit status is passed through (a signal as 128+N; with -r,\n"
 		  "the last run's, stopping at a run killed by a signal); 1 for a usage\n"
 		  "error, 2 when pmcprof cannot count.  See pmcprof-stat(1).\n",
@@ -78,6 +43,7 @@ struct stat_args {
 	const char *backend, *sep, *outpath;
 	unsigned flags;
 	bool fallback;			/* --fallback: replace, as record does */
+	bool no_fallback;		/* --no-fallback */
 	unsigned long long repeat;
 	char **cmd;		/* the program and its arguments */
 	struct attach_req att;	/* -p/-t/-a: cli/attach.c */
@@ -99,75 +65,52 @@ struct run {
 	bool counted;
 };
 
-static void add_events(struct stat_args *a, char *list)
+static int add_events(void *ctx, const char *list)
 {
-	for (char *save, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		if (a->n == PMC_MAX_EVENTS)
-			opts_die(&stat_cmd, "at most %d events", PMC_MAX_EVENTS);
-		a->specs[a->n++] = e;
-	}
+	struct stat_args *a = ctx;
+
+	if (opts_split((char *)list, ",", a->specs, &a->n, PMC_MAX_EVENTS))
+		opts_die(&stat_cmd, "at most %d events", PMC_MAX_EVENTS);
+	return 0;
 }
 
 static void parse_args(struct stat_args *a, int argc, char **argv)
 {
-	struct opt_parser p;
-	const char *v;
-	int opt;
+	const struct opt opts[] = {
+		OPT_CALLBACK('e', "event", required_argument, add_events, a, "EVENT[,EVENT...]",
+			     "event to count (repeatable or a comma-separated list;\n"
+			     "default: task-clock, and cycles/instructions where a\n"
+			     "hardware PMU works; a backend's own first event with -b)"),
+		OPT_STRING('b', "backend", &a->backend, "BACKEND",
+			   "backend plugin (perf_event, cputimer, kvm_vpmu, ...)"),
+		OPT_UINT('r', "repeat", &a->repeat, 1, 100000, "N",
+			 "run CMD N times; print the mean and its standard\n"
+			 "error as +- % (perf stat -r)", .expect = "a number of runs, 1..100000"),
+		OPT_STRING('x', "field-separator", &a->sep, "SEP",
+			   "perf stat's CSV, one line per event: value, unit, event,\n"
+			   "[with -r: the +- %,] running_ns, running_pct,\n"
+			   "metric value, metric unit"),
+		OPT_STRING('o', "output", &a->outpath, "FILE",
+			   "write the counts to FILE instead of stderr"),
+		OPT_BOOL(0, "fallback", &a->fallback,
+			 "count a replacement for an event that cannot be\n"
+			 "counted here (cycles -> cpu-clock), as record does;\n"
+			 "default: a <not supported> row, as perf stat prints"),
+		OPT_BOOL(0, "no-fallback", &a->no_fallback, "fail instead of printing <not supported>"),
+		ATTACH_OPTS(&a->att, "count"),
+		OPT_END,
+	};
+	int first;
 
 	a->repeat = 1;
-	opts_begin(&p, &stat_cmd, argc, argv);
-	while ((opt = opts_next(&p, &v)) != -1) {
-		switch (opt) {
-		case 'e':
-			add_events(a, (char *)v);
-			break;
-		case 'b':
-			a->backend = v;
-			break;
-		case 'r':
-			if (opts_uint(v, 1, 100000, &a->repeat))
-				opts_die(&stat_cmd, "-r: expected a number of runs, 1..100000, got '%s'", v);
-			break;
-		case 'x':
-			a->sep = v;
-			break;
-		case 'o':
-			a->outpath = v;
-			break;
-		case OPT_NO_FALLBACK:
-			a->flags |= PMC_PLAN_NO_FALLBACK;
-			break;
-		case 'p':
-			a->att.pids = v;
-			break;
-		case 't':
-			a->att.tids = v;
-			break;
-		case 'a':
-			a->att.all_cpus = true;
-			break;
-		case OPT_DURATION:
-			a->att.duration = v;
-			break;
-		case OPT_FALLBACK:
-			a->fallback = true;
-			break;
-		}
-	}
-	if (a->fallback && (a->flags & PMC_PLAN_NO_FALLBACK))
+	first = opts_parse(&stat_cmd, opts, argc, argv);
+	if (a->no_fallback)
+		a->flags |= PMC_PLAN_NO_FALLBACK;
+	if (a->fallback && a->no_fallback)
 		opts_die(&stat_cmd, "--fallback and --no-fallback do not combine");
-	if (a->att.duration && !attach_wanted(&a->att))
-		opts_die(&stat_cmd, "--duration goes with -p, -t or -a (a command runs to its end)");
-	if (attach_wanted(&a->att)) {
-		if (a->repeat > 1)
-			opts_die(&stat_cmd, "-r repeats a command's run; it does not go with -p, -t or -a");
-		a->att.cmd = p.ind < argc ? argv + p.ind : NULL;
-		a->cmd = a->att.cmd;
-		return;
-	}
-	if (p.ind >= argc)
-		opts_die(&stat_cmd, "no command given");
-	a->cmd = argv + p.ind;
+	a->cmd = attach_operands(&a->att, &stat_cmd, argc, argv, first, "no command given");
+	if (attach_wanted(&a->att) && a->repeat > 1)
+		opts_die(&stat_cmd, "-r repeats a command's run; it does not go with -p, -t or -a");
 }
 
 static void first_event(const char *name, const char *desc, const char *unit, void *arg)

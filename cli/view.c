@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,44 +15,6 @@
 #include "cli/analyze.h"
 #include "cli/options.h"
 #include "viewer-tui/view.h"
-
-enum { O_MIN = COMMON_LAST + 1, O_MERGE, O_NOCMP, O_DEBUG, O_REMAP, O_NOMOUSE, O_SNAP, O_NOINL, O_SHORT,
-       O_NOCACHE, O_LABEL };
-
-static const struct opt view_opts[] = {
-	OPT('e', "event", required_argument, "NAME|N",
-	  "show this event first (name or column number from 1)"),
-	OPT('w', "weighted", no_argument, NULL,
-	  "values are sample weights (count x period), not counts"),
-	OPT('T', "threshold", required_argument, "R", "colour ratios >= R or <= 1/R (default 1.2)"),
-	OPT(O_MIN, "min-samples", required_argument, "N",
-	  "compare: hide functions with fewer samples in every run"),
-	OPT(O_NOCMP, "no-compare", no_argument, NULL, "open several runs without compare mode"),
-	OPT_INCLUDE(common_filter_opts),
-	OPT(O_MERGE, "merge", no_argument, NULL,
-	  "merge the runs found under a directory (each\n"
-	  "directory holding profiles is one record run)"),
-	OPT(O_LABEL, "label", required_argument, "NAME",
-	  "name the first run, then each next one, in order\n"
-	  "(repeatable; default: the run's argument)"),
-	OPT(O_DEBUG, "debug-dir", required_argument, "DIRS",
-	  "extra debug-info and source roots, colon-separated"),
-	OPT(O_REMAP, "remap", required_argument, "OLD=NEW",
-	  "read modules and sources under OLD from NEW (repeatable)"),
-	OPT(O_NOCACHE, "no-cache", no_argument, NULL,
-	  "do not use the symbol cache ($PMCPROF_CACHE_DIR, else\n"
-	  "~/.cache/pmcprof/symbols; PMCPROF_CACHE_DIR= disables it)"),
-	OPT(O_NOMOUSE, "no-mouse", no_argument, NULL, "leave the mouse to the terminal"),
-	OPT(O_NOINL, "no-inline", no_argument, NULL,
-	  "charge inlined code to the function it was inlined\n"
-	  "into (as perf report --no-inline)"),
-	OPT(O_SHORT, "short-names", no_argument, NULL,
-	  "function names without their namespace and class"),
-	OPT(O_SNAP, "snapshot", required_argument, "WxH",
-	  "print the first screen at W columns by H rows as text\n"
-	  "and exit (needs no terminal; for scripts and tests)"),
-	OPT_END,
-};
 
 static const struct opt_cmd view_cmd = {
 	.prog = "pmcprof view",
@@ -64,7 +27,6 @@ static const struct opt_cmd view_cmd = {
 		"run of the repeats A and B.  With two or more runs the view compares them with\n"
 		"the first (BASE): one ratio column per run, with a confidence interval and *\n"
 		"when the difference is significant.  Press ? in the viewer for the keys.\n",
-	.opts = view_opts,
 	.footer =
 		"Exit status: 0 after q, 1 usage error (also: not a terminal), 2 a profile\n"
 		"could not be read.  NO_COLOR turns colour off.  See pmcprof-view(1).\n",
@@ -104,170 +66,165 @@ static int snapshot(struct ui *ui, int w, int h)
 	return fflush(stdout) == 0 ? 0 : 2;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks. */
+struct args {
+	struct common c;	/* the options view shares with report */
+	struct ui_opts uo;
+	struct load_opts lo;
+	const char **labels;	/* --label */
+	size_t n_labels;
+	bool mouse;
+	int snap_w, snap_h;	/* --snapshot */
+	int first;		/* the first run's argument */
+};
+
+/* --snapshot WxH */
+static int snapshot_size(void *ctx, const char *v)
 {
-	struct load_opts lo = { 0 };
-	const char *labels[64];
-	size_t n_labels = 0;
-	struct ui_opts uo = { .sz = sizeof(uo), .load = &lo, .compare = true };
-	const char *event = NULL;
-	bool mouse = true, no_cache = false, merge = false;
-	int snap_w = 0, snap_h = 0, opt, rc, first;
-	char err[1024], cache[4096], *end;
-	const char *val;
-	struct opt_parser p;
-	struct ana_set *set;
-	struct ui *ui;
-	static const char *remap[65];	/* --remap values, NULL-terminated */
-	size_t n_remap = 0;
-	static char *filter[5];	/* --comm ... --symbols (freed at exit) */
+	struct args *a = ctx;
 
-	lo.remap = remap;
-	analysis_malloc_policy();
+	if (sscanf(v, "%dx%d", &a->snap_w, &a->snap_h) != 2 || a->snap_w < 1 || a->snap_h < 1 ||
+	    a->snap_w > 4096 || a->snap_h > 4096)
+		return usage_error(&a->c, "--snapshot: expected WIDTHxHEIGHT, e.g. 80x24, got '%s'",
+				   v), -1;
+	return 0;
+}
 
-	setlocale(LC_ALL, "");
-	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	opts_begin(&p, &view_cmd, argc, argv);
-	while ((opt = opts_next(&p, &val)) != -1) {
-		switch (opt) {
-		case 'e':
-			event = val;
-			break;
-		case 'w':
-			lo.weighted = true;
-			break;
-		case 'T':
-			uo.threshold = strtod(val, &end);
-			if (*end || !(uo.threshold > 1)) {
-				fprintf(stderr, "pmcprof view: --threshold wants a number above 1, "
-						"not '%s'\n", val);
-				return 1;
-			}
-			break;
-		case O_MIN:
-			uo.min_samples = strtoull(val, &end, 10);
-			if (*end || !*val) {
-				fprintf(stderr, "pmcprof view: --min-samples wants a count, not '%s'\n",
-					val);
-				return 1;
-			}
-			break;
-		case O_LABEL:
-			if (n_labels < sizeof(labels) / sizeof(*labels))
-				labels[n_labels++] = val;
-			lo.labels = labels;
-			lo.n_labels = n_labels;
-			break;
-		case O_NOCMP:
-			uo.compare = false;
-			break;
-		case O_MERGE:
-			merge = true;
-			break;
-		case COMMON_COMM:
-		case COMMON_PID:
-		case COMMON_TID:
-		case COMMON_DSO:
-		case COMMON_SYMBOLS:
-			if (filter_option(filter, "pmcprof view", opt, val))
-				return 1;
-			break;
-		case O_DEBUG:
-			lo.debug_dirs = val;
-			break;
-		case O_REMAP:
-			if (!strchr(val, '=') || val[0] == '=') {
-				fprintf(stderr, "pmcprof view: --remap wants OLD=NEW, not '%s'\n", val);
-				return 1;
-			}
-			if (n_remap == ARRAY_SIZE(remap) - 1) {
-				fprintf(stderr, "pmcprof view: more than %zu --remap options\n",
-					ARRAY_SIZE(remap) - 1);
-				return 1;
-			}
-			remap[n_remap++] = val;
-			break;
-		case O_NOMOUSE:
-			mouse = false;
-			break;
-		case O_NOCACHE:
-			no_cache = true;
-			break;
-		case O_NOINL:
-			lo.no_inline = true;
-			break;
-		case O_SHORT:
-			lo.short_names = true;
-			break;
-		case O_SNAP:
-			if (sscanf(val, "%dx%d", &snap_w, &snap_h) != 2 || snap_w < 1 ||
-			    snap_h < 1 || snap_w > 4096 || snap_h > 4096) {
-				fprintf(stderr, "pmcprof view: --snapshot wants WIDTHxHEIGHT, "
-						"e.g. 80x24, not '%s'\n", val);
-				return 1;
-			}
-			break;
-		}
-	}
-	first = p.ind;
-	if (first >= argc)
+static void parse(struct args *a, int argc, char **argv)
+{
+	struct common *c = &a->c;
+	const struct opt opts[] = {
+		OPT_STRING('e', "event", &c->event, "NAME|N",
+			   "show this event first (name or column number from 1)"),
+		OPT_BOOL('w', "weighted", &c->o.weighted,
+			 "values are sample weights (count x period), not counts"),
+		OPT_DOUBLE('T', "threshold", &a->uo.threshold, 1, HUGE_VAL, "R",
+			   "colour ratios >= R or <= 1/R (default 1.2)", .open = true,
+			   .expect = "a threshold above 1"),
+		OPT_UINT(0, "min-samples", &a->uo.min_samples, 0, ~0ULL, "N",
+			 "compare: hide functions with fewer samples in every run",
+			 .expect = "a count"),
+		OPT_SET_INT(0, "no-compare", &a->uo.compare, false,
+			    "open several runs without compare mode"),
+		COMMON_FILTER_OPTS(c),
+		COMMON_INPUT_OPTS(c),
+		OPT_LIST(0, "label", &a->labels, &a->n_labels, "NAME",
+			 "name the first run, then each next one, in order\n"
+			 "(repeatable; default: the run's argument)"),
+		COMMON_SYMBOL_OPTS(c),
+		OPT_SET_INT(0, "no-mouse", &a->mouse, false, "leave the mouse to the terminal"),
+		OPT_CALLBACK(0, "snapshot", required_argument, snapshot_size, a, "WxH",
+			     "print the first screen at W columns by H rows as text\n"
+			     "and exit (needs no terminal; for scripts and tests)"),
+		OPT_END,
+	};
+
+	a->first = opts_parse(&view_cmd, opts, argc, argv);
+	if (a->first >= argc)
 		opts_die(&view_cmd, "which profile?  Give a .pmcp file or a directory "
 				    "(pmcprof record writes one).");
-	/* Before the (maybe long) load: a pipe cannot take a full-screen UI. */
-	if (!snap_w && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		fprintf(stderr, "pmcprof view: needs a terminal (%s is not a TTY); for text "
-				"output use 'pmcprof report' or 'pmcprof diff'\n",
-			isatty(STDIN_FILENO) ? "standard output" : "standard input");
-		return 1;
-	}
-	/* Runs compared are operands ("A,B": repeats); under one, one run. */
-	for (int i = first; i < argc; i++) {
+}
+
+/* Every run's files ("A,B": repeats) with one run under each, unless
+ * --merge: 0, or -1 (said). */
+static int check_operands(const struct args *a, int argc, char **argv)
+{
+	for (int i = a->first; i < argc; i++) {
 		char *copy = strdup(argv[i]), *save = NULL;
 		for (char *q = copy ? strtok_r(copy, ",", &save) : NULL; q;
 		     q = strtok_r(NULL, ",", &save)) {
-			if (check_runs("pmcprof view", q, merge)) {
+			if (check_runs(a->c.prog, q, a->c.merge)) {
 				free(copy);
-				return 2;
+				return -1;
 			}
 		}
 		free(copy);
 	}
-	lo.cache_dir = symbol_cache_dir(no_cache, cache, sizeof(cache));
-	lo.comms = filter[0];
-	lo.pids = filter[1];
-	lo.tids = filter[2];
-	lo.dsos = filter[3];
-	lo.symbols = filter[4];
+	return 0;
+}
+
+/* The runs loaded as the options say: 0, or the exit status (said). */
+static int load(struct args *a, struct ana_set **set, int argc, char **argv)
+{
+	struct common *c = &a->c;
+	struct load_opts *lo = &a->lo;
+	char err[1024], cache[4096];
+
+	*lo = (struct load_opts){
+		.weighted = c->o.weighted, .debug_dirs = c->debug_dirs, .remap = c->remap,
+		.cache_dir = symbol_cache_dir(c->no_cache, cache, sizeof(cache)),
+		.no_inline = c->o.no_inline, .short_names = c->o.short_names,
+		.comms = c->filter[0], .pids = c->filter[1], .tids = c->filter[2],
+		.dsos = c->filter[3], .symbols = c->filter[4],
+		.labels = a->labels, .n_labels = a->n_labels,
+	};
 	if (isatty(STDERR_FILENO)) {
-		progress_start("pmcprof view");
-		lo.progress_fn = progress_cb;
+		progress_start(c->prog);
+		lo->progress_fn = progress_cb;
 	}
-	rc = set_load(&set, argv + first, (size_t)(argc - first), &lo, err, sizeof(err));
+	int rc = set_load(set, argv + a->first, (size_t)(argc - a->first), lo, err, sizeof(err));
 	progress_done();
 	if (rc != 0) {
-		fprintf(stderr, "pmcprof view: %s\n", err);
-		return 2;
+		fprintf(stderr, "%s: %s\n", c->prog, err);
+		return EXIT_RUNTIME;
 	}
-	if (event && find_event(set, event, &uo.event) != 0) {
-		fprintf(stderr, "pmcprof view: no event '%s' in these profiles; they have:", event);
-		for (size_t i = 0; i < ana_set_n_events(set); i++)
-			fprintf(stderr, " %s", ana_set_event(set, i));
+	if (c->event && find_event(*set, c->event, &a->uo.event) != 0) {
+		fprintf(stderr, "%s: no event '%s' in these profiles; they have:", c->prog, c->event);
+		for (size_t i = 0; i < ana_set_n_events(*set); i++)
+			fprintf(stderr, " %s", ana_set_event(*set, i));
 		fprintf(stderr, "\n");
-		ana_set_free(set);
-		return 1;
+		ana_set_free(*set);
+		return EXIT_USAGE;
 	}
-	ui = ui_new(set, argv + first, (size_t)(argc - first), &uo);
+	return 0;
+}
+
+static int run(struct args *a, int argc, char **argv)
+{
+	struct ana_set *set;
+	struct ui *ui;
+	char err[1024];
+	int rc;
+
+	parse(a, argc, argv);
+	/* Before the (maybe long) load: a pipe cannot take a full-screen UI. */
+	if (!a->snap_w && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "pmcprof view: needs a terminal (%s is not a TTY); for text "
+				"output use 'pmcprof report' or 'pmcprof diff'\n",
+			isatty(STDIN_FILENO) ? "standard output" : "standard input");
+		return EXIT_USAGE;
+	}
+	if (check_operands(a, argc, argv))
+		return EXIT_RUNTIME;
+	if ((rc = load(a, &set, argc, argv)))
+		return rc;
+	ui = ui_new(set, argv + a->first, (size_t)(argc - a->first), &a->uo);
 	if (!ui) {
 		fprintf(stderr, "pmcprof view: %s\n", ana_strerror(-errno));
 		ana_set_free(set);
-		return 2;
+		return EXIT_RUNTIME;
 	}
-	if (snap_w)
-		rc = snapshot(ui, snap_w, snap_h);
-	else if ((rc = term_run(ui, mouse, err, sizeof(err))) != 0) {
+	if (a->snap_w)
+		rc = snapshot(ui, a->snap_w, a->snap_h);
+	else if ((rc = term_run(ui, a->mouse, err, sizeof(err))) != 0) {
 		fprintf(stderr, "pmcprof view: %s\n", err);
-		rc = 2;
+		rc = EXIT_RUNTIME;
 	}
 	ui_free(ui);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .uo = { .sz = sizeof(a.uo), .load = &a.lo, .compare = true },
+			  .mouse = true };
+	int rc;
+
+	common_init(&a.c, "pmcprof view");
+	setlocale(LC_ALL, "");
+	text_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	rc = run(&a, argc, argv);
+	common_free(&a.c);
+	free(a.labels);
 	return rc;
 }

@@ -32,6 +32,17 @@ static int t_failures;
 		fflush(stdout);                                                \
 	} while (0)
 
+/* Test functions whose frames and addresses a test checks: never inlined
+ * (noclone keeps one copy of each function: gcc only), placed in a
+ * section of their own, whose bounds T_RANGE declares. */
+#ifdef __clang__
+#define T_NOINLINE __attribute__((noinline))
+#else
+#define T_NOINLINE __attribute__((noinline, noclone))
+#endif
+#define T_IN_SECTION(s) __attribute__((section(s), used))
+#define T_RANGE(s) extern const char __start_##s[], __stop_##s[]
+
 /* Exit status for main(): non-zero if any check failed. */
 #define T_DONE() (t_failures ? 1 : 0)
 

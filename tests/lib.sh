@@ -56,3 +56,47 @@ no_guests() {
 	skip "PMCPROF_NO_GUESTS is set: no QEMU guest in this pass"
 	exit 77
 }
+# status WANT NAME PATTERN COMMAND...: PASS if COMMAND exits WANT with
+# PATTERN on its stderr (its output is left in out.txt and err.txt).
+status() {
+	_want=$1 _name=$2 _pat=$3; shift 3
+	"$@" >out.txt 2>err.txt </dev/null
+	rc=$?
+	if [ "$rc" = "$_want" ] && grep -q -- "$_pat" err.txt; then
+		pass "$_name (status $rc)"
+	else
+		fail "$_name: status $rc, want $_want with '$_pat'"; sed 's/^/    | /' err.txt | head -5
+	fi
+}
+# need_cmd NAME: exit with a SKIP unless the command NAME is installed.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	skip "$1 is not installed"
+	exit 0
+}
+# need_record: exit with a SKIP unless pmcprof-record is built.
+need_record() {
+	[ -x "$PMCPROF_BUILD/pmcprof-record" ] && return 0
+	skip "pmcprof-record is not built"
+	exit 0
+}
+# perf_event_usable EVENT: record runs EVENT on the perf_event backend
+# here; its stderr stays in probe.err for the SKIP line.
+perf_event_usable() {
+	"$PMCPROF" record -o probe -e "$1" -- true 2>probe.err && grep -q "on the perf_event backend" probe.err
+}
+# kernel_sampled: the kernel can be sampled here (root, or
+# perf_event_paranoid <= 1); sets $paranoid for the SKIP line.
+kernel_sampled() {
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+	[ "$(id -u)" -eq 0 ] || [ "$paranoid" -le 1 ]
+}
+# same_files NAME WANT GOT: PASS if the two files are the same bytes, else
+# FAIL with the first lines of their difference.
+same_files() {
+	if cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -8 | sed 's/^/    | /'
+	fi
+}

@@ -8,26 +8,11 @@
 # Targets: >= 5M samples/s at 10M samples; <= 1 s end to end for 1M samples
 # (both cold).
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
+. "$(dirname "$0")/lib.sh"
 progs=$PMCPROF_BUILD/tests/progs
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmcprof-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+bench_in_tmp
 export PMCPROF_CACHE_DIR="$tmp/symbols"
 
-# best of 3 wall-clock seconds of a command (stdout discarded)
-best() {
-	python3 - "$@" <<'PY'
-import subprocess, sys, time
-best = None
-for _ in range(3):
-    t = time.perf_counter()
-    if subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode != 0:
-        sys.exit("command failed: " + " ".join(sys.argv[1:]))
-    t = time.perf_counter() - t
-    best = t if best is None or t < best else best
-print("%.4f" % best)
-PY
-}
 
 "$progs/ana_mkprofile" -o 10m.pmcp -b "$progs/ana_many" -S 100000:10000000 || exit 1
 "$progs/ana_mkprofile" -o 1m.pmcp -b "$progs/ana_many" -S 100000:1000000 || exit 1

@@ -9,51 +9,33 @@
 # symbol cache filled by an earlier report of the same binaries, as for any
 # second look at a run).  Target: pmcprof >= 5x faster (warm).
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
+. "$(dirname "$0")/lib.sh"
 progs=$PMCPROF_BUILD/tests/progs
 units=${BENCH_UNITS:-60}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmcprof-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+bench_in_tmp
 export PMCPROF_CACHE_DIR="$tmp/symbols"
 
-best() {
-	python3 - "$@" <<'PY'
-import subprocess, sys, time
-best = None
-for _ in range(3):
-    t = time.perf_counter()
-    if subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-        sys.exit("command failed: " + " ".join(sys.argv[1:]))
-    t = time.perf_counter() - t
-    best = t if best is None or t < best else best
-print("%.4f" % best)
-PY
-}
-
-if ! command -v perf >/dev/null; then
-	echo "skipped: perf not installed (Debian package linux-perf)"
-	exit 0
-fi
+bench_need perf "Debian package linux-perf"
 if ! perf record -q -g -e cpu-clock -c 100000 -o perf.data -- "$progs/ana_work" split "$units" >perf.log 2>&1; then
 	echo "skipped: perf record failed:"
 	sed 's/^/    /' perf.log | tail -3
 	exit 0
 fi
-perf_s=$(best perf report -i perf.data --stdio --no-children) || exit 1
+perf_s=$(best -q perf report -i perf.data --stdio --no-children) || exit 1
 samples=$(perf report -i perf.data --stdio --no-children 2>/dev/null | sed -n 's/^# Samples: *\([0-9kKM.]*\).*/\1/p' | head -1)
 same_s=""
 if [ -x "$PMCPROF_BUILD/tests/bench/perf2pmcp" ]; then
 	perf script -i perf.data --show-mmap-events >script.txt 2>/dev/null &&
 	perf buildid-list -i perf.data >buildids.txt 2>/dev/null &&
 	"$PMCPROF_BUILD/tests/bench/perf2pmcp" script.txt buildids.txt same.pmcp >/dev/null &&
-	same_cold=$(best "$PMCPROF_BUILD/pmcprof" report --no-cache same.pmcp) &&
-	same_s=$(best "$PMCPROF_BUILD/pmcprof" report same.pmcp)
+	same_cold=$(best -q "$PMCPROF_BUILD/pmcprof" report --no-cache same.pmcp) &&
+	same_s=$(best -q "$PMCPROF_BUILD/pmcprof" report same.pmcp)
 fi
 rec_s=""
 if [ -x "$PMCPROF_BUILD/pmcprof-record" ]; then
 	"$PMCPROF_BUILD/pmcprof" record -e cpu-clock@100000 -o rec -- "$progs/ana_work" split "$units" \
-		>rec.log 2>&1 && rec_cold=$(best "$PMCPROF_BUILD/pmcprof" report --no-cache rec) &&
-		rec_s=$(best "$PMCPROF_BUILD/pmcprof" report rec)
+		>rec.log 2>&1 && rec_cold=$(best -q "$PMCPROF_BUILD/pmcprof" report --no-cache rec) &&
+		rec_s=$(best -q "$PMCPROF_BUILD/pmcprof" report rec)
 fi
 echo "workload: ana_work split $units, cpu-clock every 100 us, perf samples: $samples"
 awk -v p="$perf_s" -v s="$same_s" -v sc="$same_cold" -v r="$rec_s" -v rc="$rec_cold" 'BEGIN {

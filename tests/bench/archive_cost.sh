@@ -10,15 +10,10 @@
 # ones).  Targets: size <= max(10% of the profile directory, 1 MiB); time
 # <= 5% of record's wall time.
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
-P="$PMCPROF_BUILD/pmcprof"
-W="$PMCPROF_BUILD/tests/bench/record_work"
-for f in "$P" "$W"; do
-	[ -x "$f" ] || { echo "archive_cost: $f not built (make check builds it)"; exit 1; }
-done
-command -v g++ >/dev/null || { echo "skipped: g++ not installed"; exit 0; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmcprof-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib.sh"
+bench_tools archive_cost P W
+bench_need g++
+bench_in_tmp
 sed -n '/^cat >heavy.cc/,/^CC$/p' "$PMCPROF_SRC/tests/bench/report_gpp.sh" | sed '1d;$d' >heavy.cc
 export PMCPROF_CACHE_DIR="$tmp/cache"
 

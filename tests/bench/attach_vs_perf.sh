@@ -21,19 +21,12 @@
 # Goal: pmcprof's slowdown and CPU below perf's, its output at least 20x
 # smaller than perf.data.
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
-P="$PMCPROF_BUILD/pmcprof"
-T="$PMCPROF_BUILD/tests/bench/cputime"
-W="$PMCPROF_BUILD/tests/bench/record_work"
+. "$(dirname "$0")/lib.sh"
+bench_tools attach_vs_perf P T W
 REPS=${ATT_REPS:-3}
 ITERS=${ATT_ITERS:-500000}
-for f in "$P" "$T" "$W"; do
-	[ -x "$f" ] || { echo "attach_vs_perf: $f not built (make check builds it)"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/att-bench.XXXXXX")
-[ -n "$ATT_KEEP" ] || trap 'rm -rf "$tmp"' EXIT
-have_perf=0
-perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1 && have_perf=1
-[ $have_perf = 1 ] || echo "(perf record unusable here: pmcprof alone)"
+bench_tmp att-bench "$ATT_KEEP"
+bench_perf
 all_ok=1
 [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] || all_ok=0
 

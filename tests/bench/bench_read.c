@@ -50,15 +50,20 @@ static struct pmc_group *g_read, *g_hw;
 static int raw_fd = -1, raw_hw_fd = -1;
 static volatile uint64_t sink;
 
-static int run_pmc(long n)
+static int run_group_read(struct pmc_group *g, long n)
 {
 	struct pmc_count c;
 	for (long i = 0; i < n; i++) {
-		if (pmc_group_read(g_read, &c, 1) < 0)
+		if (pmc_group_read(g, &c, 1) < 0)
 			return -1;
 		sink += c.value;
 	}
 	return 0;
+}
+
+static int run_pmc(long n)
+{
+	return run_group_read(g_read, n);
 }
 
 static int run_read_fd(int fd, long n)
@@ -86,13 +91,7 @@ static int run_getpid(long n)
 
 static int run_pmc_hw(long n)
 {
-	struct pmc_count c;
-	for (long i = 0; i < n; i++) {
-		if (pmc_group_read(g_hw, &c, 1) < 0)
-			return -1;
-		sink += c.value;
-	}
-	return 0;
+	return run_group_read(g_hw, n);
 }
 
 static int run_raw_hw(long n)

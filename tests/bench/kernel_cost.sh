@@ -18,24 +18,17 @@
 # kernel's signal-delivery and interrupt-exit path ("deliv%": functions
 # below), for pmcprof and for perf alike.
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
-P="$PMCPROF_BUILD/pmcprof"
-I="$PMCPROF_BUILD/tests/progs/rec_inspect"
-T="$PMCPROF_BUILD/tests/bench/cputime"
+. "$(dirname "$0")/lib.sh"
+bench_tools kernel_cost P I T
 REPS=${KC_REPS:-3}
-for f in "$P" "$I" "$T"; do
-	[ -x "$f" ] || { echo "kernel_cost: $f not built (make check builds it)"; exit 1; }
-done
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 1 ]; then
 	echo "kernel_cost: the kernel cannot be sampled here (not root, perf_event_paranoid $paranoid)"
 	exit 0
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kc-bench.XXXXXX")
-[ -n "$KC_KEEP" ] || trap 'rm -rf "$tmp"' EXIT
-have_perf=0
-perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1 && have_perf=1
-[ $have_perf = 1 ] || echo "(perf record unusable here: pmcprof alone)"
-seq 1 700000 | awk '{ printf "%d %x line-%d %s\n", $1, $1 * 2654435761 % 4294967296, $1 % 977, ($1 % 7 ? "alpha" : "omega") }' >"$tmp/data.txt"
+bench_tmp kc-bench "$KC_KEEP"
+bench_perf
+bench_text "$tmp/data.txt"
 
 workloads="dd"
 command -v zstd >/dev/null && workloads="zstd dd"
@@ -88,13 +81,7 @@ run() {	# workload config: appends "user sys samples signals deliv" to $tmp/w.c
 	echo "$(cat "$tmp/t") ${s:-0} $sig $d" >>"$tmp/$1.$2"
 }
 
-for r in $(seq "$REPS"); do
-	for w in $workloads; do
-		for c in $configs; do
-			run "$w" "$c"
-		done
-	done
-done
+bench_rounds
 
 echo "kernel sampled; median of $REPS alternating rounds; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  %-5s %-16s %8s %9s %8s %8s %8s %7s\n' workload config cpu_ms overhead sys+ms samples signals deliv%

@@ -14,23 +14,12 @@
 # the load average.  "us/sample" is the extra CPU per sample taken.
 # Goal: pmcprof's overhead below perf's at both rates on every workload.
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
-P="$PMCPROF_BUILD/pmcprof"
-I="$PMCPROF_BUILD/tests/progs/rec_inspect"
-T="$PMCPROF_BUILD/tests/bench/cputime"
-W="$PMCPROF_BUILD/tests/bench/record_work"
+. "$(dirname "$0")/lib.sh"
+bench_tools overhead_vs_perf P I T W
 REPS=${OVH_REPS:-5}
-for f in "$P" "$I" "$T" "$W"; do
-	[ -x "$f" ] || { echo "overhead_vs_perf: $f not built (make check builds it)"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ovh-bench.XXXXXX")
-[ -n "$OVH_KEEP" ] || trap 'rm -rf "$tmp"' EXIT
-have_perf=0
-perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1 && have_perf=1
-[ $have_perf = 1 ] || echo "(perf record unusable here: pmcprof alone)"
-
-# Generated input for zstd: 21 MB of numbered lines, compressible but not
-# trivially so; the same bytes every run.
-seq 1 700000 | awk '{ printf "%d %x line-%d %s\n", $1, $1 * 2654435761 % 4294967296, $1 % 977, ($1 % 7 ? "alpha" : "omega") }' >"$tmp/data.txt"
+bench_tmp ovh-bench "$OVH_KEEP"
+bench_perf
+bench_text "$tmp/data.txt"	# zstd's input
 
 workloads=""
 command -v lua5.4 >/dev/null && workloads="$workloads lua"
@@ -68,13 +57,7 @@ run() {	# workload config
 	echo "$(awk '{ print $1 + $2 }' "$tmp/t") ${s:-0}" >>"$tmp/$1.$2"
 }
 
-for r in $(seq "$REPS"); do
-	for w in $workloads; do
-		for c in $configs; do
-			run "$w" "$c"
-		done
-	done
-done
+bench_rounds
 
 echo "CPU (user+sys of the process tree), median of $REPS alternating rounds; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  %-6s %-12s %9s %9s %9s %10s %10s\n' workload config cpu_ms overhead samples us/sample "ovh/perf"

@@ -5,16 +5,12 @@
 # very run (`perf script`) into a .pmcp.  Target: <= 8 bytes per sample with
 # >= 10000 samples.  BENCH_SECONDS sets the run length (default 3).
 : "${PMCPROF_BUILD:?}" "${PMCPROF_SRC:?}"
+. "$(dirname "$0")/lib.sh"
 bin=$PMCPROF_BUILD/tests/bench
 secs=${BENCH_SECONDS:-3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmcprof-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
+bench_in_tmp
 
-if ! command -v perf >/dev/null; then
-	echo "skipped: perf not installed (Debian package linux-perf)"
-	exit 0
-fi
+bench_need perf "Debian package linux-perf"
 if ! perf record -q -g -e cpu-clock -o perf.data -- "$bin/recurse" "$secs" >run.log 2>&1; then
 	echo "skipped: perf record failed (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)):"
 	sed 's/^/    /' run.log | tail -3

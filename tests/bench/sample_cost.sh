@@ -20,20 +20,12 @@
 # (bookkeeping); means, which add up, and medians.
 # Goal: pmcprof <= its signal floor + 1 us per sample.
 : "${PMCPROF_BUILD:?}"
-P="$PMCPROF_BUILD/pmcprof"
-I="$PMCPROF_BUILD/tests/progs/rec_inspect"
-F="$PMCPROF_BUILD/tests/bench/sample_floor"
-T="$PMCPROF_BUILD/tests/bench/cputime"
-C="$PMCPROF_BUILD/tests/bench/.libs/libpmcprof-collector-timed.so"
+. "$(dirname "$0")/lib.sh"
+bench_tools sample_cost P I F T C
 REPS=${SAMPLE_COST_REPS:-5}
 MS=${SAMPLE_COST_MS:-500}
-for f in "$P" "$I" "$F" "$T" "$C"; do
-	[ -e "$f" ] || { echo "sample_cost: $f not built (make check builds it)"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sample-cost.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-have_perf=0
-perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1 && have_perf=1
+bench_tmp sample-cost
+bench_perf -q
 
 val() {	# key line
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"

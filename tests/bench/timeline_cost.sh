@@ -16,17 +16,11 @@
 # its own time per sample (own_ns_mean: the handler without the re-arm
 # system call; the timeline's append is in it), with and without.
 : "${PMCPROF_BUILD:?}"
-P="$PMCPROF_BUILD/pmcprof"
-I="$PMCPROF_BUILD/tests/progs/rec_inspect"
-W="$PMCPROF_BUILD/tests/bench/record_work"
-C="$PMCPROF_BUILD/tests/bench/.libs/libpmcprof-collector-timed.so"
+. "$(dirname "$0")/lib.sh"
+bench_tools timeline_cost P I W C
 REPS=${TIMELINE_REPS:-5}
 ITERS=${TIMELINE_ITERS:-150000}
-for f in "$P" "$I" "$W" "$C"; do
-	[ -e "$f" ] || { echo "timeline_cost: $f not built (make check builds it)"; exit 1; }
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/timeline-cost.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmp timeline-cost
 
 median() {	# file: the median of its lines
 	sort -n "$1" | awk '{ v[NR] = $1 } END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : 0 }'

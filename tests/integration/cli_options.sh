@@ -27,17 +27,7 @@ cp app.pmcp ./--csv
 "$PMCPROF" report --csv --top 2 -- --csv >got.csv 2>err.txt
 check "--: a file named --csv is read" test "$(cut -d, -f2,6 got.csv)" = "$(cut -d, -f2,6 ref.csv)"
 
-# status WANT NAME PATTERN COMMAND...: exit status and a message on stderr
-status() {
-	want=$1 name=$2 pat=$3; shift 3
-	"$@" >out.txt 2>err.txt </dev/null
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" err.txt; then
-		pass "$name (status $rc)"
-	else
-		fail "$name: status $rc, want $want with '$pat'"; sed 's/^/    | /' err.txt | head -5
-	fi
-}
+# status WANT NAME PATTERN COMMAND... (tests/lib.sh)
 status 1 "misspelled option: did you mean" "did you mean '--sort'" "$PMCPROF" report --sortt self app.pmcp
 status 1 "diff: misspelled option" "did you mean '--ratio'" "$PMCPROF" diff --raito raw app.pmcp app.pmcp
 status 1 "record: misspelled option" "did you mean '--output'" "$PMCPROF" record --ouput x -- true
@@ -86,3 +76,25 @@ done
 "$PMCPROF" diff -q --csv --sort ratio app.pmcp app.pmcp >a.csv 2>/dev/null
 "$PMCPROF" diff app.pmcp app.pmcp --sort ratio -q --csv >b.csv 2>err.txt
 check "diff A B --sort ratio: options after the runs" cmp -s a.csv b.csv
+
+# Options bound to variables (cli/options.h): the errors come from the
+# table's rows, and a group shared by the commands reads the same in each.
+status 1 "a range, made from the row" "--width: expected 20..10000, got '5'" \
+	"$PMCPROF" report --width 5 app.pmcp
+status 1 "a range, as typed (-r)" "-r: expected a number of runs, 1..100000, got '0'" \
+	"$PMCPROF" stat -r 0 -- true
+status 1 "an enum name: did you mean" "expected share or raw, got 'shrae'; did you mean 'share'" \
+	"$PMCPROF" diff --ratio shrae app.pmcp app.pmcp
+status 1 "an open range (--conf 1)" "--conf: expected a level between 0 and 1, got '1'" \
+	"$PMCPROF" diff --conf 1 app.pmcp app.pmcp
+status 1 "a list of numbers" "--pid: expected a comma-separated list of numbers, got '1,,2'" \
+	"$PMCPROF" report --pid 1,,2 app.pmcp
+for cmd in report diff view script annotate; do
+	"$PMCPROF" $cmd --help | sed -n '/^      --debug-dir/,/^      --short-names/p' >sym-$cmd.txt
+done
+check "the symbol options read the same in report, diff, view, script, annotate" \
+	sh -c 'test -s sym-report.txt && for c in diff view script annotate; do cmp -s sym-report.txt sym-$c.txt || exit 1; done'
+# a list option appends: two --label values name two runs
+"$PMCPROF" diff -q --csv --label A --label B app.pmcp app.pmcp >lab.csv 2>err.txt
+check "diff --label A --label B: both runs named (run,base: B,A)" \
+	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["run"] "," $c["base"] }' lab.csv)" = "B,A"

@@ -62,12 +62,7 @@ then
 fi
 export DEBUGINFOD_URLS="http://127.0.0.1:$port"
 snap served
-if cmp -s before.rows served.rows; then
-	pass "debuginfod: the same functions, lines and shares as before stripping"
-else
-	fail "debuginfod: rows differ from the report before stripping"
-	diff before.rows served.rows | head -8 | sed 's/^/    | /'
-fi
+same_files "debuginfod: the same functions, lines and shares as before stripping" before.rows served.rows
 "$PMCPROF" report --header rec >served.txt 2>&1
 contains "debuginfod: the report says where the debug info came from" "debug info from debuginfod" served.txt
 
@@ -75,12 +70,7 @@ contains "debuginfod: the report says where the debug info came from" "debug inf
 rm -rf "$DEBUGINFOD_CACHE_PATH"
 mv hot hot.away
 snap gone
-if cmp -s before.rows gone.rows; then
-	pass "debuginfod, binary gone: the same rows as before"
-else
-	fail "debuginfod, binary gone: rows differ"
-	diff before.rows gone.rows | head -8 | sed 's/^/    | /'
-fi
+same_files "debuginfod, binary gone: the same rows as before" before.rows gone.rows
 mv hot.away hot
 
 # a server that refuses: one clear line, and the report goes on

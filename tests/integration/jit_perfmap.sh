@@ -26,14 +26,8 @@ contains "perf map beside the profile: the later line wins" "^50 JS:\*fresh /x.j
 contains "perf map: control bytes shown as ?" "^30 lua:bad?name$" syn.txt
 contains "perf map: an address in no entry stays unnamed" "^20 \[" syn.txt
 
-if ! command -v node >/dev/null 2>&1; then
-	skip "node is not installed"
-	exit 0
-fi
-if [ ! -x "$PMCPROF_BUILD/pmcprof-record" ]; then
-	skip "pmcprof-record is not built"
-	exit 0
-fi
+need_cmd node
+need_record
 cat >hot.js <<'JS'
 function hotLoop(n) { let x = 0; for (let i = 0; i < n; i++) { x = (x * 31 + i) % 1000003; } return x; }
 function driver() { let s = 0; for (let k = 0; k < 40; k++) s += hotLoop(2000000); return s; }

@@ -6,14 +6,8 @@
 # symbol table alone).
 . "$PMCPROF_SRC/tests/lib.sh"
 export PMCPROF_CACHE_DIR="$TMP/symbols"
-if ! command -v rustc >/dev/null 2>&1; then
-	skip "rustc is not installed"
-	exit 0
-fi
-if [ ! -x "$PMCPROF_BUILD/pmcprof-record" ]; then
-	skip "pmcprof-record is not built"
-	exit 0
-fi
+need_cmd rustc
+need_record
 for mangling in legacy v0; do
 	flag=; [ $mangling = v0 ] && flag="-C symbol-mangling-version=v0"	# legacy: the default
 	# shellcheck disable=SC2086

@@ -13,14 +13,12 @@ export PMCPROF_CACHE_DIR=
 R="$PROGS/rec_intr"
 EV=cpu-clock@100000
 
-if ! "$PMCPROF" record -o probe -e cpu-clock -- true 2>probe.err ||
-	! grep -q "on the perf_event backend" probe.err; then
+if ! perf_event_usable cpu-clock; then
 	skip "record_intr: the perf_event backend is unusable here ($(head -c 200 probe.err))"
 	exit 0
 fi
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 kernel=yes
-if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 1 ]; then
+if ! kernel_sampled; then
 	kernel=
 	skip "record_intr: the kernel is not sampled here (not root, perf_event_paranoid $paranoid): no kernel-mode samples to test"
 fi

@@ -44,15 +44,13 @@ contains "cputimer: profile says kernel_frames: charged_to_user" "kernel_frames:
 contains "cputimer: report notes that kernel time is charged to user code" \
 	"cannot see the kernel: time spent in the kernel" ct.txt
 
-if ! "$PMCPROF" record -o probe -e cpu-clock:u -- true 2>probe.err ||
-	! grep -q "on the perf_event backend" probe.err; then
+if ! perf_event_usable cpu-clock:u; then
 	skip "kernel frames: perf_event cpu-clock:u unusable here ($(head -c 200 probe.err))"
 	exit 0
 fi
 
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
 kernel_ok=yes
-if [ "$(id -u)" -ne 0 ] && [ "$paranoid" -gt 1 ]; then
+if ! kernel_sampled; then
 	kernel_ok=
 	skip "kernel frames: not root and perf_event_paranoid is $paranoid"
 else

@@ -9,17 +9,6 @@
 printf 'not a profile\n' >bad.pmcp
 : >empty.pmcp
 
-# status WANT NAME PATTERN COMMAND...: exit status and a message on stderr
-status() {
-	want=$1 name=$2 pat=$3; shift 3
-	"$@" >out.txt 2>err.txt </dev/null
-	rc=$?
-	if [ "$rc" = "$want" ] && grep -q -- "$pat" err.txt; then
-		pass "$name (status $rc)"
-	else
-		fail "$name: status $rc, want $want with '$pat'"; sed 's/^/    | /' err.txt | head -5
-	fi
-}
 
 status 1 "no profile given: usage" "which profile" $PMCPROF view
 status 1 "not a TTY: says so" "needs a terminal" $PMCPROF view base.pmcp

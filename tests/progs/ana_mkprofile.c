@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "tests/rng.h"
 
 #define MAXN 8
 
@@ -173,13 +174,17 @@ static uint32_t child(uint32_t parent, uint32_t module, uint64_t off)
 	return (uint32_t)n_nodes++;
 }
 
-static uint64_t rng = 88172645463325252ULL;
-static uint64_t rnd(void)
+/* The tree of nodes as the profile's cct arrays (n_ev counts a node). */
+static void tree_arrays(uint32_t *parent, uint32_t *module, uint64_t *offset, uint64_t *counts,
+			size_t n_ev)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	for (size_t i = 0; i < n_nodes; i++) {
+		parent[i] = nodes[i].parent;
+		module[i] = nodes[i].module;
+		offset[i] = nodes[i].offset;
+		for (size_t e = 0; e < n_ev; e++)
+			counts[i * n_ev + e] = nodes[i].count[e];
+	}
 }
 
 struct fsym {
@@ -385,13 +390,7 @@ int main(int argc, char **argv)
 	uint32_t *module = malloc(n_nodes * sizeof(*module));
 	uint64_t *offset = malloc(n_nodes * sizeof(*offset));
 	uint64_t *counts = malloc(n_nodes * n_ev * sizeof(*counts));
-	for (size_t i = 0; i < n_nodes; i++) {
-		parent[i] = nodes[i].parent;
-		module[i] = nodes[i].module;
-		offset[i] = nodes[i].offset;
-		for (size_t e = 0; e < n_ev; e++)
-			counts[i * n_ev + e] = nodes[i].count[e];
-	}
+	tree_arrays(parent, module, offset, counts, n_ev);
 	int has[4] = { 0 };
 	static const char *const defk[] = { "command", "host", "pid", "tid" };
 	for (size_t i = 0; i < n_meta; i++)
@@ -460,13 +459,7 @@ int main(int argc, char **argv)
 			if ((err = prof_write(&p, dfd, name, 0644)))
 				die("prof_write: %s", strerror(-err));
 			if (disjoint)	/* restore the whole tree for the next file */
-				for (size_t i = 0; i < n_nodes; i++) {
-					parent[i] = nodes[i].parent;
-					module[i] = nodes[i].module;
-					offset[i] = nodes[i].offset;
-					for (size_t e = 0; e < n_ev; e++)
-						counts[i * n_ev + e] = nodes[i].count[e];
-				}
+				tree_arrays(parent, module, offset, counts, n_ev);
 		}
 		free(keep);
 		close(dfd);

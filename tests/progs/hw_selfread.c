@@ -25,15 +25,7 @@
 #include <unistd.h>
 
 #include "plugins/perf_event/pe.h"
-
-static inline void loop2(uint64_t n)
-{
-#if defined(__aarch64__)
-	__asm__ volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
-#endif
-}
+#include "tests/progs/loop2.h"
 
 static uint64_t now_ns(void)
 {

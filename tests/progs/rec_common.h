@@ -23,4 +23,13 @@ static inline double rec_cpu_ms(void)
 				rec_x_ += (unsigned long)rec_i_ * (salt);   \
 	} while (0)
 
+/* Spin a fixed 30M iterations with no clock at all (under a seccomp
+ * filter even clock_gettime may be fatal). */
+#define REC_BURN_NOCLOCK(salt)                                              \
+	do {                                                                \
+		volatile unsigned long rec_x_ = 0;                          \
+		for (unsigned long rec_i_ = 0; rec_i_ < 30000000ul; rec_i_++) \
+			rec_x_ += rec_i_ * (salt);                          \
+	} while (0)
+
 #endif

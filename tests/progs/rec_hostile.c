@@ -424,13 +424,9 @@ __attribute__((noinline)) static void burn_before_seccomp(void)
 	REC_BURN(100, 29);
 }
 
-/* No clock: under the filters even clock_gettime may be fatal. */
 __attribute__((noinline)) static void burn_in_seccomp(void)
 {
-	volatile unsigned long x = 0;
-
-	for (unsigned long i = 0; i < 30000000ul; i++)
-		x += i * 31;
+	REC_BURN_NOCLOCK(31);
 }
 
 static int mode_seccomp(const char *how)
@@ -482,28 +478,31 @@ __attribute__((noinline)) static uint64_t deep(int n)
 	return deep(n - 1) + v;
 }
 
+/* The modes by name: run() takes no argument, run_n() ARG as a number. */
+static const struct {
+	const char *name;
+	int (*run)(void);
+	int (*run_n)(int);
+} modes[] = {
+	{ "smallstack", NULL, mode_smallstack },
+	{ "coro", mode_coro, NULL },
+	{ "altstack", mode_altstack, NULL },
+	{ "kill", NULL, mode_kill },
+	{ "pipe", mode_pipe, NULL },
+	{ "exitrace", NULL, mode_exitrace },
+	{ "longjmp", mode_longjmp, NULL },
+	{ "sigwait", mode_sigwait, NULL },
+};
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	const char *arg = argc > 2 ? argv[2] : "0";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(mode, "smallstack"))
-		return mode_smallstack(atoi(arg));
-	if (!strcmp(mode, "coro"))
-		return mode_coro();
-	if (!strcmp(mode, "altstack"))
-		return mode_altstack();
-	if (!strcmp(mode, "kill"))
-		return mode_kill(atoi(arg));
-	if (!strcmp(mode, "pipe"))
-		return mode_pipe();
-	if (!strcmp(mode, "exitrace"))
-		return mode_exitrace(atoi(arg));
-	if (!strcmp(mode, "longjmp"))
-		return mode_longjmp();
-	if (!strcmp(mode, "sigwait"))
-		return mode_sigwait();
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(mode, modes[i].name))
+			return modes[i].run ? modes[i].run() : modes[i].run_n(atoi(arg));
 	if (!strncmp(mode, "seccomp-", 8))
 		return mode_seccomp(mode + 8);
 	if (!strcmp(mode, "deep")) {

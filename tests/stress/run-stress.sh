@@ -169,6 +169,31 @@ all_read() {
 		"$PMCPROF" report -q "$1" >/dev/null 2>&1; }
 }
 
+# case_dir NAME [SUBDIR...]: d=$tmp/NAME, made with its SUBDIRs.
+case_dir() {
+	d=$tmp/$1
+	shift
+	mkdir -p "$d"
+	for _s; do mkdir -p "$d/$_s"; done
+}
+
+# tmpfs_on NAME SIZE ROW WHAT: case_dir NAME with a tmpfs of SIZE on
+# $d/mnt; where this cannot mount one (not root), false after a skipped
+# row: "needs root to WHAT".
+tmpfs_on() {
+	case_dir "$1" mnt
+	if [ $root = 1 ] && mount -t tmpfs -o size="$2" pmcprof-stress "$d/mnt" 2>/dev/null; then
+		mounted="$mounted $d/mnt"
+		return 0
+	fi
+	fault_row "$3" skip "needs root to $4"
+	return 1
+}
+
+# unnoticed: record exited 0 ($rc) and the program wrote the same as
+# alone ($d/out against $d/plain).
+unnoticed() { [ "$rc" -eq 0 ] && cmp -s "$d/plain" "$d/out"; }
+
 # Start `stress_procs fan` under record in the background; waits for the
 # pid file.  fan_start DIR K T SECONDS
 fan_start() {
@@ -184,8 +209,7 @@ if want faults; then
 	printf '%-18s %-5s %s\n' fault result details
 
 	# SIGKILL of one process of the run, then of the run's only process.
-	d=$tmp/kill-child
-	mkdir -p "$d"
+	case_dir kill-child
 	fan_start "$d" 4 2 2 && sleep 0.5
 	victim=$(head -1 "$d/pids")
 	kill -KILL "$victim" 2>/dev/null
@@ -198,8 +222,7 @@ if want faults; then
 	   grep -q 'children=4 exited=3 killed=1' "$d/out"; then r=ok; else r=FAIL; fi
 	fault_row sigkill-child $r "1 of 4 children killed: $n profiles (expected 13: root + 4 x 3), $v of the victim (3), all read, no temp files"
 
-	d=$tmp/kill-root
-	mkdir -p "$d"
+	case_dir kill-root
 	# In a subshell that reports the status: the shell would announce the kill.
 	("$PMCPROF" record -e cpu-clock@100000 -o "$d/prof" -- "$P/stress_threads" spin 4 30 \
 		>/dev/null 2>"$d/err"; echo $? >"$d/rc") 2>/dev/null &
@@ -215,39 +238,30 @@ if want faults; then
 	fault_row sigkill-program $r "record exits $rc (137 expected), says so; $n profiles (5: main + 4, by the watcher), no temp files"
 
 	# Disk full: a 24 KiB tmpfs (root), else a file-size limit.
-	d=$tmp/full
-	mkdir -p "$d/mnt"
-	if [ $root = 1 ] && mount -t tmpfs -o size=24k pmcprof-stress "$d/mnt" 2>/dev/null; then
-		mounted="$mounted $d/mnt"
+	if tmpfs_on full 24k disk-full "mount a small tmpfs"; then
 		"$P/stress_procs" fan 4 2 0.3 "$d/pids0" >"$d/plain" 2>/dev/null
 		"$PMCPROF" record -e cpu-clock@1000000 -o "$d/mnt/prof" -- "$P/stress_procs" fan 4 2 0.3 \
 			"$d/pids" >"$d/out" 2>"$d/err"
 		rc=$?
 		n=$(n_profiles "$d/mnt/prof")
 		nf=$(grep -c 'No space left on device' "$d/err")
-		if [ $rc -eq 0 ] && cmp -s "$d/plain" "$d/out" && [ "$nf" -gt 0 ] && [ "$n" -gt 0 ] &&
-		   all_read "$d/mnt/prof"; then r=ok; else r=FAIL; fi
+		if unnoticed && [ "$nf" -gt 0 ] && [ "$n" -gt 0 ] && all_read "$d/mnt/prof"; then
+			r=ok; else r=FAIL; fi
 		fault_row disk-full $r "24 KiB tmpfs, 5 processes x 3 threads: $n written, ENOSPC reported for $nf processes, all read, output same"
 		umount "$d/mnt" && mounted=
-	else
-		fault_row disk-full skip "needs root to mount a small tmpfs"
 	fi
-	d=$tmp/fsize
-	mkdir -p "$d"
+	case_dir fsize
 	"$P/stress_threads" churn 50 4 25 >"$d/plain" 2>/dev/null
 	(ulimit -f 1; "$PMCPROF" record -e cpu-clock@100000 -o "$d/prof" -- "$P/stress_threads" churn 50 4 25 \
 		>"$d/out" 2>"$d/err")
 	rc=$?
 	n=$(n_profiles "$d/prof")
-	if [ $rc -eq 0 ] && cmp -s "$d/plain" "$d/out" && grep -q 'File too large' "$d/err" &&
-	   all_read "$d/prof"; then r=ok; else r=FAIL; fi
+	if unnoticed && grep -q 'File too large' "$d/err" && all_read "$d/prof"; then
+		r=ok; else r=FAIL; fi
 	fault_row rlimit-fsize $r "ulimit -f 1, 51 threads: status $rc, $n written (only those under the limit), EFBIG reported, no SIGXFSZ"
 
 	# Read-only mid-run: the tmpfs is remounted read-only under 2000 threads.
-	d=$tmp/rofs
-	mkdir -p "$d/mnt"
-	if [ $root = 1 ] && mount -t tmpfs -o size=64m pmcprof-stress "$d/mnt" 2>/dev/null; then
-		mounted="$mounted $d/mnt"
+	if tmpfs_on rofs 64m read-only "remount a tmpfs read-only"; then
 		"$P/stress_threads" churn 2000 4 20 >"$d/plain" 2>/dev/null
 		(sleep 0.5; mount -o remount,ro "$d/mnt") &
 		"$PMCPROF" record -e cpu-clock@200000 -o "$d/mnt/prof" -- "$P/stress_threads" churn 2000 4 20 \
@@ -256,17 +270,14 @@ if want faults; then
 		wait
 		n=$(n_profiles "$d/mnt/prof")
 		nf=$(sed -n 's/^pmcprof: \([0-9]*\) profiles of process .* could not be written/\1/p' "$d/err")
-		if [ $rc -eq 0 ] && cmp -s "$d/plain" "$d/out" && grep -q 'Read-only file system' "$d/err" &&
+		if unnoticed && grep -q 'Read-only file system' "$d/err" &&
 		   [ $((n + ${nf:-0})) -eq 2001 ] && all_read "$d/mnt/prof"; then r=ok; else r=FAIL; fi
 		fault_row read-only $r "remounted ro after 0.5 s: $n written + ${nf:-0} counted as not written = 2001 threads, all read, no temp files"
 		umount "$d/mnt" && mounted=
-	else
-		fault_row read-only skip "needs root to remount a tmpfs read-only"
 	fi
 
 	# The output directory disappears mid-run.
-	d=$tmp/gone
-	mkdir -p "$d"
+	case_dir gone
 	"$P/stress_threads" churn 2000 4 20 >"$d/plain" 2>/dev/null
 	# Threads that opened the directory before it moved may still add to
 	# it: remove what is there now, the rest after the run.
@@ -276,14 +287,13 @@ if want faults; then
 	rc=$?
 	wait
 	rm -rf "$d/prof.old"
-	if [ $rc -eq 0 ] && cmp -s "$d/plain" "$d/out" && [ ! -e "$d/prof" ] &&
+	if unnoticed && [ ! -e "$d/prof" ] &&
 	   grep -q "cannot write profiles into $d/prof: No such file or directory" "$d/err"; then
 		r=ok; else r=FAIL; fi
 	fault_row dir-deleted $r "directory removed after 0.5 s under 2000 threads: status $rc, output same, one clear line, not recreated"
 
 	# The analyzer: 10 000 files, 100 of them truncated.
-	d=$tmp/tenk
-	mkdir -p "$d/all" "$d/good"
+	case_dir tenk all good
 	t0=$(now)
 	"$P/ana_mkprofile" -o "$d/all" -b "$P/ana_work" -F 10000 -S 200:1000 >/dev/null 2>&1
 	gen=$(since "$t0")
@@ -467,8 +477,7 @@ if want valgrind; then
 	if ! command -v valgrind >/dev/null; then
 		echo "  (skipped: no valgrind)"
 	else
-		d=$tmp/vg
-		mkdir -p "$d/bad"
+		case_dir vg bad
 		"$PMCPROF" record -e cpu-clock@100000 -o "$d/prof" -- "$P/stress_threads" work 4 3000 \
 			>/dev/null 2>&1
 		"$P/ana_mkprofile" -o "$d/many" -b "$P/ana_work" -F 50 -S 500:5000 >/dev/null 2>&1

@@ -337,6 +337,16 @@ struct damage {
 	int val;		/* -1: truncate there instead */
 };
 
+/* The damage every cache file must survive, to its length and to the
+ * start of its header (magic 16 bytes, byte order 4 at 16); mid: a byte
+ * inside the rest of the header.  The rows name the line that uses it. */
+#define HEADER_DAMAGE(mid)                                  \
+	{ __LINE__, "empty file", 0, -1 },                  \
+	{ __LINE__, "truncated by one byte", -1, -1 },      \
+	{ __LINE__, "truncated header", (mid), -1 },        \
+	{ __LINE__, "bad magic", 0, 'X' },                  \
+	{ __LINE__, "another byte order", 16, 9 }
+
 /* good[n] with d done to it into bad; returns bad's length, *same when
  * the byte already had that value (the case would prove nothing). */
 static size_t damaged(const struct damage *d, const char *good, size_t n, char *bad, bool *same)
@@ -353,11 +363,7 @@ static size_t damaged(const struct damage *d, const char *good, size_t n, char *
  * 4, pad 4, key 16, n 8 at 40, names_len 8 at 48; then 5 addresses, 5 name
  * offsets, the names). */
 static const struct damage ksym_damage[] = {
-	{ __LINE__, "empty file", 0, -1 },
-	{ __LINE__, "truncated by one byte", -1, -1 },
-	{ __LINE__, "truncated header", 30, -1 },
-	{ __LINE__, "bad magic", 0, 'X' },
-	{ __LINE__, "another byte order", 16, 9 },
+	HEADER_DAMAGE(30),
 	{ __LINE__, "another key", 24, 0x55 },
 	{ __LINE__, "huge symbol count", 47, 0x7f },
 	{ __LINE__, "names length off", 48, 3 },
@@ -426,11 +432,7 @@ static void test_kallsyms(void)
  * n 4), frames 24 bytes each at 104 (key func file decl_file line
  * decl_line), string offsets at 176, then the strings. */
 static const struct damage sc_damage[] = {
-	{ __LINE__, "empty file", 0, -1 },
-	{ __LINE__, "truncated by one byte", -1, -1 },
-	{ __LINE__, "truncated header", 40, -1 },
-	{ __LINE__, "bad magic", 0, 'X' },
-	{ __LINE__, "another byte order", 16, 9 },
+	HEADER_DAMAGE(40),
 	{ __LINE__, "another version", 20, 2 },
 	{ __LINE__, "huge answer count", 31, 0x7f },
 	{ __LINE__, "frame count off", 32, 4 },

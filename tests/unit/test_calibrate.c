@@ -7,6 +7,7 @@
 
 #include "backend/pmc.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 static void classify(const char *backend, const char *event, enum pmc_trust want,
 		     const char *what)
@@ -36,13 +37,8 @@ static void classify(const char *backend, const char *event, enum pmc_trust want
 int main(void)
 {
 	struct pmc_env env;
-	char path[4096];
-	const char *build = getenv("PMCPROF_BUILD");
-	const char *pp = getenv("PMCPROF_PLUGIN_PATH");
 
-	snprintf(path, sizeof(path), "%s/tests/unit/.libs%s%s", build ? build : ".", pp ? ":" : "",
-		 pp ? pp : "");
-	setenv("PMCPROF_PLUGIN_PATH", path, 1);
+	plugin_path_tests_first();
 	pmc_env_probe(&env);
 
 	classify("perf_event", "task-clock", PMC_TRUST_VALID, "a real software clock");

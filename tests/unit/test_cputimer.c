@@ -15,25 +15,10 @@
 
 #include "backend/pmc_plugin.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 extern const struct pmc_plugin pmc_plugin;
 static const struct pmc_plugin_ops *ops = &pmc_plugin.ops;
-
-#define MS ((uint64_t)1000000)
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static void spin_cpu(uint64_t ns)
-{
-	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns;
-	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
 
 static double rel_err(double got, double want)
 {
@@ -425,13 +410,7 @@ static void test_refusals(void)
 
 int main(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_timer;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(signo(), &sa, NULL);
+	on_signal_call(signo(), on_timer);
 
 	test_table();
 	test_count();

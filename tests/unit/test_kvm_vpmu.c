@@ -11,6 +11,7 @@
 #include "backend/pmc.h"
 #include "plugins/kvm_vpmu/vpmu.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -144,13 +145,8 @@ static void test_machines(void)
 
 static struct pmc_event hw_event(uint32_t type, uint64_t config, const char *spec)
 {
-	struct pmc_event ev;
+	struct pmc_event ev = hw_perf_event(type, config);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = PMC_KIND_PERF;
-	ev.type = type;
-	ev.config = config;
-	ev.hardware = true;
 	strcpy(ev.spec, spec);
 	strcpy(ev.name, spec);
 	return ev;

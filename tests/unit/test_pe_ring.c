@@ -180,33 +180,60 @@ static void test_misc(void)
 	T_OK(n == -EIO, "a sample without its ip is refused (ret %d)", n);
 }
 
+/* A task-clock event on this thread, sampled every 200 us with opts,
+ * enabled but not armed (armed without a signal handler would kill us):
+ * pe_start's result in *started; false after a SKIP where the kernel
+ * refuses the event. */
+static bool live_open(const char *what, const struct pmc_group_opts *opts, void **ctx,
+		      int *started)
+{
+	struct pmc_event ev = { .kind = PMC_KIND_PERF, .type = PERF_TYPE_SOFTWARE,
+				.config = PERF_COUNT_SW_TASK_CLOCK, .period = 200000 };
+	int ret = pe_open(&ev, 1, opts, ctx);
+
+	if (ret < 0) {
+		T_SKIP("%s: perf_event_open refused (%s): kernel sampling not permitted here", what,
+		       strerror(-ret));
+		return false;
+	}
+	*started = pe_start(*ctx);
+	return true;
+}
+
+/* Time in the kernel: 50 reads of 64 KiB from z (/dev/zero). */
+static void read_zero(FILE *z)
+{
+	static char buf[65536];
+
+	for (int k = 0; k < 50; k++)
+		if (fread(buf, 1, sizeof(buf), z) == 0)
+			break;
+}
+
+static void live_close(void *ctx, FILE *z)
+{
+	if (z)
+		fclose(z);
+	pe_stop(ctx);
+	pe_close(ctx);
+}
+
 /* The op on a real ring: a task-clock event on this thread with chains,
  * a busy loop of read()s from /dev/zero, then the op must see kernel-mode
  * samples with kernel pcs (without a signal: the ring is read directly). */
 static void test_live(void)
 {
 	PMC_GROUP_OPTS(opts, .sample = true, .kernel_chain = true);
-	struct pmc_event ev = { .kind = PMC_KIND_PERF, .type = PERF_TYPE_SOFTWARE,
-				.config = PERF_COUNT_SW_TASK_CLOCK, .period = 200000 };
 	void *ctx = NULL;
-	char buf[65536];
 	uint64_t pcs[PE_KCHAIN_MAX];
 	unsigned flags = 0;
-	int kernel = 0, with_pcs = 0, seen = 0;
+	int kernel = 0, with_pcs = 0, seen = 0, ret;
 
-	int ret = pe_open(&ev, 1, &opts, &ctx);
-	if (ret < 0) {
-		T_SKIP("live ring: perf_event_open refused (%s): kernel sampling not permitted here",
-		       strerror(-ret));
+	if (!live_open("live ring", &opts, &ctx, &ret))
 		return;
-	}
-	/* Armed without a signal handler would kill us: just enable. */
-	ret = pe_start(ctx);
 	FILE *z = fopen("/dev/zero", "re");
 	for (int round = 0; z && round < 200 && seen < 5; round++) {
-		for (int k = 0; k < 50; k++)
-			if (fread(buf, 1, sizeof(buf), z) == 0)
-				break;
+		read_zero(z);
 		int n = pe_kernel_chain(ctx, 0, pcs, PE_KCHAIN_MAX, &flags);
 		if (n < 0)
 			continue;
@@ -216,10 +243,7 @@ static void test_live(void)
 			with_pcs += n > 0 && pcs[0] >= 0xffff800000000000ull;
 		}
 	}
-	if (z)
-		fclose(z);
-	pe_stop(ctx);
-	pe_close(ctx);
+	live_close(ctx, z);
 	T_OK(ret == 0 && seen > 0, "live ring: sample records read without a syscall (%d)", seen);
 	T_OK(kernel > 0 && with_pcs == kernel,
 	     "live ring: kernel-mode samples carry kernel pcs (%d of %d kernel, %d seen)", with_pcs,
@@ -301,26 +325,16 @@ static void test_live_silent(void)
 {
 	PMC_GROUP_OPTS(opts, .sample = true, .kernel_chain = true, .kernel_silent = true,
 		       .stack_copy = 2048);
-	struct pmc_event ev = { .kind = PMC_KIND_PERF, .type = PERF_TYPE_SOFTWARE,
-				.config = PERF_COUNT_SW_TASK_CLOCK, .period = 200000 };
 	void *ctx = NULL;
-	static char zbuf[65536];
 	static uint64_t rbuf[2048];
 	struct pmc_record pr;
-	int kernel = 0, chains = 0, copies = 0, user_in_silent = 0, kernel_in_sig = 0;
+	int kernel = 0, chains = 0, copies = 0, user_in_silent = 0, kernel_in_sig = 0, ret;
 
-	int ret = pe_open(&ev, 1, &opts, &ctx);
-	if (ret < 0) {
-		T_SKIP("live silent: perf_event_open refused (%s): kernel sampling not permitted here",
-		       strerror(-ret));
+	if (!live_open("live silent", &opts, &ctx, &ret))
 		return;
-	}
-	ret = pe_start(ctx);
 	FILE *z = fopen("/dev/zero", "re");
 	for (int round = 0; z && round < 100 && kernel < 5; round++) {
-		for (int k = 0; k < 50; k++)
-			if (fread(zbuf, 1, sizeof(zbuf), z) == 0)
-				break;
+		read_zero(z);
 		while (pe_record(ctx, 0, PMC_RING_SILENT, rbuf, sizeof(rbuf), &pr) == 1) {
 			if (pr.kind != PMC_REC_SAMPLE)
 				continue;
@@ -332,10 +346,7 @@ static void test_live_silent(void)
 		while (pe_record(ctx, 0, PMC_RING_SIGNALLED, rbuf, sizeof(rbuf), &pr) == 1)
 			kernel_in_sig += pr.kind == PMC_REC_SAMPLE && pr.kernel;
 	}
-	if (z)
-		fclose(z);
-	pe_stop(ctx);
-	pe_close(ctx);
+	live_close(ctx, z);
 	T_OK(ret == 0 && kernel > 0 && chains == kernel && copies == kernel,
 	     "live silent: kernel-mode samples in the silent ring, each with a chain, registers "
 	     "and a stack copy (%d, %d, %d)", kernel, chains, copies);

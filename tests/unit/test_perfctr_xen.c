@@ -11,31 +11,13 @@
 #include "backend/pmc.h"
 #include "plugins/perfctr_xen/pcx.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static void test_sign_extend(void)
 {
-	static const struct {
-		int line;
-		uint64_t v;
-		unsigned width;
-		uint64_t want;
-	} cases[] = {
-		{ __LINE__, 0x7fffffffffffULL, 48, 0x7fffffffffffULL },
-		{ __LINE__, 0x800000000000ULL, 48, 0xffff800000000000ULL },
-		{ __LINE__, 0xffffffffffffULL, 48, ~0ULL },
-		{ __LINE__, 0xffffffffffULL, 40, ~0ULL },
-		{ __LINE__, 0x8000000000ULL, 40, 0xffffff8000000000ULL },
-		{ __LINE__, 0x7fffffffffULL, 40, 0x7fffffffffULL },
-		{ __LINE__, 0xffffffffULL, 32, ~0ULL },
-		{ __LINE__, 0xdeadbeefcafef00dULL, 64, 0xdeadbeefcafef00dULL },
-		/* Bits above the width are what rdpmc leaves there: ignored. */
-		{ __LINE__, 0xabcd000000000005ULL, 48, 5 },
-	};
-	for (size_t i = 0; i < N(cases); i++)
-		T_OK(pcx_sign_extend(cases[i].v, cases[i].width) == cases[i].want,
-		     "sign_extend case at line %d", cases[i].line);
+	check_sign_extend(pcx_sign_extend);
 }
 
 /* The driver's arithmetic (perfctr_r2b.patch): sign-extended samples,
@@ -88,15 +70,10 @@ static void test_widths(void)
 
 static struct pmc_event perf_event(uint32_t type, uint64_t config, bool xu, bool xk)
 {
-	struct pmc_event ev;
+	struct pmc_event ev = hw_perf_event(type, config);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = PMC_KIND_PERF;
-	ev.type = type;
-	ev.config = config;
 	ev.exclude_user = xu;
 	ev.exclude_kernel = xk;
-	ev.hardware = true;
 	return ev;
 }
 

@@ -186,11 +186,12 @@ static int deliver(struct run *r, int tid)
 	return taken;
 }
 
-static struct xm *model(struct run *r, const struct xm_config *cfg)
+/* The model of machine cfg (copied), its counters as the plugin's. */
+static struct xm *model(struct run *r, struct xm_config cfg)
 {
 	memset(r, 0, sizeof(*r));
-	r->seed = cfg->seed;
-	r->m = xm_new(cfg);
+	r->seed = cfg.seed;
+	r->m = xm_new(&cfg);
 	if (r->m)
 		pcx_sys_set(xm_sys(r->m));
 	return r->m;
@@ -209,11 +210,18 @@ static void run_free(struct run *r)
 	xm_free(r->m);
 }
 
+/* A machine of pcpu physical CPUs, dom domains of vcpu VCPUs and thread
+ * threads each. */
+static struct xm_config machine_cfg(uint64_t seed, int pcpu, int dom, int vcpu, int thread)
+{
+	struct xm_config c = { .seed = seed, .n_pcpu = pcpu, .n_dom = dom, .n_vcpu = vcpu,
+			       .n_thread = thread, .cpu_type = PCX_X86_INTEL_NHLM };
+	return c;
+}
+
 static struct xm_config base_cfg(uint64_t seed)
 {
-	struct xm_config c = { .seed = seed, .n_pcpu = 1, .n_dom = 1, .n_vcpu = 1,
-			       .n_thread = 2, .cpu_type = PCX_X86_INTEL_NHLM };
-	return c;
+	return machine_cfg(seed, 1, 1, 1, 2);
 }
 
 /* Let tid run (switched in if needed), then current. */
@@ -221,6 +229,21 @@ static void as_thread(struct run *r, int tid)
 {
 	xm_make_running(r->m, tid);
 	xm_set_current(r->m, tid);
+}
+
+/* Threads 0 and 1 of VCPU 0 open set0 and set1 (period 0: counting), in
+ * turn: 0 or the first error. */
+static int open_two(struct run *r, int set0, uint64_t period0, int set1, uint64_t period1)
+{
+	int ret;
+
+	as_thread(r, 0);
+	ret = thr_open(r, 0, set0, period0);
+	xm_guest_switch(r->m, 0, 0, 1);
+	as_thread(r, 1);
+	int ret1 = thr_open(r, 1, set1, period1);
+
+	return ret ? ret : ret1;
 }
 
 /* ---- directed scenarios ---- */
@@ -232,7 +255,7 @@ static void test_refusals(void)
 	struct run r;
 	void *ctx;
 
-	if (!model(&r, &cfg)) {
+	if (!model(&r, cfg)) {
 		T_OK(0, "model: xm_new failed");
 		return;
 	}
@@ -255,7 +278,7 @@ static void test_refusals(void)
 	run_free(&r);
 
 	cfg.native_layout = true;
-	model(&r, &cfg);
+	model(&r, cfg);
 	as_thread(&r, 0);
 	PMC_GROUP_OPTS(plain, .pid = 0);
 	T_OK(pcx_open(evs, 1, &plain, &ctx) == -PMC_EABI,
@@ -264,7 +287,7 @@ static void test_refusals(void)
 
 	cfg.native_layout = false;
 	cfg.abi = 0x05010500;
-	model(&r, &cfg);
+	model(&r, cfg);
 	as_thread(&r, 0);
 	T_OK(pcx_open(evs, 1, &plain, &ctx) == -PMC_EABI, "open: another perfctr ABI: -PMC_EABI");
 	run_free(&r);
@@ -273,15 +296,11 @@ static void test_refusals(void)
 /* Intra- and inter-domain switches and VCPU migrations of one thread. */
 static void test_amode_switches(void)
 {
-	struct xm_config cfg = base_cfg(21);
+	struct xm_config cfg = machine_cfg(21, 2, 2, 2, 3);
 	struct run r;
 	int ok = 0, n = 0;
 
-	cfg.n_pcpu = 2;
-	cfg.n_dom = 2;
-	cfg.n_vcpu = 2;
-	cfg.n_thread = 3;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	as_thread(&r, 0);
 	T_OK(thr_open(&r, 0, SET_A, 0) == 0, "a-mode: open cycles, instructions, TSC");
@@ -309,21 +328,16 @@ static void test_amode_switches(void)
  * switches the domain out inside the hypercall. */
 static void test_eq4(void)
 {
-	struct xm_config cfg = base_cfg(31);
+	struct xm_config cfg = machine_cfg(31, 1, 2, 1, 2);
 	struct run r;
 	struct xm_stats st;
 	int ok = 0;
 
-	cfg.n_dom = 2;
 	cfg.hypercall_preempt = true;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	/* Thread 0 counts set A, thread 1 set C: every switch needs the hypercall. */
-	as_thread(&r, 0);
-	thr_open(&r, 0, SET_A, 0);
-	xm_guest_switch(r.m, 0, 0, 1);
-	as_thread(&r, 1);
-	thr_open(&r, 1, SET_C, 0);
+	open_two(&r, SET_A, 0, SET_C, 0);
 	for (int i = 0; i < 200; i++) {
 		int tid = i & 1;
 		xm_guest_switch(r.m, 0, 0, tid);
@@ -358,13 +372,12 @@ static void test_eq4(void)
  * subtracts the others' events. */
 static void test_skipped_hypercall(void)
 {
-	struct xm_config cfg = base_cfg(41);
+	struct xm_config cfg = machine_cfg(41, 1, 1, 1, 3);
 	struct run r;
 	struct xm_stats a, b;
 	int ok = 0;
 
-	cfg.n_thread = 3;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	for (int tid = 0; tid < 3; tid++) {
 		xm_guest_switch(r.m, 0, 0, tid);
@@ -403,14 +416,10 @@ static void test_read_races(void)
 		{ XM_INJ_MIGRATE, "migration to another VCPU" },
 		{ XM_INJ_SAME_VCPU, "switch away and back, hypercall skipped" },
 	};
-	struct xm_config cfg = base_cfg(51);
+	struct xm_config cfg = machine_cfg(51, 2, 2, 2, 3);
 	struct run r;
 
-	cfg.n_pcpu = 2;
-	cfg.n_dom = 2;
-	cfg.n_vcpu = 2;
-	cfg.n_thread = 3;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	for (int tid = 0; tid < 3; tid++) {
 		as_thread(&r, tid);
@@ -472,7 +481,7 @@ static void test_width(void)
 		w = pcx_width_for_cpu_type(cfg.cpu_type);
 		cfg.pmc_init = (1ULL << (w - cases[i].top)) - 50000;
 		cfg.n_dom = 2;
-		if (!model(&r, &cfg))
+		if (!model(&r, cfg))
 			return;
 		as_thread(&r, 0);
 		thr_open(&r, 0, SET_A, 0);
@@ -512,7 +521,6 @@ static bool run_until_overflow(struct run *r, int tid, uint64_t target)
 
 static void test_imode(void)
 {
-	struct xm_config cfg = base_cfg(71);
 	struct run r;
 	struct xm_stats a, b;
 	struct pmc_sample_stats ps;
@@ -520,10 +528,7 @@ static void test_imode(void)
 	uint32_t mask;
 	int idx;
 
-	cfg.n_pcpu = 2;
-	cfg.n_vcpu = 2;
-	cfg.n_thread = 3;
-	if (!model(&r, &cfg))
+	if (!model(&r, machine_cfg(71, 2, 1, 2, 3)))
 		return;
 	/* Thread 0 samples branches every 5000 on VCPU 0; thread 1 counts;
 	 * thread 2 does not use counters. */
@@ -622,15 +627,11 @@ static void test_broken_guest(void)
 	struct pmc_sample_stats p[2];
 	uint64_t ov_at_mis[2] = { UINT64_MAX, UINT64_MAX };
 
-	cfg.n_thread = 2;
 	cfg.no_overflow_check = true;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
-	as_thread(&r, 0);
-	thr_open(&r, 0, SET_B, 3000);
-	xm_guest_switch(r.m, 0, 0, 1);
-	as_thread(&r, 1);
-	thr_open(&r, 1, SET_B, 5000);
+	T_OK(open_two(&r, SET_B, 3000, SET_B, 5000) == 0,
+	     "broken guest: both threads sample branches (every 3000 and 5000)");
 	for (int i = 0; i < 120; i++) {
 		int tid = i & 1;
 		xm_guest_switch(r.m, 0, 0, tid);
@@ -676,7 +677,7 @@ static void test_stop_start(void)
 	struct run r;
 	struct pmc_count a[3], b[3];
 
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	as_thread(&r, 0);
 	thr_open(&r, 0, SET_A, 0);
@@ -732,7 +733,7 @@ static bool random_schedule(const struct sched_cfg *sc, uint64_t seed, int steps
 	if (sc->pmc_init)	/* the counters cross their sign bit early on */
 		cfg.pmc_init = (1ULL << (pcx_width_for_cpu_type(sc->cpu_type) - 1)) - 400000;
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
-	if (!model(&r, &cfg)) {
+	if (!model(&r, cfg)) {
 		snprintf(why, whylen, "xm_new failed");
 		return false;
 	}
@@ -915,7 +916,7 @@ static void test_overflow_pause(void)
 	int idx;
 
 	cfg.n_dom = 2;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	as_thread(&r, 0);
 	T_OK(thr_open(&r, 0, SET_B, 4000) == 0, "pause: open cycles (a-mode), branches sampled");
@@ -983,7 +984,7 @@ static void test_hv_off(void)
 
 	for (int off = 0; off < 2; off++) {
 		cfg.hv_perfctr_off = off;
-		if (!model(&r, &cfg))
+		if (!model(&r, cfg))
 			return;
 		as_thread(&r, 0);
 		pcx_probe(&env, &pr);
@@ -1019,7 +1020,7 @@ static void test_p4(void)
 	void *ctx = NULL;
 
 	cfg.cpu_type = XP_CPU_INTEL_P4M3;
-	if (!model(&r, &cfg))
+	if (!model(&r, cfg))
 		return;
 	as_thread(&r, 0);
 	pcx_probe(&env, &pr);
@@ -1035,14 +1036,13 @@ static void test_p4(void)
 
 static void test_golden(void)
 {
-	struct xm_config cfg = base_cfg(99);
 	uint32_t words[128], mine[256];
 	struct pcx_info info;
 	struct run r;
 	size_t nw;
 	int n;
 
-	if (!model(&r, &cfg))
+	if (!model(&r, base_cfg(99)))
 		return;
 	/* PERFCTR_INFO: bytes from the model's encoder. */
 	n = xm_info_words(r.m, words, N(words));

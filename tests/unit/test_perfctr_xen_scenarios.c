@@ -34,6 +34,7 @@
 #include "plugins/perfctr_xen/pcx.h"
 #include "profile/profile.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 #include "tests/xenmodel/perfctr_abi.h"
 #include "tests/xenmodel/xenmodel.h"
 
@@ -162,11 +163,7 @@ static int open_dom(struct xm *m, struct dom_run *d, int dom, enum scen s)
 	memset(d, 0, sizeof(*d));
 	d->tid = dom;		/* one thread per domain */
 	d->left = visit_cost(s, 0);
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = PMC_KIND_PERF;
-	ev.type = PERF_TYPE_HARDWARE;
-	ev.config = PERF_COUNT_HW_CPU_CYCLES;
-	ev.hardware = true;
+	ev = hw_perf_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	ev.period = PERIOD;
 	PMC_GROUP_OPTS(o, .sample = true, .signo = SIGNO);
 	xm_make_running(m, d->tid);

@@ -7,6 +7,7 @@
 
 #include "backend/pmc.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 static void test_refusals(void)
 {
@@ -163,14 +164,9 @@ static void test_plans(const struct pmc_env *env)
 int main(void)
 {
 	struct pmc_env env;
-	char path[4096];
-	const char *build = getenv("PMCPROF_BUILD");
-	const char *pp = getenv("PMCPROF_PLUGIN_PATH");
 
 	/* The deliberately broken plugin lives beside this test. */
-	snprintf(path, sizeof(path), "%s/tests/unit/.libs%s%s", build ? build : ".", pp ? ":" : "",
-		 pp ? pp : "");
-	setenv("PMCPROF_PLUGIN_PATH", path, 1);
+	plugin_path_tests_first();
 	pmc_env_probe(&env);
 	test_refusals();
 	test_probes(&env);

@@ -20,7 +20,9 @@
 
 #include "profile/format.h"
 #include "profile/profile.h"
+#include "tests/fuzz/fuzz_wrap.h"
 #include "tests/harness.h"
+#include "tests/rng.h"
 
 /* ---- counting allocator: prof_write must not allocate ---- */
 #if defined(__SANITIZE_ADDRESS__)
@@ -64,16 +66,6 @@ void *realloc(void *p, size_t n)
 #endif
 
 /* ---- random profiles ---- */
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* Values of every varint length, with the extremes. */
 static uint64_t rnd_value(void)
@@ -671,13 +663,7 @@ static size_t wrap(uint8_t *out, size_t cap, const void *raw, size_t len, uint64
 	ZSTD_freeCCtx(z);
 	if (ZSTD_isError(c))
 		return 0;
-	memcpy(out, PROF_MAGIC, PROF_MAGIC_LEN);
-	prof_put_le32(out + 8, PROF_VERSION);
-	prof_put_le32(out + 12, 0);
-	prof_put_le32(out + 16, PROF_HEADER_SIZE);
-	prof_put_le64(out + 24, raw_size);
-	prof_put_le64(out + 32, c);
-	prof_put_le32(out + 20, prof_header_check(out, PROF_HEADER_SIZE));
+	wrap_header(out, raw_size, c);
 	return PROF_HEADER_SIZE + c;
 }
 

@@ -9,6 +9,7 @@
 
 #include "plugins/perf_event/pe.h"
 #include "tests/harness.h"
+#include "tests/unit/plugin_test.h"
 
 /* The fake instructions: rdpmc returns vals[calls] and may bump the page's
  * seqlock once, as a concurrent kernel update would. */
@@ -40,28 +41,7 @@ static uint64_t fake_rdtsc(void *arg)
 
 static void test_sign_extend(void)
 {
-	static const struct {
-		int line;
-		uint64_t v;
-		unsigned width;
-		uint64_t want;
-	} cases[] = {
-		{ __LINE__, 0x00007fffffffffffULL, 48, 0x00007fffffffffffULL },
-		{ __LINE__, 0x0000800000000000ULL, 48, 0xffff800000000000ULL },
-		{ __LINE__, 0x0000fffffffff000ULL, 48, (uint64_t)-4096 },
-		{ __LINE__, 0xabcd000000000001ULL, 48, 1 },	/* bits above width ignored */
-		{ __LINE__, 0x000000ffffffffffULL, 40, UINT64_MAX },
-		{ __LINE__, 0x0000007fffffffffULL, 40, 0x0000007fffffffffULL },
-		{ __LINE__, 0x0000008000000000ULL, 40, 0xffffff8000000000ULL },
-		{ __LINE__, 0x1234ff0000000005ULL, 40, 5 },
-		{ __LINE__, 0x8000000000000000ULL, 64, 0x8000000000000000ULL },
-		{ __LINE__, 0x0000800000000000ULL, 0, 0x0000800000000000ULL },	/* width unknown */
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		uint64_t got = pe_sign_extend(cases[i].v, cases[i].width);
-		T_OK(got == cases[i].want, "sign_extend line %d: %#" PRIx64 " w%u -> %#" PRIx64,
-		     cases[i].line, cases[i].v, cases[i].width, got);
-	}
+	check_sign_extend(pe_sign_extend);
 }
 
 static void test_tsc_to_ns(void)

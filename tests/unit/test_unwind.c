@@ -21,21 +21,12 @@
 #include "unwinder/internal.h"
 #include "unwinder/unwind.h"
 
-/* noclone keeps one copy of each function: gcc only */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define IN_SECTION(s) __attribute__((section(s), used))
-
 /* Address ranges of the functions a sample is checked against. */
-#define RANGE(s) extern const char __start_##s[], __stop_##s[]
-RANGE(uwt_spin);
-RANGE(uwt_chain);
-RANGE(uwt_root);
-RANGE(uwt_mid);
-RANGE(uwt_usr1);
+T_RANGE(uwt_spin);
+T_RANGE(uwt_chain);
+T_RANGE(uwt_root);
+T_RANGE(uwt_mid);
+T_RANGE(uwt_usr1);
 extern const char uwt_badfp_begin[], uwt_badfp_end[];
 
 struct range {
@@ -159,7 +150,7 @@ static void deadline_in(struct timespec *t, long ms)
 
 static struct timespec deadline;
 
-IN_SECTION("uwt_spin") NOINLINE static int spin(void)
+T_IN_SECTION("uwt_spin") T_NOINLINE static int spin(void)
 {
 	unsigned long i = 0;
 
@@ -172,7 +163,7 @@ IN_SECTION("uwt_spin") NOINLINE static int spin(void)
 /* While the loop between the two labels runs, rbp holds garbage; the
  * compiler's CFI still says CFA = rbp + 16.  The 128 bytes skip the red
  * zone.  Gives up like spin() after the deadline. */
-IN_SECTION("uwt_badfp") NOINLINE static int spin_badfp(uintptr_t bad)
+T_IN_SECTION("uwt_badfp") T_NOINLINE static int spin_badfp(uintptr_t bad)
 {
 	unsigned long budget;
 
@@ -200,7 +191,7 @@ IN_SECTION("uwt_badfp") NOINLINE static int spin_badfp(uintptr_t bad)
 	return atomic_load(&probe.done) ? 0 : -1;
 }
 
-IN_SECTION("uwt_usr1") NOINLINE static void on_usr1(int sig)
+T_IN_SECTION("uwt_usr1") T_NOINLINE static void on_usr1(int sig)
 {
 	unsigned long i = 0;
 
@@ -210,7 +201,7 @@ IN_SECTION("uwt_usr1") NOINLINE static void on_usr1(int sig)
 			return;
 }
 
-IN_SECTION("uwt_mid") NOINLINE static int raise_nested(void)
+T_IN_SECTION("uwt_mid") T_NOINLINE static int raise_nested(void)
 {
 	/* pthread_kill, not raise: the SIGUSR1 handler must run in this thread. */
 	int ret = pthread_kill(pthread_self(), SIGUSR1);
@@ -221,7 +212,7 @@ IN_SECTION("uwt_mid") NOINLINE static int raise_nested(void)
 
 static volatile int sink;
 
-IN_SECTION("uwt_chain") NOINLINE static int chain(int n, enum leaf leaf, uintptr_t bad)
+T_IN_SECTION("uwt_chain") T_NOINLINE static int chain(int n, enum leaf leaf, uintptr_t bad)
 {
 	int ret;
 
@@ -267,7 +258,7 @@ static uintptr_t bad_value(enum badfp kind, void *loopframe)
 	}
 }
 
-IN_SECTION("uwt_root") NOINLINE static int root(int depth, enum leaf leaf, enum badfp bad)
+T_IN_SECTION("uwt_root") T_NOINLINE static int root(int depth, enum leaf leaf, enum badfp bad)
 {
 	/* A fake frame above the chain: saved rbp = itself, junk return. */
 	volatile uintptr_t loopframe[2];
@@ -483,7 +474,7 @@ static void run_sample_cases(void)
 	}
 }
 
-NOINLINE static unsigned work(unsigned x)
+T_NOINLINE static unsigned work(unsigned x)
 {
 	char buf[64];
 
@@ -492,7 +483,7 @@ NOINLINE static unsigned work(unsigned x)
 	return (unsigned)strlen(buf) + x;
 }
 
-NOINLINE static unsigned busy(int n, unsigned x)
+T_NOINLINE static unsigned busy(int n, unsigned x)
 {
 	if (n == 0)
 		return work(x);
@@ -560,13 +551,13 @@ static void run_agree_cases(void)
 }
 
 /* getcontext returns twice: kept out of the loops that use its result. */
-NOINLINE static void fill_context(ucontext_t *uc)
+T_NOINLINE static void fill_context(ucontext_t *uc)
 {
 	getcontext(uc);
 }
 
 /* A capture of the caller's own, live stack. */
-NOINLINE static int capture_here(const struct uw_thread *t, unsigned *flags)
+T_NOINLINE static int capture_here(const struct uw_thread *t, unsigned *flags)
 {
 	ucontext_t uc;
 	uintptr_t pcs[64];

@@ -16,16 +16,9 @@
 #include "unwinder/internal.h"
 #include "unwinder/unwind.h"
 
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE __attribute__((noinline, noclone))
-#endif
-#define IN_SECTION(s) __attribute__((section(s), used))
-#define RANGE(s) extern const char __start_##s[], __stop_##s[]
-RANGE(uwc_leaf);
-RANGE(uwc_mid);
-RANGE(uwc_root);
+T_RANGE(uwc_leaf);
+T_RANGE(uwc_mid);
+T_RANGE(uwc_root);
 
 static bool in(const char *lo, const char *hi, uintptr_t pc)
 {
@@ -47,7 +40,7 @@ __attribute__((no_sanitize("address"), noinline)) static void copy_raw(unsigned 
 }
 
 /* Take the registers and copy the stack from sp to the stack's top. */
-IN_SECTION("uwc_leaf") NOINLINE static void leaf(void)
+T_IN_SECTION("uwc_leaf") T_NOINLINE static void leaf(void)
 {
 	ucontext_t uc;
 	uintptr_t lo, hi, sp;
@@ -70,20 +63,20 @@ IN_SECTION("uwc_leaf") NOINLINE static void leaf(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-IN_SECTION("uwc_mid") NOINLINE static void mid(void)
+T_IN_SECTION("uwc_mid") T_NOINLINE static void mid(void)
 {
 	leaf();
 	__asm__ volatile("" ::: "memory");
 }
 
-IN_SECTION("uwc_root") NOINLINE static void root(void)
+T_IN_SECTION("uwc_root") T_NOINLINE static void root(void)
 {
 	mid();
 	__asm__ volatile("" ::: "memory");
 }
 
 /* Overwrite the stack the chain used. */
-NOINLINE static void scribble(void)
+T_NOINLINE static void scribble(void)
 {
 	volatile unsigned char junk[16384];
 

@@ -81,6 +81,30 @@ static enum react keys(struct ui *ui, const char *s)
 	return r;
 }
 
+/* Key k, then the screen drawn at 120x40. */
+static enum react press(struct ui *ui, int k)
+{
+	enum react r = ui_on_key(ui, k);
+	draw(ui, 120, 40);
+	return r;
+}
+
+/* The keys of s, then the screen drawn at 120x40. */
+static enum react type(struct ui *ui, const char *s)
+{
+	enum react r = keys(ui, s);
+	draw(ui, 120, 40);
+	return r;
+}
+
+/* Select the first function whose name has s in it (search, then Enter). */
+static void search(struct ui *ui, const char *s)
+{
+	ui_on_key(ui, '/');
+	keys(ui, s);
+	ui_on_key(ui, VK_ENTER);
+}
+
 /* The row the table selects, as drawn. */
 static char *selected(void)
 {
@@ -156,39 +180,31 @@ static void test_functions(void)
 	T_OK(fits(), "120x40: every line fits, the bar ends with Quit");
 
 	/* incremental search, then n */
-	keys(ui, "/work_");
-	draw(ui, 120, 40);
+	type(ui, "/work_");
 	T_OK(strstr(selected(), "work_a") && row_with("Search: work__") >= 0,
 	     "search selects as you type: '%s'", selected());
-	keys(ui, "c");
-	draw(ui, 120, 40);
+	type(ui, "c");
 	T_OK(strstr(selected(), "work_c") != NULL, "more letters narrow it: '%s'", selected());
 	ui_on_key(ui, VK_ENTER);
-	keys(ui, "n");
-	draw(ui, 120, 40);
+	type(ui, "n");
 	T_OK(strstr(selected(), "work_c") != NULL, "n wraps round to the only match");
-	keys(ui, "/zzz");
-	draw(ui, 120, 40);
+	type(ui, "/zzz");
 	T_OK(row_with("not found") >= 0, "a search that fails says so");
-	ui_on_key(ui, VK_ESC);
-	draw(ui, 120, 40);
+	press(ui, VK_ESC);
 	T_OK(strstr(selected(), "work_c") != NULL, "Esc goes back to where the search began");
 
 	/* Enter: callers, callees, lines of the function */
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	y = row_with("Callers of work_c (1)");
 	T_OK(y > 0 && strstr(line(y + 1), "main"), "Enter shows the callers: '%s'",
 	     y > 0 ? line(y + 1) : "");
 	T_OK(row_with("Callees of work_c (0)") > 0 && row_with("Lines of work_c (1)") > 0,
 	     "and the callees and lines");
 	T_OK(strstr(selected(), "main") != NULL, "the first caller is selected");
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	T_OK(row_with("Callees of main (4)") > 0, "Enter on a caller moves to it");
 	ui_on_key(ui, VK_ESC);
-	ui_on_key(ui, VK_ESC);
-	draw(ui, 120, 40);
+	press(ui, VK_ESC);
 	T_OK(row_with("Functions: ") > 0, "Esc goes back to the functions");
 
 	/* sort, event */
@@ -199,82 +215,66 @@ static void test_functions(void)
 		{ __LINE__, "Incl%\u25bc" }, { __LINE__, "Function\u25bc" }, { __LINE__, "Self%\u25bc" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(sorts); i++) {
-		enum react r = keys(ui, "s");
-		draw(ui, 120, 40);
+		enum react r = type(ui, "s");
 		T_OK((r & REACT_REQUERY) && row_with(sorts[i].heading) > 0,
 		     "s line %d: sorted by %s", sorts[i].line, sorts[i].heading);
 	}
 	y = row_with(" Function");
-	keys(ui, "ss");
-	draw(ui, 120, 40);
+	type(ui, "ss");
 	T_OK(strstr(line(y + 1), "hot_lines") != NULL, "by name: hot_lines first: '%s'",
 	     line(y + 1));
 	keys(ui, "s");
-	keys(ui, "e");
-	draw(ui, 120, 40);
+	type(ui, "e");
 	T_OK(row_with("[instructions@2000") > 0 && strstr(line(y + 1), "hot_lines") &&
 		     row_with("Functions: 5, instructions") > 0,
 	     "e: the next event, its own order: '%s'", line(y + 1));
 	keys(ui, "e");
 
 	/* compare needs two runs */
-	keys(ui, "c");
-	draw(ui, 120, 40);
+	type(ui, "c");
 	T_OK(row_with("compare mode needs two runs") > 0, "c with one run says what to do");
 
 	/* trees */
-	keys(ui, "t");
-	draw(ui, 120, 40);
+	type(ui, "t");
 	y = row_with("\u25be main");
 	T_OK(row_with("Top-down tree") > 0 && y > 0 && strstr(line(y + 1), "    work_a"),
 	     "t: top-down tree, opened along the hot path");
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	T_OK(row_with("\u25b8 main") > 0 && row_with("work_a") < 0, "Enter closes a node");
 	T_OK(row_with("Incl%\u25bc") > 0, "top-down rows sort by inclusive cost: the mark says so");
-	keys(ui, "t");
-	draw(ui, 120, 40);
+	type(ui, "t");
 	T_OK(row_with("Bottom-up tree") > 0 && strstr(selected(), "\u25b8 work_a"),
 	     "t again: bottom-up, the hottest function first: '%s'", selected());
 	y = row_with(" Function");
 	T_OK(y > 0 && strstr(line(y), "Self%\u25bc") && !strstr(line(y), "Incl%\u25bc"),
 	     "bottom-up rows sort by self cost: the mark is on Self%%: '%s'", y > 0 ? line(y) : "");
-	ui_on_key(ui, VK_RIGHT);
-	draw(ui, 120, 40);
+	press(ui, VK_RIGHT);
 	y = row_with("\u25be work_a");
 	T_OK(y > 0 && strstr(line(y + 1), "main"), "Right opens it: its caller main");
 	ui_on_key(ui, VK_DOWN);
-	ui_on_key(ui, VK_LEFT);
-	draw(ui, 120, 40);
+	press(ui, VK_LEFT);
 	T_OK(strstr(selected(), "\u25be work_a") != NULL, "Left on a child: up to its parent");
-	ui_on_key(ui, VK_LEFT);
-	draw(ui, 120, 40);
+	press(ui, VK_LEFT);
 	y = row_with("\u25b8 work_a");
 	T_OK(strstr(selected(), "\u25b8 work_a") != NULL && y > 0 && !strstr(line(y + 1), "main"),
 	     "Left on an open node closes it");
-	keys(ui, "t");
-	draw(ui, 120, 40);
+	type(ui, "t");
 	T_OK(row_with("Functions: ") > 0, "t a third time: back to the functions");
 
 	/* lines, then the annotated source */
-	keys(ui, "l");
-	draw(ui, 120, 40);
+	type(ui, "l");
 	T_OK(row_with("Source lines: ") > 0 && strstr(selected(), src_a),
 	     "l: per-line table, hottest first: '%s'", selected());
-	keys(ui, "/hot");
-	ui_on_key(ui, VK_ENTER);
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	search(ui, "hot");
+	press(ui, VK_ENTER);
 	l = selected();
 	char at_hot[32];
 	snprintf(at_hot, sizeof(at_hot), " %u ", l_hot);
 	T_OK(strstr(l, at_hot) && strstr(l, "HOT_LOOP"), "Enter: the source, at the line: '%s'", l);
-	keys(ui, "[");
-	draw(ui, 120, 40);
+	type(ui, "[");
 	T_OK(strstr(selected(), at_b) != NULL, "[ jumps to the previous hot line: '%s'",
 	     selected());
-	keys(ui, "]");
-	draw(ui, 120, 40);
+	type(ui, "]");
 	T_OK(strstr(selected(), at_a) != NULL, "] to the next, wrapping round: '%s'", selected());
 	/* hot: 10% of the file's samples or more (work_a's and work_b's lines) */
 	static const struct {
@@ -296,12 +296,10 @@ static void test_functions(void)
 	ui_on_key(ui, VK_ESC);
 
 	/* help and facts */
-	keys(ui, "?");
-	draw(ui, 120, 40);
+	type(ui, "?");
 	T_OK(row_with("Help") > 0 && row_with("export this view as CSV") > 0, "? shows the keys");
 	keys(ui, "?");
-	keys(ui, "i");
-	draw(ui, 120, 40);
+	type(ui, "i");
 	T_OK(row_with("Run facts") > 0 && row_with("argv") > 0 && row_with("lost") > 0,
 	     "i shows metadata and counters");
 	ui_on_key(ui, VK_ESC);
@@ -309,13 +307,11 @@ static void test_functions(void)
 	/* export, with the command that gives the same CSV */
 	char path[512], want[600], buf[256];
 	snprintf(path, sizeof(path), "%s/out.csv", dir);
-	keys(ui, "x");
-	draw(ui, 120, 40);
+	type(ui, "x");
 	T_OK(row_with("Export CSV to: pmcprof-functions.csv_") > 0, "x asks for a file name");
 	keys(ui, "\x15");	/* ^U */
 	keys(ui, path);
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	snprintf(want, sizeof(want), "wrote 5 rows to %s, as: pmcprof report --csv %s/base.pmcp",
 		 path, dir);
 	T_OK(row_with(want) > 0, "export says what it wrote and how to get it again: '%s'",
@@ -329,12 +325,10 @@ static void test_functions(void)
 	/* F: the view's flame graph, a new file each time, named on the message line */
 	char cwd[4096], flame[600];
 	T_OK(getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0, "into the test directory");
-	keys(ui, "F");
-	draw(ui, 120, 40);
+	type(ui, "F");
 	T_OK(row_with("wrote the flame graph to pmcprof-flame-topdown.svg") > 0,
 	     "F says where the flame graph went: '%s'", line(38));
-	keys(ui, "F");
-	draw(ui, 120, 40);
+	type(ui, "F");
 	T_OK(row_with("pmcprof-flame-topdown-2.svg") > 0, "F again does not overwrite it: '%s'",
 	     line(38));
 	snprintf(flame, sizeof(flame), "grep -q 'data-n=\"work_a\"' %s/pmcprof-flame-topdown.svg && "
@@ -342,8 +336,7 @@ static void test_functions(void)
 	T_OK(system(flame) == 0, "the file is the analyzer's flame graph of the tree");
 	keys(ui, "t");
 	keys(ui, "t");
-	keys(ui, "F");
-	draw(ui, 120, 40);
+	type(ui, "F");
 	snprintf(flame, sizeof(flame), "grep -q 'data-mode=\"bottom-up\"' %s/pmcprof-flame-bottomup.svg",
 		 dir);
 	T_OK(row_with("pmcprof-flame-bottomup.svg") > 0 && system(flame) == 0,
@@ -377,16 +370,14 @@ static void test_functions(void)
 	char add[512];
 	snprintf(add, sizeof(add), "a%s/run.pmcp", dir);
 	keys(ui, add);
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	y = row_with("Base%");
 	T_OK(row_with("compare: base base.pmcp vs run.pmcp") == 0 && y > 0 &&
 		     strstr(line(y), "run.pmcp"),
 	     "a adds a run and turns compare mode on");
 	snprintf(add, sizeof(add), "a%s/nonexistent.pmcp", dir);
 	keys(ui, add);
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	press(ui, VK_ENTER);
 	T_OK(row_with("cannot add") > 0 && row_with("compare: base base.pmcp vs run.pmcp") == 0,
 	     "a bad run is refused and the view stays");
 	ui_free(ui);
@@ -440,22 +431,17 @@ static void test_compare(void)
 	 * when the header has room for the first only */
 	T_OK(row_with("! ") > 0 && row_with("press i") > 0, "the header warns, more behind i: '%s'",
 	     line(4));
-	keys(ui, "i");
-	draw(ui, 120, 40);
+	type(ui, "i");
 	T_OK(row_with("backend differs") > 0, "i: runs with different sources are flagged");
-	ui_on_key(ui, VK_ESC);
-	draw(ui, 120, 40);
+	press(ui, VK_ESC);
 	y = row_with("Base%");
-	keys(ui, "r");
-	draw(ui, 120, 40);
+	type(ui, "r");
 	T_OK(row_with("Base\u25bc") == y && row_with("ratio: samples in run") > 0, "r: raw counts");
-	keys(ui, "r");
-	draw(ui, 120, 40);
+	type(ui, "r");
 	T_OK(row_with("pp run.pmcp") > 0 && strstr(line(row_with("work_b")), "+15 [+"),
 	     "r again: delta in points: '%s'", line(row_with("work_b")));
 	keys(ui, "r");
-	keys(ui, "sss");
-	draw(ui, 120, 40);
+	type(ui, "sss");
 	y = row_with("Base%");
 	T_OK(row_with("run.pmcp\u25bc") == y && strstr(line(y + 1), "only"),
 	     "s reaches ratio order in compare mode: '%s'", line(y + 1));
@@ -463,15 +449,13 @@ static void test_compare(void)
 	T_OK(fits() && row_with("1.50") > 0, "compare mode at 80x24");
 	char cwd[4096], flame[600];
 	T_OK(getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0, "into the test directory");
-	keys(ui, "F");
-	draw(ui, 120, 40);
+	type(ui, "F");
 	snprintf(flame, sizeof(flame), "grep -q 'data-n=\"work_b\".*data-sig=\"1\"' "
 		 "%s/pmcprof-flame-diff.svg", dir);
 	T_OK(row_with("pmcprof-flame-diff.svg") > 0 && system(flame) == 0,
 	     "F in compare mode: a differential flame graph, work_b significant: '%s'", line(38));
 	T_OK(chdir(cwd) == 0, "back");
-	keys(ui, "c");
-	draw(ui, 120, 40);
+	type(ui, "c");
 	T_OK(row_with("Self%") > 0 && row_with("run.pmcp") < 0, "c turns compare mode off");
 	ui_free(ui);
 }
@@ -487,10 +471,8 @@ static void test_function_lines(void)
 	T_OK(ui != NULL, "a profile opens");
 	if (!ui)
 		return;
-	keys(ui, "/work_b");
-	ui_on_key(ui, VK_ENTER);
-	ui_on_key(ui, VK_ENTER);
-	draw(ui, 120, 40);
+	search(ui, "work_b");
+	press(ui, VK_ENTER);
 	y = row_with("Lines of work_b (1)");
 	snprintf(want, sizeof(want), "line %u", l_b);
 	T_OK(y > 0 && strstr(line(y + 1), want), "Lines of work_b: its one line: '%s'",
@@ -501,8 +483,7 @@ static void test_function_lines(void)
 	ui_on_key(ui, VK_TAB);
 	ui_on_key(ui, VK_DOWN);
 	snprintf(path, sizeof(path), "%s/lines.csv", dir);
-	keys(ui, "x");
-	draw(ui, 120, 40);
+	type(ui, "x");
 	T_OK(row_with("Export CSV to: pmcprof-lines.csv_") > 0, "x in the lines section: lines.csv");
 	keys(ui, "\x15");
 	keys(ui, path);
@@ -536,8 +517,7 @@ static void test_raw_repeats(void)
 	T_OK(ui != NULL, "a base of two repeats opens");
 	if (!ui)
 		return;
-	keys(ui, "r");
-	draw(ui, 120, 40);
+	type(ui, "r");
 	y = row_with("work_b");
 	T_OK(row_with("ratio: samples in run") > 0 && y > 0 && strstr(line(y), " 1.50 ["),
 	     "r over repeats: the mean per repeat, 1.5x: '%s'", y > 0 ? line(y) : "");
@@ -596,8 +576,7 @@ static void test_source_remap(void)
 	T_OK(ui != NULL, "a profile opens with --remap");
 	if (!ui)
 		return;
-	keys(ui, "/work_a");
-	ui_on_key(ui, VK_ENTER);
+	search(ui, "work_a");
 	ui_on_key(ui, VK_ENTER);
 	keys(ui, "l");
 	draw(ui, 200, 40);

@@ -642,34 +642,38 @@ static void ensure_loaded(struct xm *m, int d, int vi, int keep_d, int keep_v)
 
 /* ---- injections during a read ---- */
 
+/* The current thread leaves VCPU vi of domain d, and another runnable
+ * thread of d (if any) runs there a while. */
+static void switch_away(struct xm *m, int d, int vi)
+{
+	int u;
+
+	g_switch(m, d, vi, -1);
+	u = runnable_thread(m, d, m->cur);
+	if (u >= 0) {
+		g_switch(m, d, vi, u);
+		work(m, vcpu_of(m, d, vi)->pcpu, 100 + rnd_below(m, 1000));
+	}
+}
+
 static void inject(struct xm *m, enum xm_inject kind)
 {
 	struct thread *t = &m->t[m->cur];
-	int d = t->dom, vi = t->vcpu, u, w;
+	int d = t->dom, vi = t->vcpu, w;
 
 	switch (kind) {
 	case XM_INJ_VCPU_SWITCH:
 		hv_bounce(m, d, vi);
 		break;
 	case XM_INJ_MIGRATE:
-		g_switch(m, d, vi, -1);
-		u = runnable_thread(m, d, m->cur);
-		if (u >= 0) {
-			g_switch(m, d, vi, u);
-			work(m, vcpu_of(m, d, vi)->pcpu, 100 + rnd_below(m, 1000));
-		}
+		switch_away(m, d, vi);
 		w = (vi + 1 + rnd_below(m, m->cfg.n_vcpu - 1)) % m->cfg.n_vcpu;
 		ensure_loaded(m, d, w, -1, -1);
 		g_switch(m, d, w, -1);
 		g_switch(m, d, w, m->cur);
 		break;
 	case XM_INJ_SAME_VCPU:
-		g_switch(m, d, vi, -1);
-		u = runnable_thread(m, d, m->cur);
-		if (u >= 0) {
-			g_switch(m, d, vi, u);
-			work(m, vcpu_of(m, d, vi)->pcpu, 100 + rnd_below(m, 1000));
-		}
+		switch_away(m, d, vi);
 		g_switch(m, d, vi, m->cur);
 		break;
 	case XM_INJ_NONE:

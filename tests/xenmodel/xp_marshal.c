@@ -3,7 +3,8 @@
  * is_u64) followed by one word, or two (low first) for a 64-bit field; only
  * non-zero items are emitted; a struct's own fields come first in tag
  * order, then its sub-struct's (vperfctr_control, then its cpu_control).
- * Written field by field, not table-driven like the plugin's. */
+ * Written field by field, not table-driven like the plugin's (the
+ * vperfctr_control encoder walks the decoder's own map of its fields). */
 #include "config.h"
 
 #include <errno.h>
@@ -53,35 +54,6 @@ int xp_encode_info(const struct xp_info *in, uint32_t *buf, unsigned cap)
 	return o.err ? o.err : (int)o.pos;
 }
 
-int xp_encode_vcontrol(const struct xp_vcontrol *in, uint32_t *buf, unsigned cap)
-{
-	struct out o = { buf, cap, 0, 0 };
-	const struct xp_cpu_control *c = &in->cpu_control;
-	uint32_t signo = (uint32_t)in->si_signo, ireset[XP_NPMC];
-
-	memcpy(ireset, c->ireset, sizeof(ireset));
-	put32(&o, XP_TAG_VC_SIGNO, &signo, 1);
-	put32(&o, XP_TAG_VC_PRESERVE, &in->preserve, 1);
-	put32(&o, XP_TAG_VC_FLAGS, &in->flags, 1);
-	put32(&o, XP_TAG_VC_RSVD2, &in->rsvd2, 1);
-	put32(&o, XP_TAG_VC_RSVD3, &in->rsvd3, 1);
-	put32(&o, XP_TAG_VC_RSVD4, &in->rsvd4, 1);
-	put32(&o, XP_TAG_CC_TSC_ON, &c->tsc_on, 1);
-	put32(&o, XP_TAG_CC_NRACTRS, &c->nractrs, 1);
-	put32(&o, XP_TAG_CC_NRICTRS, &c->nrictrs, 1);
-	put32(&o, XP_TAG_CC_PMC_MAP, c->pmc_map, XP_NPMC);
-	put32(&o, XP_TAG_CC_EVNTSEL, c->evntsel, XP_NPMC);
-	put32(&o, XP_TAG_CC_IRESET, ireset, XP_NPMC);
-	put32(&o, XP_TAG_CC_P4_ESCR, c->p4.escr, XP_NPMC);
-	put32(&o, XP_TAG_CC_P4_PE, &c->p4.pebs_enable, 1);
-	put32(&o, XP_TAG_CC_P4_PMV, &c->p4.pebs_matrix_vert, 1);
-	put32(&o, XP_TAG_CC_RSVD1, &c->rsvd1, 1);
-	put32(&o, XP_TAG_CC_RSVD2, &c->rsvd2, 1);
-	put32(&o, XP_TAG_CC_RSVD3, &c->rsvd3, 1);
-	put32(&o, XP_TAG_CC_RSVD4, &c->rsvd4, 1);
-	return o.err ? o.err : (int)o.pos;
-}
-
 /* Where a 32-bit tag of vperfctr_control lands, and how many items. */
 static uint32_t *vc_field(struct xp_vcontrol *v, unsigned tag, unsigned *n)
 {
@@ -113,6 +85,22 @@ static uint32_t *vc_field(struct xp_vcontrol *v, unsigned tag, unsigned *n)
 	case XP_TAG_CC_P4_ESCR: return c->p4.escr;
 	}
 	return NULL;
+}
+
+/* In tag order: vperfctr_control's own fields, then its cpu_control's. */
+int xp_encode_vcontrol(const struct xp_vcontrol *in, uint32_t *buf, unsigned cap)
+{
+	struct out o = { buf, cap, 0, 0 };
+	struct xp_vcontrol v = *in;	/* vc_field hands out writable fields */
+
+	for (unsigned tag = XP_TAG_VC_SIGNO; tag <= XP_TAG_CC_RSVD4; tag++) {
+		unsigned n;
+		const uint32_t *f = vc_field(&v, tag, &n);
+
+		if (f)
+			put32(&o, tag, f, n);
+	}
+	return o.err ? o.err : (int)o.pos;
 }
 
 int xp_decode_vcontrol(struct xp_vcontrol *out, const uint32_t *buf, unsigned n)
