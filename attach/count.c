@@ -26,30 +26,18 @@ struct att_counter {
 static int add(struct att_counter *c, const struct pmc_event *e, int idx, pid_t tid, int cpu,
 	       bool inherit)
 {
-	struct perf_event_attr a = { .size = sizeof(a) };
+	struct perf_event_attr a;
 	long fd;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 32;
-		int *f = realloc(c->fd, cap * sizeof(*f)), *v;
 
-		if (!f)
+		if (prof_array_resize(&c->fd, cap, sizeof(*c->fd)) ||
+		    prof_array_resize(&c->ev, cap, sizeof(*c->ev)))
 			return -ENOMEM;
-		c->fd = f;
-		if (!(v = realloc(c->ev, cap * sizeof(*v))))
-			return -ENOMEM;
-		c->ev = v;
 		c->cap = cap;
 	}
-	a.type = e->type;
-	a.config = e->config;
-	a.config1 = e->config1;
-	a.config2 = e->config2;
-	a.exclude_user = e->exclude_user;
-	a.exclude_kernel = e->exclude_kernel;
-	a.exclude_hv = 1;
-	a.inherit = inherit;
-	a.disabled = 1;
+	att_attr_init(&a, e, inherit);
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	fd = syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)

@@ -132,6 +132,12 @@ struct att_session {
 	} *cpu0[ATT_HASH];
 };
 
+/* session.c: the attributes every event of ours starts from, counted
+ * (count.c) or sampled: ev as the event list says, created disabled, the
+ * hypervisor never counted. */
+struct perf_event_attr;
+void att_attr_init(struct perf_event_attr *a, const struct pmc_event *ev, bool inherit);
+
 /* procmap.c: modules from /proc/PID/maps and the kernel's MMAP2 records. */
 int procmap_read(struct att_session *s, struct att_proc *p);
 void procmap_add(struct att_session *s, struct att_proc *p, const char *path, uint64_t start,

@@ -199,15 +199,8 @@ static int elf_facts(pid_t pid, const char *path, uint64_t ino, uint64_t start, 
 
 static struct att_mod *mod_new(struct att_proc *p)
 {
-	if (p->n_mods == p->cap_mods) {
-		size_t cap = p->cap_mods ? p->cap_mods * 2 : 32;
-		struct att_mod *m = realloc(p->mods, cap * sizeof(*m));
-
-		if (!m)
-			return NULL;
-		p->mods = m;
-		p->cap_mods = cap;
-	}
+	if (prof_array_grow(&p->mods, &p->cap_mods, p->n_mods, sizeof(*p->mods)))
+		return NULL;
 	memset(&p->mods[p->n_mods], 0, sizeof(p->mods[0]));
 	return &p->mods[p->n_mods++];
 }

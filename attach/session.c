@@ -38,18 +38,29 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+void att_attr_init(struct perf_event_attr *a, const struct pmc_event *ev, bool inherit)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = ev->type,
+		.config = ev->config,
+		.config1 = ev->config1,
+		.config2 = ev->config2,
+		.exclude_user = ev->exclude_user,
+		.exclude_kernel = ev->exclude_kernel,
+		.exclude_hv = 1,
+		.disabled = 1,
+		.inherit = inherit,
+	};
+}
+
 /* The sampling attributes of event i. */
 static void attr_for(const struct att_session *s, size_t i, struct perf_event_attr *a,
 		     bool inherit, bool side_records)
 {
 	const struct pmc_event *ev = &s->ev[i];
 
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = ev->type;
-	a->config = ev->config;
-	a->config1 = ev->config1;
-	a->config2 = ev->config2;
+	att_attr_init(a, ev, inherit);
 	if (ev->freq) {
 		a->freq = 1;
 		a->sample_freq = ev->freq;
@@ -57,12 +68,7 @@ static void attr_for(const struct att_session *s, size_t i, struct perf_event_at
 		a->sample_period = ev->period;
 	}
 	a->sample_type = s->sample_type;
-	a->exclude_user = ev->exclude_user;
-	a->exclude_kernel = ev->exclude_kernel;
-	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = ev->exclude_kernel;
-	a->disabled = 1;
-	a->inherit = inherit;
 	a->sample_id_all = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = 64 * 1024;
@@ -85,20 +91,11 @@ static int add_fd(struct att_session *s, int fd, int ev)
 {
 	if (s->n_fds == s->cap_fds) {
 		size_t cap = s->cap_fds ? s->cap_fds * 2 : 64;
-		int *f = realloc(s->fds, cap * sizeof(*f)), *e;
-		uint64_t *id;
 
-		if (!f)
+		if (prof_array_resize(&s->fds, cap, sizeof(*s->fds)) ||
+		    prof_array_resize(&s->fd_ev, cap, sizeof(*s->fd_ev)) ||
+		    prof_array_resize(&s->ids, cap, sizeof(*s->ids)))
 			return -ENOMEM;
-		s->fds = f;
-		e = realloc(s->fd_ev, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		s->fd_ev = e;
-		id = realloc(s->ids, cap * sizeof(*id));
-		if (!id)
-			return -ENOMEM;
-		s->ids = id;
 		s->cap_fds = cap;
 	}
 	s->fds[s->n_fds] = fd;
@@ -301,22 +298,14 @@ static void watch_target(struct att_session *s, pid_t pid)
 	s->target_done[s->n_pidfds++] = false;
 }
 
-int att_open(const struct att_opts *o, struct att_session **out, struct att_error *err)
+/* A session holding a copy of o and its per-CPU and per-target arrays;
+ * NULL if memory ran out. */
+static struct att_session *session_new(const struct att_opts *o, size_t nt)
 {
-	struct att_session *s;
-	size_t nt = o->n_pids + o->n_tids;
-	int ret = 0;
+	struct att_session *s = calloc(1, sizeof(*s));
 
-	*out = NULL;
-	set_err(err, 0, 0, 0, -1, NULL);
-	if (o->sz < sizeof(*o) || !o->n_ev || o->n_ev > PMC_MAX_EVENTS ||
-	    (!nt && !o->all_cpus) || !o->outdir)
-		return -EINVAL;
-	for (size_t i = 0; i < o->n_ev; i++)
-		if (o->ev[i].kind != PMC_KIND_PERF)
-			return -PMC_ENOTSUP;
-	if (!(s = calloc(1, sizeof(*s))))
-		return -ENOMEM;
+	if (!s)
+		return NULL;
 	s->o = *o;
 	memcpy(s->ev, o->ev, o->n_ev * sizeof(s->ev[0]));
 	s->o.ev = s->ev;
@@ -332,11 +321,22 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 	s->proc_cpu0 = calloc(o->n_pids + 1, sizeof(*s->proc_cpu0));
 	if (!s->rings || !s->pidfds || !s->target_done || !s->proc_cpu0) {
 		att_close(s);
-		return -ENOMEM;
+		return NULL;
 	}
 	for (int c = 0; c < s->ncpu; c++)
 		s->rings[c].fd = -1;
 	s->n_rings = s->ncpu;
+	return s;
+}
+
+/* What every sample carries, the kernel's build-id if the kernel is
+ * counted, and the kernel's call-chain depth limit. */
+static void sampling_setup(struct att_session *s)
+{
+	const struct att_opts *o = &s->o;
+	FILE *f;
+	unsigned long long v;
+
 	s->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 	if (o->stack != ATT_STACK_NONE)
@@ -349,16 +349,18 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 		s->kern.build_id_len = (uint32_t)prof_notes_build_id(
 			"/sys/kernel/notes", s->kern.build_id, sizeof(s->kern.build_id));
 	s->max_stack = 127;
-	{
-		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
-		unsigned long long v;
+	f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	if (f && fscanf(f, "%llu", &v) == 1 && v > 0)
+		s->max_stack = v;
+	if (f)
+		fclose(f);
+}
 
-		if (f && fscanf(f, "%llu", &v) == 1 && v > 0)
-			s->max_stack = v;
-		if (f)
-			fclose(f);
-	}
-	facts_machine();
+/* Events opened on every CPU, every process and every thread o names. */
+static int open_targets(struct att_session *s, const struct att_opts *o, struct att_error *err)
+{
+	int ret = 0;
+
 	if (o->all_cpus) {
 		scan_all_cpu0(s);
 		ret = open_task(s, -1, -1, false, err);
@@ -375,8 +377,7 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 
 		if (!pid) {
 			set_err(err, -ESRCH, 0, o->tids[i], -1, "/proc/TID/status");
-			ret = -ESRCH;
-			break;
+			return -ESRCH;
 		}
 		remember_cpu0(s, pid, o->tids[i]);
 		ret = open_task(s, pid, o->tids[i], false, err);
@@ -385,6 +386,28 @@ int att_open(const struct att_opts *o, struct att_session **out, struct att_erro
 		if (ret == 0)
 			watch_target(s, pid);
 	}
+	return ret;
+}
+
+int att_open(const struct att_opts *o, struct att_session **out, struct att_error *err)
+{
+	struct att_session *s;
+	size_t nt = o->n_pids + o->n_tids;
+	int ret;
+
+	*out = NULL;
+	set_err(err, 0, 0, 0, -1, NULL);
+	if (o->sz < sizeof(*o) || !o->n_ev || o->n_ev > PMC_MAX_EVENTS ||
+	    (!nt && !o->all_cpus) || !o->outdir)
+		return -EINVAL;
+	for (size_t i = 0; i < o->n_ev; i++)
+		if (o->ev[i].kind != PMC_KIND_PERF)
+			return -PMC_ENOTSUP;
+	if (!(s = session_new(o, nt)))
+		return -ENOMEM;
+	sampling_setup(s);
+	facts_machine();
+	ret = open_targets(s, o, err);
 	if (ret < 0) {
 		att_close(s);
 		return ret;

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "collector/cct.h"
 
@@ -130,13 +129,10 @@ static bool enlarge(struct cct *c)
 	uint32_t slots = max_slots_for(bytes, c->n_events);
 	void *m;
 
-	if (bytes <= c->bytes || slots <= c->max_slots)
+	if (bytes <= c->bytes || slots <= c->max_slots ||
+	    !prof_map_resize(&c->mem, &c->bytes, bytes))
 		return false;
-	m = mremap(c->mem, c->bytes, bytes, MREMAP_MAYMOVE);
-	if (m == MAP_FAILED)
-		return false;
-	c->mem = m;
-	c->bytes = bytes;
+	m = c->mem;
 	lay_out(c, slots);
 #define REBASE(a) ((typeof(old.a))((char *)m + ((char *)old.a - (char *)old.mem)))
 	memmove(c->module, REBASE(module), (size_t)old.n_nodes * 4);

@@ -247,41 +247,50 @@ static RAW bool more_filters(const char *file, long n)
 	return mode != 0;
 }
 
-static RAW void arm(void)
+/* The clock event to sample with, from the environment and the settings
+ * file `pmcprof record` wrote: its config (and *user_only, early.period),
+ * or -1 where the early ring stays off. */
+static RAW int early_event(bool *user_only)
 {
 	static char env[16384], file[SETTINGS_FILE_MAX];
 	char path[512], spec[SET_SPEC_MAX], backend[32];
-	struct perf_event_attr a;
-	bool user_only;
-	long n, env_n, fd;
+	long n, env_n;
 	int config;
-	void *ring;
 
 	/* Only under `pmcprof record`: its marker names the settings. */
 	env_n = rread("/proc/self/environ", env, sizeof(env));
 	if (env_n <= 0)
-		return;
+		return -1;
 	/* Inside valgrind the collector stands aside (init.c). */
 	if (rvalue(env, env_n, "LD_PRELOAD", '\0', path, sizeof(path)) && rfind(path, "vgpreload_"))
-		return;
+		return -1;
 	if (!rvalue(env, env_n, SETTINGS_MARKER, '\0', path, sizeof(path)))
-		return;
+		return -1;
 	n = rread(path, file, sizeof(file));
 	if (n <= 0 || !rvalue(file, n, "PMCPROF_BACKEND", '\n', backend, sizeof(backend)) ||
 	    !rprefix(backend, "perf_event") || backend[10] ||
 	    !rvalue(file, n, "PMCPROF_EVENTS", '\n', spec, sizeof(spec)))
-		return;
+		return -1;
 	/* Under more seccomp filters than the launcher had, any system call
 	 * could be the one the filter kills for: nothing more (init.c). */
 	if (more_filters(file, n))
-		return;
-	config = rclock(spec, &user_only, &early.period);
+		return -1;
+	config = rclock(spec, user_only, &early.period);
 	if (config < 0)
-		return;
+		return -1;
 	/* PMCPROF_KERNEL=off leaves the kernel out, as kernel.c does. */
 	if (rvalue(env, env_n, "PMCPROF_KERNEL", '\0', backend, sizeof(backend)) &&
 	    rprefix(backend, "off") && !backend[3])
-		user_only = true;
+		*user_only = true;
+	return config;
+}
+
+/* The sampling clock's descriptor (moved high), or -errno. */
+static RAW long early_open(int config, bool user_only)
+{
+	struct perf_event_attr a;
+	long fd;
+
 	for (size_t i = 0; i < sizeof(a); i++)
 		((char *)&a)[i] = 0;
 	a.size = sizeof(a);
@@ -301,39 +310,51 @@ static RAW void arm(void)
 		a.exclude_kernel = 1;
 		fd = raw(SYS_perf_event_open, (long)&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC, 0);
 	}
-	if (fd < 0)
-		return;
-	fd = rmove_high(fd);
-	if (fd < 0)
-		return;
+	return fd < 0 ? fd : rmove_high(fd);
+}
+
+/* The ring of fd mapped, and fd's identity noted; false (fd closed) if
+ * it could not be mapped. */
+static RAW bool early_map(long fd)
+{
+	struct stat st;
+	void *ring;
+
 	early.ring_pages = raw(SYS_geteuid, 0, 0, 0, 0, 0, 0) == 0 ? RING_PAGES_ROOT : RING_PAGES_USER;
 	early.ring_len = (early.ring_pages + 1) * PAGE;
 	ring = (void *)raw(SYS_mmap, 0, (long)early.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			   fd, 0);
 	if ((unsigned long)ring > -4096ul) {
 		raw(SYS_close, fd, 0, 0, 0, 0, 0);
-		return;
+		return false;
 	}
-	{
-		struct stat st;
-
-		if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0) {
-			early.dev = st.st_dev;
-			early.ino = st.st_ino;
-		}
+	if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0) {
+		early.dev = st.st_dev;
+		early.ino = st.st_ino;
 	}
 	early.ring = ring;
 	early.fd = (int)fd;
+	return true;
+}
+
+static RAW void arm(void)
+{
+	struct rusage ru;
+	bool user_only;
+	int config = early_event(&user_only);
+	long fd;
+
+	if (config < 0)
+		return;
+	fd = early_open(config, user_only);
+	if (fd < 0 || !early_map(fd))
+		return;
 	early.pid = (pid_t)raw(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	early.cpu_ns = rclock_ns(CLOCK_THREAD_CPUTIME_ID);
-	{
-		struct rusage ru;
-
-		early.user_ns = raw(SYS_getrusage, 1 /* RUSAGE_THREAD */, (long)&ru, 0, 0, 0, 0) == 0
-			? (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-				  (uint64_t)ru.ru_utime.tv_usec * 1000ull
-			: OWNTIME_UNKNOWN;
-	}
+	early.user_ns = raw(SYS_getrusage, 1 /* RUSAGE_THREAD */, (long)&ru, 0, 0, 0, 0) == 0
+		? (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+			  (uint64_t)ru.ru_utime.tv_usec * 1000ull
+		: OWNTIME_UNKNOWN;
 }
 
 static void early_noop(void)

@@ -132,35 +132,32 @@ static void put_u0(struct buf *b, uint64_t v, int width)
 	put_u(b, v);
 }
 
-/* SECONDS.NANOSECONDS since the epoch. */
-static void put_time(struct buf *b, const struct timespec *ts)
-{
-	put_u(b, (uint64_t)ts->tv_sec);
-	put_s(b, ".");
-	put_u0(b, (uint64_t)ts->tv_nsec, 9);
-}
-
-/* A fresh string in the arena b: returns it and moves past it. */
-static const char *str_u(struct buf *b, uint64_t v)
+/* A fresh string in the arena b: v, then ".NANOSECONDS" if ns >= 0 (a
+ * time: SECONDS.NANOSECONDS since the epoch).  Returns it and moves past
+ * it; "" where the arena has not the room. */
+static const char *str_num(struct buf *b, uint64_t v, long ns)
 {
 	const char *s = b->p + b->n;
 
-	if (b->n + 24 > b->cap)
+	if (b->n + (ns >= 0 ? 40 : 24) > b->cap)
 		return "";
 	put_u(b, v);
+	if (ns >= 0) {
+		put_s(b, ".");
+		put_u0(b, (uint64_t)ns, 9);
+	}
 	b->n++;
 	return s;
+}
+
+static const char *str_u(struct buf *b, uint64_t v)
+{
+	return str_num(b, v, -1);
 }
 
 static const char *str_time(struct buf *b, const struct timespec *ts)
 {
-	const char *s = b->p + b->n;
-
-	if (b->n + 40 > b->cap)
-		return "";
-	put_time(b, ts);
-	b->n++;
-	return s;
+	return str_num(b, (uint64_t)ts->tv_sec, ts->tv_nsec);
 }
 
 /* The launcher's socket for our warnings (cli/record.c): a datagram to
@@ -355,10 +352,88 @@ static void join_specs(char *dst, size_t cap, char (*list)[SET_SPEC_MAX], size_t
 	}
 }
 
+/* The job rank from the first of rank_vars that holds a number, "" if none. */
+static void read_rank(void)
+{
+	coll.rank[0] = '\0';
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *r = getenv(rank_vars[i]);
+
+		if (r && *r && strlen(r) < sizeof(coll.rank) &&
+		    strspn(r, "0123456789") == strlen(r)) {
+			memcpy(coll.rank, r, strlen(r) + 1);
+			break;
+		}
+	}
+}
+
+/* The program, the machine and what libpmc sees of its PMU, as metadata
+ * values. */
+static void describe_machine(void)
+{
+	struct pmc_env env;
+	struct utsname u;
+	ssize_t l = readlink("/proc/self/exe", proc.command, sizeof(proc.command) - 1);
+
+	if (l > 0)
+		proc.command[l] = '\0';
+	else
+		snprintf(proc.command, sizeof(proc.command), "%s", program_invocation_name);
+	one_line(proc.command);
+	read_argv(proc.argv, sizeof(proc.argv));
+	if (uname(&u) == 0) {
+		snprintf(proc.host, sizeof(proc.host), "%s", u.nodename);
+		snprintf(proc.kernel, sizeof(proc.kernel), "%s", u.release);
+		snprintf(proc.arch, sizeof(proc.arch), "%s", u.machine);
+		one_line(proc.host);
+	}
+	snprintf(proc.cpus, sizeof(proc.cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	pmc_env_probe(&env);
+	snprintf(proc.cpu_model, sizeof(proc.cpu_model), "%s", env.cpu_model);
+	snprintf(proc.hypervisor, sizeof(proc.hypervisor), "%s",
+		 env.hv_present && env.hv_name ? env.hv_name : "none");
+	for (char *c = proc.hypervisor; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
+	pmc_env_layers_str(&env, proc.virtualization, sizeof(proc.virtualization));
+	if (env.pmu_version > 0 || env.n_gp > 0)
+		snprintf(proc.vpmu, sizeof(proc.vpmu),
+#if defined(__aarch64__)
+			 "Arm PMUv%d, %d gp counters x %d bits, %d fixed",
+#else
+			 "arch perfmon v%d, %d gp counters x %d bits, %d fixed",
+#endif
+			 env.pmu_version, env.n_gp, env.gp_width, env.n_fixed);
+	else
+		snprintf(proc.vpmu, sizeof(proc.vpmu), "none");
+	snprintf(proc.paranoid, sizeof(proc.paranoid), "%d", env.paranoid);
+	snprintf(proc.hw_events, sizeof(proc.hw_events), "%s",
+		 env.hw_events ? "yes" : (env.hw_errno ? strerrorname_np(env.hw_errno) : "no"));
+}
+
+/* The run's settings as metadata values. */
+static void describe_run(void)
+{
+	long tck = sysconf(_SC_CLK_TCK);
+
+	snprintf(proc.backend_version, sizeof(proc.backend_version), "%s",
+		 pmc_backend_version(coll.be));
+	join_specs(proc.events_used, sizeof(proc.events_used), coll.set.events,
+		   coll.set.n_events);
+	join_specs(proc.events_requested, sizeof(proc.events_requested),
+		   coll.set.requested, coll.set.n_requested);
+	snprintf(proc.random_bits, sizeof(proc.random_bits), "%u", coll.set.random_bits);
+	snprintf(proc.seed, sizeof(proc.seed), "%llu", (unsigned long long)coll.set.seed);
+	snprintf(proc.signo, sizeof(proc.signo), "%d", coll.sigrt);
+	snprintf(proc.cct_bytes, sizeof(proc.cct_bytes), "%llu",
+		 (unsigned long long)coll.set.cct_bytes);
+	snprintf(proc.max_depth, sizeof(proc.max_depth), "%d", COLL_MAX_DEPTH);
+	proc.ns_per_tick = tck > 0 ? 1000000000u / (uint64_t)tck : 0;
+}
+
 void flush_process_init(bool full)
 {
 	char host[64], cmd[48];
-
 	struct stat root;
 
 	snprintf(proc.pid, sizeof(proc.pid), "%d", (int)getpid());
@@ -370,69 +445,10 @@ void flush_process_init(bool full)
 	lost_why[0] = '\0';
 	__atomic_store_n(&n_failed, 0, __ATOMIC_RELAXED);
 	snprintf(proc.ppid, sizeof(proc.ppid), "%d", (int)getppid());
-	coll.rank[0] = '\0';
-	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
-		const char *r = getenv(rank_vars[i]);
-
-		if (r && *r && strlen(r) < sizeof(coll.rank) &&
-		    strspn(r, "0123456789") == strlen(r)) {
-			memcpy(coll.rank, r, strlen(r) + 1);
-			break;
-		}
-	}
+	read_rank();
 	if (full) {
-		struct pmc_env env;
-		struct utsname u;
-		ssize_t l = readlink("/proc/self/exe", proc.command, sizeof(proc.command) - 1);
-		long tck = sysconf(_SC_CLK_TCK);
-
-		if (l > 0)
-			proc.command[l] = '\0';
-		else
-			snprintf(proc.command, sizeof(proc.command), "%s", program_invocation_name);
-		one_line(proc.command);
-		read_argv(proc.argv, sizeof(proc.argv));
-		if (uname(&u) == 0) {
-			snprintf(proc.host, sizeof(proc.host), "%s", u.nodename);
-			snprintf(proc.kernel, sizeof(proc.kernel), "%s", u.release);
-			snprintf(proc.arch, sizeof(proc.arch), "%s", u.machine);
-			one_line(proc.host);
-		}
-		snprintf(proc.cpus, sizeof(proc.cpus), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
-		pmc_env_probe(&env);
-		snprintf(proc.cpu_model, sizeof(proc.cpu_model), "%s", env.cpu_model);
-		snprintf(proc.hypervisor, sizeof(proc.hypervisor), "%s",
-			 env.hv_present && env.hv_name ? env.hv_name : "none");
-		for (char *c = proc.hypervisor; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
-		snprintf(proc.hv_signature, sizeof(proc.hv_signature), "%s", env.hv_signature);
-		pmc_env_layers_str(&env, proc.virtualization, sizeof(proc.virtualization));
-		if (env.pmu_version > 0 || env.n_gp > 0)
-			snprintf(proc.vpmu, sizeof(proc.vpmu),
-#if defined(__aarch64__)
-				 "Arm PMUv%d, %d gp counters x %d bits, %d fixed",
-#else
-				 "arch perfmon v%d, %d gp counters x %d bits, %d fixed",
-#endif
-				 env.pmu_version, env.n_gp, env.gp_width, env.n_fixed);
-		else
-			snprintf(proc.vpmu, sizeof(proc.vpmu), "none");
-		snprintf(proc.paranoid, sizeof(proc.paranoid), "%d", env.paranoid);
-		snprintf(proc.hw_events, sizeof(proc.hw_events), "%s",
-			 env.hw_events ? "yes" : (env.hw_errno ? strerrorname_np(env.hw_errno) : "no"));
-		snprintf(proc.backend_version, sizeof(proc.backend_version), "%s",
-			 pmc_backend_version(coll.be));
-		join_specs(proc.events_used, sizeof(proc.events_used), coll.set.events,
-			   coll.set.n_events);
-		join_specs(proc.events_requested, sizeof(proc.events_requested),
-			   coll.set.requested, coll.set.n_requested);
-		snprintf(proc.random_bits, sizeof(proc.random_bits), "%u", coll.set.random_bits);
-		snprintf(proc.seed, sizeof(proc.seed), "%llu", (unsigned long long)coll.set.seed);
-		snprintf(proc.signo, sizeof(proc.signo), "%d", coll.sigrt);
-		snprintf(proc.cct_bytes, sizeof(proc.cct_bytes), "%llu",
-			 (unsigned long long)coll.set.cct_bytes);
-		snprintf(proc.max_depth, sizeof(proc.max_depth), "%d", COLL_MAX_DEPTH);
-		proc.ns_per_tick = tck > 0 ? 1000000000u / (uint64_t)tck : 0;
+		describe_machine();
+		describe_run();
 	}
 	snprintf(proc.steal_start, sizeof(proc.steal_start), "%llu",
 		 (unsigned long long)(steal_ticks() * proc.ns_per_tick));

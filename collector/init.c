@@ -435,16 +435,14 @@ static const char *host_tool(void)
 }
 
 /* Everything up to arming the first thread; false leaves us inactive. */
-static bool setup(void)
+/* The launcher's settings file, which the one marker variable names; else
+ * (the collector preloaded by hand) the PMCPROF_* variables. */
+static bool read_settings(void)
 {
-	char msg[512];
-	const char *why;
-	int ret;
-
-	/* From the launcher's settings file, which the one marker variable
-	 * names; else (the collector preloaded by hand) from PMCPROF_*. */
-	const char *marker = getenv(SETTINGS_MARKER);
 	static char file[SETTINGS_FILE_MAX];
+	const char *marker = getenv(SETTINGS_MARKER);
+	char msg[512];
+	int ret;
 
 	if (marker && (ret = settings_file_read(marker, file, sizeof(file))) < 0) {
 		/* Gone with its launcher (a daemon exec'ing after `record`
@@ -460,6 +458,16 @@ static bool setup(void)
 		coll_warn("pmcprof: ", msg, "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
+	return true;
+}
+
+/* false where pmcprof stands aside: a process filtered since the launch,
+ * one under a host tool, an output directory that is not ours. */
+static bool may_profile(void)
+{
+	const char *why;
+	int ret;
+
 	/* Not a word either: even that takes system calls. */
 	if (filtered_since_launch())
 		return false;
@@ -484,8 +492,17 @@ static bool setup(void)
 			  "; the program runs unprofiled", (char *)NULL);
 		return false;
 	}
-	/* The backend first: its own events (CPUTIME, ...) are then known to
-	 * the parser, which reads no other plugin into the program. */
+	return true;
+}
+
+/* The backend first: its own events (CPUTIME, ...) are then known to the
+ * parser, which reads no other plugin into the program.  Then the events,
+ * each one the backend can sample. */
+static bool load_backend(void)
+{
+	char msg[512];
+	int ret;
+
 	/* libpmc reads its search path from the environment: put the
 	 * launcher's there for this one call (before main, one thread). */
 	bool path_set = coll.set.plugin_path[0] && !getenv("PMCPROF_PLUGIN_PATH") &&
@@ -514,6 +531,26 @@ static bool setup(void)
 			return false;
 		}
 	}
+	return true;
+}
+
+/* The spare signal stack, behind a guard page (NULL if none could be had). */
+static void *spare_stack_new(void)
+{
+	char *m = mmap(NULL, COLL_GUARD + COLL_ALTSTACK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED || mprotect(m, COLL_GUARD, PROT_NONE) < 0)
+		return NULL;
+	return m + COLL_GUARD;
+}
+
+static bool setup(void)
+{
+	int ret;
+
+	if (!read_settings() || !may_profile() || !load_backend())
+		return false;
 	coll.sigrt = coll.set.signo;
 	kern_init(coll.set.backend, coll.ev, coll.n_ev);
 	tl_process_init(coll.set.origin_ns);
@@ -529,12 +566,7 @@ static bool setup(void)
 	}
 	interpose_init();
 	flush_process_init(true);
-	spare_stack = mmap(NULL, COLL_GUARD + COLL_ALTSTACK, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (spare_stack == MAP_FAILED || mprotect(spare_stack, COLL_GUARD, PROT_NONE) < 0)
-		spare_stack = NULL;
-	else
-		spare_stack = (char *)spare_stack + COLL_GUARD;
+	spare_stack = spare_stack_new();
 	install_handlers();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	return true;

@@ -324,46 +324,42 @@ static bool exec_prepare(bool likely)
 	return true;
 }
 
-/* The exec failed: take the files back, sample on. */
-static void exec_failed(void)
+/* An exec returned ret (it failed): take the files back if exec_prepare
+ * held them, and sample on.  Returns ret, errno as the exec left it. */
+static int exec_returned(bool held, int ret)
 {
 	int saved_errno = errno;
 
+	if (!held)
+		return ret;
 	coll_inside++;
 	thr_resume_all();
 	flush_marker(true);
 	thr_rearm_self();
 	coll_inside--;
 	errno = saved_errno;
+	return ret;
 }
 
 static int do_execve(const char *path, char *const argv[], char *const envp[])
 {
 	ENV_WITH_OURS(env, envp);
 	bool held;
-	int ret;
 
 	RESOLVE(execve);
 	/* Shells try execve along PATH: only a runnable file is worth a flush. */
 	held = exec_prepare(access(path, X_OK) == 0);
-	ret = real.execve(path, argv, env);
-	if (held)
-		exec_failed();
-	return ret;
+	return exec_returned(held, real.execve(path, argv, env));
 }
 
 static int do_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	ENV_WITH_OURS(env, envp);
 	bool held;
-	int ret;
 
 	RESOLVE(execvpe);
 	held = exec_prepare(true);
-	ret = real.execvpe(file, argv, env);
-	if (held)
-		exec_failed();
-	return ret;
+	return exec_returned(held, real.execvpe(file, argv, env));
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -390,14 +386,10 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	ENV_WITH_OURS(env, envp);
 	bool held;
-	int ret;
 
 	RESOLVE(fexecve);
 	held = exec_prepare(true);
-	ret = real.fexecve(fd, argv, env);
-	if (held)
-		exec_failed();
-	return ret;
+	return exec_returned(held, real.fexecve(fd, argv, env));
 }
 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
@@ -405,14 +397,10 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 {
 	ENV_WITH_OURS(env, envp);
 	bool held;
-	int ret;
 
 	RESOLVE(execveat);
 	held = exec_prepare(true);
-	ret = real.execveat(dirfd, path, argv, env, flags);
-	if (held)
-		exec_failed();
-	return ret;
+	return exec_returned(held, real.execveat(dirfd, path, argv, env, flags));
 }
 
 /* The execl family: count the arguments, then copy them to the stack. */
@@ -480,24 +468,27 @@ static void flush_before_exit(void)
 	}
 }
 
+/* _exit and _Exit: flush, then end through the C library's function
+ * (resolved by the caller; NULL if not found) or the system call. */
+static __attribute__((noreturn)) void end_without_exit(void (*real_end)(int), int status)
+{
+	flush_before_exit();
+	if (real_end)
+		real_end(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
 EXPORT void _exit(int status)
 {
 	coll_real_resolve();
-	flush_before_exit();
-	if (coll_real._exit)
-		coll_real._exit(status);
-	for (;;)
-		syscall(SYS_exit_group, status);
+	end_without_exit(coll_real._exit, status);
 }
 
 EXPORT void _Exit(int status)
 {
 	coll_real_resolve();
-	flush_before_exit();
-	if (coll_real._Exit)
-		coll_real._Exit(status);
-	for (;;)
-		syscall(SYS_exit_group, status);
+	end_without_exit(coll_real._Exit, status);
 }
 
 EXPORT void exit(int status)

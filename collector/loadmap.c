@@ -76,6 +76,23 @@ static uint32_t find_build_id(const struct dl_phdr_info *info, uint8_t *out)
 	return 0;
 }
 
+/* A zeroed object with a copy of path at the end of the scan, NULL if
+ * memory runs out.  Scans run under the lock, never in a signal handler. */
+static struct obj *scan_add(struct scan *sc, const char *path)
+{
+	struct obj *o;
+
+	if (prof_array_grow(&sc->o, &sc->cap, sc->n, sizeof(*sc->o)))
+		return NULL;
+	o = &sc->o[sc->n];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	if (!o->path)
+		return NULL;
+	sc->n++;
+	return o;
+}
+
 static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan *sc = arg;
@@ -95,23 +112,12 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (hi <= lo)
 		return 0;
-	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct obj *no = realloc(sc->o, cap * sizeof(*no));
-
-		if (!no)
-			return -1;
-		sc->o = no;
-		sc->cap = cap;
-	}
-	o = &sc->o[sc->n];
 	/* The main program has no name here.  The name is copied while the
 	 * loader holds its lock: another thread's dlclose may free it as soon
 	 * as dl_iterate_phdr returns. */
-	o->path = strdup(info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path);
-	if (!o->path)
+	o = scan_add(sc, info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : exe_path);
+	if (!o)
 		return -1;
-	sc->n++;
 	o->start = lo;
 	o->end = hi;
 	o->bias = info->dlpi_addr;
@@ -153,21 +159,9 @@ static int scan_kernel(struct scan *sc)
 
 	if (!kern.on)
 		return 0;
-	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct obj *no = realloc(sc->o, cap * sizeof(*no));
-
-		if (!no)
-			return -1;
-		sc->o = no;
-		sc->cap = cap;
-	}
-	o = &sc->o[sc->n];
-	memset(o, 0, sizeof(*o));
-	o->path = strdup(kern.path);
-	if (!o->path)
+	o = scan_add(sc, kern.path);
+	if (!o)
 		return -1;
-	sc->n++;
 	o->start = kern.start;
 	o->end = kern.end;
 	o->bias = kern.start;

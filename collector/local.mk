@@ -24,13 +24,15 @@ EXTRA_DIST += collector/collector.map
 check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
 UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
 tests_unit_test_cct_SOURCES = tests/unit/test_cct.c collector/cct.c collector/cct.h tests/harness.h
+tests_unit_test_cct_LDADD = profile/libprofile.la
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings.c \
 	collector/settings.h tests/harness.h
 tests_unit_test_loadmap_SOURCES = tests/unit/test_loadmap.c collector/loadmap.c collector/vdso.c \
 	collector/loadmap.h tests/harness.h
-tests_unit_test_loadmap_LDADD = -ldl -lpthread
+tests_unit_test_loadmap_LDADD = profile/libprofile.la -ldl -lpthread
 
 # Workloads for tests/integration/record_*.sh, built like user programs.
+# Automake links with a program's own CFLAGS too: -pthread here is enough.
 rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
@@ -38,13 +40,10 @@ check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_f
 	tests/progs/rec_coro tests/progs/rec_hostile tests/progs/rec_watch tests/progs/rec_systime
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
-tests_progs_rec_threads_LDFLAGS = -pthread
 tests_progs_rec_exit_SOURCES = tests/progs/rec_exit.c tests/progs/rec_common.h
 tests_progs_rec_exit_CFLAGS = $(rec_cflags)
-tests_progs_rec_exit_LDFLAGS = -pthread
 tests_progs_rec_churn_SOURCES = tests/progs/rec_churn.c tests/progs/rec_common.h
 tests_progs_rec_churn_CFLAGS = $(rec_cflags)
-tests_progs_rec_churn_LDFLAGS = -pthread
 tests_progs_rec_fork_SOURCES = tests/progs/rec_fork.c tests/progs/rec_common.h
 tests_progs_rec_fork_CFLAGS = $(rec_cflags)
 tests_progs_rec_dl_SOURCES = tests/progs/rec_dl.c tests/progs/rec_common.h
@@ -54,7 +53,6 @@ tests_progs_rec_dl_LDADD = -ldl
 # tables, so the unwinder has to guess there.
 tests_progs_rec_fds_SOURCES = tests/progs/rec_fds.c tests/progs/rec_common.h
 tests_progs_rec_fds_CFLAGS = $(rec_cflags)
-tests_progs_rec_fds_LDFLAGS = -pthread
 tests_progs_rec_fds_LDADD = tests/progs/librecnoinfo.la
 tests_progs_rec_coro_SOURCES = tests/progs/rec_coro.c tests/progs/rec_common.h
 tests_progs_rec_coro_CFLAGS = $(rec_cflags)
@@ -67,16 +65,13 @@ tests_progs_rec_signals_CFLAGS = $(rec_cflags)
 EXTRA_DIST += tests/progs/go_cgo/main.go tests/progs/rec_libseccomp.c
 tests_progs_rec_hostile_SOURCES = tests/progs/rec_hostile.c tests/progs/rec_common.h
 tests_progs_rec_hostile_CFLAGS = $(rec_cflags)
-tests_progs_rec_hostile_LDFLAGS = -pthread
 # System calls a signal would cut short (tests/integration/record_intr.sh).
 check_PROGRAMS += tests/progs/rec_intr
 tests_progs_rec_intr_SOURCES = tests/progs/rec_intr.c tests/progs/rec_common.h
 tests_progs_rec_intr_CFLAGS = $(rec_cflags)
-tests_progs_rec_intr_LDFLAGS = -pthread
 tests_progs_rec_intr_LDADD = $(URING_LIBS)
 tests_progs_rec_systime_SOURCES = tests/progs/rec_systime.c tests/progs/rec_common.h
 tests_progs_rec_systime_CFLAGS = $(rec_cflags)
-tests_progs_rec_systime_LDFLAGS = -pthread
 tests_progs_rec_watch_SOURCES = tests/progs/rec_watch.c tests/progs/rec_common.h
 tests_progs_rec_watch_CFLAGS = $(rec_cflags)
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c

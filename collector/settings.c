@@ -1,6 +1,7 @@
-/* PMCPROF_* settings: one table row per variable, with its parser and
- * formatter.  Used by the launcher (command line -> environment) and by the
- * collector (environment -> settings); neither prints. */
+/* PMCPROF_* settings: one table row per variable, with its field, type
+ * and parser; the type alone says how a value is written back.  Used by
+ * the launcher (command line -> environment) and by the collector
+ * (environment -> settings); neither prints. */
 #include "config.h"
 
 #include <ctype.h>
@@ -8,6 +9,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +33,16 @@ static const struct {
 	{ "none", UW_MODE_NONE },
 };
 
-/* Signals the collector cannot sample with, and why. */
+/* Signals the collector cannot sample with, by why (0 ends a list). */
 static const struct {
-	int signo;
 	const char *why;
+	int signo[8];
 } refused_signals[] = {
-	{ SIGKILL, "cannot be caught" },
-	{ SIGSTOP, "cannot be caught" },
-	{ SIGSEGV, "is watched to write profiles on a crash" },
-	{ SIGBUS, "is watched to write profiles on a crash" },
-	{ SIGILL, "is watched to write profiles on a crash" },
-	{ SIGFPE, "is watched to write profiles on a crash" },
-	{ SIGABRT, "is watched to write profiles on a crash" },
-	{ SIGTERM, "is watched to write profiles on a crash" },
-	{ SIGINT, "is watched to write profiles on a crash" },
-	{ SIGXFSZ, "is blocked while profiles are written" },
-	{ SIGIO, "stands in for the sampling signal when the signal queue is full" },
+	{ "cannot be caught", { SIGKILL, SIGSTOP } },
+	{ "is watched to write profiles on a crash",
+	  { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT } },
+	{ "is blocked while profiles are written", { SIGXFSZ } },
+	{ "stands in for the sampling signal when the signal queue is full", { SIGIO } },
 };
 
 /* A hostile value may be huge or hold a terminal's control sequences: a
@@ -99,92 +95,6 @@ static int copy_str(char *dst, size_t cap, const char *v)
 	return 0;
 }
 
-static int p_outdir(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
-{
-	if (v[0] != '/')
-		return fail(msg, len, name, "'%s' is not an absolute path", v);
-	/* Messages name the directory on one line. */
-	if (has_cntrl(v))
-		return fail(msg, len, name, "'%s' has a control character", v);
-	if (copy_str(s->outdir, sizeof(s->outdir), v))
-		return fail(msg, len, name, "path too long ('%s')", v);
-	return 0;
-}
-
-/* Empty: no "still running" markers (collector/flush.c). */
-static int p_rundir(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
-{
-	if (v[0] && v[0] != '/')
-		return fail(msg, len, name, "'%s' is not an absolute path", v);
-	if (has_cntrl(v))
-		return fail(msg, len, name, "'%s' has a control character", v);
-	if (copy_str(s->rundir, sizeof(s->rundir), v))
-		return fail(msg, len, name, "path too long ('%s')", v);
-	return 0;
-}
-
-/* Directories separated by ':' (libpmc's search path), "" for none. */
-static int p_plugin_path(struct rec_settings *s, const char *name, const char *v, char *msg,
-			 size_t len)
-{
-	if (has_cntrl(v))
-		return fail(msg, len, name, "'%s' has a control character", v);
-	if (copy_str(s->plugin_path, sizeof(s->plugin_path), v))
-		return fail(msg, len, name, "path too long ('%s')", v);
-	return 0;
-}
-
-static int p_tracer(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
-{
-	int t, end = 0;
-
-	if (sscanf(v, "%d%n", &t, &end) != 1 || v[end] || t < -1)
-		return fail(msg, len, name, "'%s' is not a process id", v);
-	s->tracer = t;
-	return 0;
-}
-
-/* A library name as LD_PRELOAD holds it: no ':' or space separators. */
-static int p_preload_first(struct rec_settings *s, const char *name, const char *v, char *msg,
-			   size_t len)
-{
-	if (has_cntrl(v) || strpbrk(v, ": "))
-		return fail(msg, len, name, "'%s' is not one library name", v);
-	if (copy_str(s->preload_first, sizeof(s->preload_first), v))
-		return fail(msg, len, name, "'%s' is too long", v);
-	return 0;
-}
-
-/* "MODE FILTERS", each a number or -1. */
-static int p_seccomp(struct rec_settings *s, const char *name, const char *v, char *msg,
-		     size_t len)
-{
-	int mode, filters, end = 0;
-
-	if (sscanf(v, "%d %d%n", &mode, &filters, &end) != 2 || v[end] || mode < -1 ||
-	    filters < -1)
-		return fail(msg, len, name, "'%s' is not 'MODE FILTERS'", v);
-	s->seccomp_mode = mode;
-	s->seccomp_filters = filters;
-	return 0;
-}
-
-static int p_backend(struct rec_settings *s, const char *name, const char *v, char *msg,
-		     size_t len)
-{
-	if (!*v)
-		return fail(msg, len, name, "empty backend name%s", "");
-	for (const char *c = v; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
-			return fail(msg, len, name, "'%s' is not a backend name", v);
-	if (copy_str(s->backend, sizeof(s->backend), v))
-		return fail(msg, len, name, "'%s' is too long", v);
-	return 0;
-}
-
 /* "a;b;c" into list; at least min elements. */
 static int split_specs(const char *name, const char *v, char (*list)[SET_SPEC_MAX], size_t *n,
 		       size_t min, char *msg, size_t len)
@@ -195,7 +105,7 @@ static int split_specs(const char *name, const char *v, char (*list)[SET_SPEC_MA
 	*n = 0;
 	if (!*v) {
 		if (min)
-			return fail(msg, len, name, "no events%s", "");
+			return fail(msg, len, name, "no events", v);
 		return 0;
 	}
 	for (;;) {
@@ -219,111 +129,6 @@ static int split_specs(const char *name, const char *v, char (*list)[SET_SPEC_MA
 		p = e + 1;
 	}
 	*n = k;
-	return 0;
-}
-
-static int p_events(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
-{
-	return split_specs(name, v, s->events, &s->n_events, 1, msg, len);
-}
-
-static int p_requested(struct rec_settings *s, const char *name, const char *v, char *msg,
-		       size_t len)
-{
-	return split_specs(name, v, s->requested, &s->n_requested, 0, msg, len);
-}
-
-static int p_fallback(struct rec_settings *s, const char *name, const char *v, char *msg,
-		      size_t len)
-{
-	/* It becomes a metadata value: one line (docs/profile-format.md). */
-	if (has_cntrl(v))
-		return fail(msg, len, name, "'%s' has a control character", v);
-	if (copy_str(s->fallback, sizeof(s->fallback), v))
-		return fail(msg, len, name, "longer than 1023 bytes%s", "");
-	return 0;
-}
-
-static int p_calibration(struct rec_settings *s, const char *name, const char *v, char *msg,
-			 size_t len)
-{
-	if (has_cntrl(v))
-		return fail(msg, len, name, "'%s' has a control character", v);
-	if (copy_str(s->calibration, sizeof(s->calibration), v))
-		return fail(msg, len, name, "longer than 1023 bytes%s", "");
-	return 0;
-}
-
-static int p_call_graph(struct rec_settings *s, const char *name, const char *v, char *msg,
-			size_t len)
-{
-	for (size_t i = 0; i < sizeof(call_graphs) / sizeof(call_graphs[0]); i++) {
-		if (strcmp(v, call_graphs[i].name) == 0) {
-			s->call_graph = call_graphs[i].mode;
-			return 0;
-		}
-	}
-	return fail(msg, len, name, "'%s' is not one of unwind, fp, none", v);
-}
-
-static int p_signal(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
-{
-	uint64_t n;
-	const char *rt = v;
-	char what[128];
-
-	if (strncmp(rt, "SIG", 3) == 0)
-		rt += 3;
-	if (strncmp(rt, "RTMIN+", 6) == 0) {
-		if (parse_u64(rt + 6, &n) || n > (uint64_t)(SIGRTMAX - SIGRTMIN))
-			return fail(msg, len, name, "'%s' is beyond SIGRTMAX", v);
-		n += (uint64_t)SIGRTMIN;
-	} else if (parse_u64(v, &n)) {
-		return fail(msg, len, name, "'%s' is not a signal number (N or RTMIN+N)", v);
-	}
-	if (n < 1 || n > (uint64_t)SIGRTMAX)
-		return fail(msg, len, name, "'%s' is not a signal number on this system", v);
-	/* glibc keeps the signals between 31 and SIGRTMIN for itself. */
-	if (n > 31 && n < (uint64_t)SIGRTMIN)
-		return fail(msg, len, name, "signal %s is reserved by the C library", v);
-	for (size_t i = 0; i < sizeof(refused_signals) / sizeof(refused_signals[0]); i++) {
-		if ((uint64_t)refused_signals[i].signo == n) {
-			snprintf(what, sizeof(what), "signal %" PRIu64 " (SIG%s) %s", n,
-				 sigabbrev_np((int)n), refused_signals[i].why);
-			return fail(msg, len, name, "%s", what);
-		}
-	}
-	s->signo = (int)n;
-	return 0;
-}
-
-static int p_random_bits(struct rec_settings *s, const char *name, const char *v, char *msg,
-			 size_t len)
-{
-	uint64_t n;
-
-	if (parse_u64(v, &n) || n > MAX_RANDOM_BITS)
-		return fail(msg, len, name, "'%s' is not a bit count from 0 to 32", v);
-	s->random_bits = (unsigned)n;
-	return 0;
-}
-
-static int p_seed(struct rec_settings *s, const char *name, const char *v, char *msg,
-		  size_t len)
-{
-	if (parse_u64(v, &s->seed))
-		return fail(msg, len, name, "'%s' is not an unsigned 64-bit number", v);
-	return 0;
-}
-
-static int p_private(struct rec_settings *s, const char *name, const char *v, char *msg,
-		     size_t len)
-{
-	if (strcmp(v, "0") && strcmp(v, "1"))
-		return fail(msg, len, name, "'%s' is not 0 or 1", v);
-	s->private_files = v[0] == '1';
 	return 0;
 }
 
@@ -356,49 +161,236 @@ static uint64_t parse_size(const char *v, bool *ok)
 	return n << shift;
 }
 
-static int p_cct_bytes(struct rec_settings *s, const char *name, const char *v, char *msg,
-		       size_t len)
+/* How a setting is kept in struct rec_settings, which says how
+ * settings_export writes it back. */
+enum type {
+	T_TEXT,		/* char[size] */
+	T_UINT,		/* an unsigned integer (or bool) of size bytes */
+	T_INT,		/* an int that may be -1 */
+	T_LIST,		/* char[][SET_SPEC_MAX], its count at count_off */
+	T_CALL_GRAPH,	/* enum uw_mode, by name */
+	T_SECCOMP,	/* seccomp_mode and seccomp_filters: "MODE FILTERS" */
+};
+
+/* One PMCPROF_* variable: the field it fills (off, size), its parser, and
+ * what the shared parsers read from the row: p_text its check and too_long,
+ * p_uint max and bad, p_size min, zero_ok and bad, p_list min. */
+struct setting {
+	const char *name;
+	bool required;
+	enum type type;
+	size_t off, size, count_off;
+	int (*parse)(const struct setting *f, struct rec_settings *s, const char *name,
+		     const char *v, char *msg, size_t len);
+	/* The message for a value check refuses, NULL if it is fine. */
+	const char *(*check)(const char *v);
+	const char *too_long;
+	uint64_t min, max;
+	bool zero_ok;
+	const char *bad;
+};
+
+static void *field(const struct setting *f, struct rec_settings *s)
+{
+	return (char *)s + f->off;
+}
+
+static const void *field_c(const struct setting *f, const struct rec_settings *s)
+{
+	return (const char *)s + f->off;
+}
+
+/* A path that messages can name on one line. */
+static const char *c_path(const char *v)
+{
+	if (v[0] != '/')
+		return "'%s' is not an absolute path";
+	return has_cntrl(v) ? "'%s' has a control character" : NULL;
+}
+
+/* Empty: no "still running" markers (collector/flush.c). */
+static const char *c_path_or_empty(const char *v)
+{
+	return v[0] ? c_path(v) : NULL;
+}
+
+/* Plugin directories separated by ':' (libpmc's search path), and the
+ * fallback and calibration texts that become metadata values: one line
+ * (docs/profile-format.md). */
+static const char *c_one_line(const char *v)
+{
+	return has_cntrl(v) ? "'%s' has a control character" : NULL;
+}
+
+/* A library name as LD_PRELOAD holds it: no ':' or space separators. */
+static const char *c_library(const char *v)
+{
+	return has_cntrl(v) || strpbrk(v, ": ") ? "'%s' is not one library name" : NULL;
+}
+
+static const char *c_backend(const char *v)
+{
+	if (!*v)
+		return "empty backend name";
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return "'%s' is not a backend name";
+	return NULL;
+}
+
+static int p_text(const struct setting *f, struct rec_settings *s, const char *name,
+		  const char *v, char *msg, size_t len)
+{
+	const char *why = f->check(v);
+
+	if (why)
+		return fail(msg, len, name, why, v);
+	if (copy_str(field(f, s), f->size, v))
+		return fail(msg, len, name, f->too_long, v);
+	return 0;
+}
+
+/* The numeric fields are uint64_t, unsigned or bool; parsers have checked
+ * that n fits. */
+static void store_uint(void *dst, size_t size, uint64_t n)
+{
+	if (size == sizeof(uint64_t))
+		*(uint64_t *)dst = n;
+	else if (size == sizeof(unsigned))
+		*(unsigned *)dst = (unsigned)n;
+	else
+		*(bool *)dst = n != 0;
+}
+
+static uint64_t load_uint(const void *src, size_t size)
+{
+	if (size == sizeof(uint64_t))
+		return *(const uint64_t *)src;
+	if (size == sizeof(unsigned))
+		return *(const unsigned *)src;
+	return *(const bool *)src;
+}
+
+/* A number from 0 to max. */
+static int p_uint(const struct setting *f, struct rec_settings *s, const char *name,
+		  const char *v, char *msg, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) || n > f->max)
+		return fail(msg, len, name, f->bad, v);
+	store_uint(field(f, s), f->size, n);
+	return 0;
+}
+
+static int p_bool(const struct setting *f, struct rec_settings *s, const char *name,
+		  const char *v, char *msg, size_t len)
+{
+	if (strcmp(v, "0") && strcmp(v, "1"))
+		return fail(msg, len, name, "'%s' is not 0 or 1", v);
+	store_uint(field(f, s), f->size, v[0] == '1');
+	return 0;
+}
+
+/* A size up to 1G, at least min; 0 too where the row allows it (the
+ * timeline: 0 turns it off). */
+static int p_size(const struct setting *f, struct rec_settings *s, const char *name,
+		  const char *v, char *msg, size_t len)
 {
 	bool ok;
 	uint64_t n = parse_size(v, &ok);
 
 	if (!ok)
 		return fail(msg, len, name, "'%s' is not a size up to 1G", v);
-	if (n < MIN_CCT_BYTES)
-		return fail(msg, len, name, "'%s' is below the 64K minimum", v);
-	s->cct_bytes = n;
+	if (n < f->min && !(n == 0 && f->zero_ok))
+		return fail(msg, len, name, f->bad, v);
+	store_uint(field(f, s), f->size, n);
 	return 0;
 }
 
-/* 0 turns the timeline off; a buffer too small for one page is refused. */
-static int p_timeline_bytes(struct rec_settings *s, const char *name, const char *v, char *msg,
-			    size_t len)
+static int p_list(const struct setting *f, struct rec_settings *s, const char *name,
+		  const char *v, char *msg, size_t len)
 {
-	bool ok;
-	uint64_t n = parse_size(v, &ok);
+	return split_specs(name, v, field(f, s), (size_t *)((char *)s + f->count_off), f->min,
+			   msg, len);
+}
 
-	if (!ok)
-		return fail(msg, len, name, "'%s' is not a size up to 1G", v);
-	if (n && n < MIN_TIMELINE_BYTES)
-		return fail(msg, len, name, "'%s' is below the 4K minimum (0 turns it off)", v);
-	s->timeline_bytes = n;
+static int p_call_graph(const struct setting *f, struct rec_settings *s, const char *name,
+			const char *v, char *msg, size_t len)
+{
+	(void)f;
+	for (size_t i = 0; i < sizeof(call_graphs) / sizeof(call_graphs[0]); i++) {
+		if (strcmp(v, call_graphs[i].name) == 0) {
+			s->call_graph = call_graphs[i].mode;
+			return 0;
+		}
+	}
+	return fail(msg, len, name, "'%s' is not one of unwind, fp, none", v);
+}
+
+static int p_signal(const struct setting *f, struct rec_settings *s, const char *name,
+		    const char *v, char *msg, size_t len)
+{
+	uint64_t n;
+	const char *rt = v;
+	char what[128];
+
+	(void)f;
+	if (strncmp(rt, "SIG", 3) == 0)
+		rt += 3;
+	if (strncmp(rt, "RTMIN+", 6) == 0) {
+		if (parse_u64(rt + 6, &n) || n > (uint64_t)(SIGRTMAX - SIGRTMIN))
+			return fail(msg, len, name, "'%s' is beyond SIGRTMAX", v);
+		n += (uint64_t)SIGRTMIN;
+	} else if (parse_u64(v, &n)) {
+		return fail(msg, len, name, "'%s' is not a signal number (N or RTMIN+N)", v);
+	}
+	if (n < 1 || n > (uint64_t)SIGRTMAX)
+		return fail(msg, len, name, "'%s' is not a signal number on this system", v);
+	/* glibc keeps the signals between 31 and SIGRTMIN for itself. */
+	if (n > 31 && n < (uint64_t)SIGRTMIN)
+		return fail(msg, len, name, "signal %s is reserved by the C library", v);
+	for (size_t i = 0; i < sizeof(refused_signals) / sizeof(refused_signals[0]); i++) {
+		for (const int *r = refused_signals[i].signo; *r; r++) {
+			if ((uint64_t)*r != n)
+				continue;
+			snprintf(what, sizeof(what), "signal %" PRIu64 " (SIG%s) %s", n,
+				 sigabbrev_np((int)n), refused_signals[i].why);
+			return fail(msg, len, name, "%s", what);
+		}
+	}
+	s->signo = (int)n;
 	return 0;
 }
 
-static int p_origin(struct rec_settings *s, const char *name, const char *v, char *msg,
-		    size_t len)
+static int p_tracer(const struct setting *f, struct rec_settings *s, const char *name,
+		    const char *v, char *msg, size_t len)
 {
-	if (parse_u64(v, &s->origin_ns))
-		return fail(msg, len, name, "'%s' is not an unsigned 64-bit number", v);
+	int t, end = 0;
+
+	(void)f;
+	if (sscanf(v, "%d%n", &t, &end) != 1 || v[end] || t < -1)
+		return fail(msg, len, name, "'%s' is not a process id", v);
+	s->tracer = t;
 	return 0;
 }
 
-static int f_str(const char *v, char *buf, size_t len)
+/* "MODE FILTERS", each a number or -1. */
+static int p_seccomp(const struct setting *f, struct rec_settings *s, const char *name,
+		     const char *v, char *msg, size_t len)
 {
-	return snprintf(buf, len, "%s", v) < (int)len ? 0 : -ENOSPC;
+	int mode, filters, end = 0;
+
+	(void)f;
+	if (sscanf(v, "%d %d%n", &mode, &filters, &end) != 2 || v[end] || mode < -1 ||
+	    filters < -1)
+		return fail(msg, len, name, "'%s' is not 'MODE FILTERS'", v);
+	s->seccomp_mode = mode;
+	s->seccomp_filters = filters;
+	return 0;
 }
 
-static int f_list(char (*list)[SET_SPEC_MAX], size_t n, char *buf, size_t len)
+static int f_list(const char (*list)[SET_SPEC_MAX], size_t n, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -412,132 +404,68 @@ static int f_list(char (*list)[SET_SPEC_MAX], size_t n, char *buf, size_t len)
 	return 0;
 }
 
-static int fmt_u(uint64_t v, char *buf, size_t len)
+/* Writes a row's field back as its parser reads it: 0 or -ENOSPC. */
+static int format(const struct setting *f, const struct rec_settings *s, char *buf, size_t len)
 {
-	return snprintf(buf, len, "%" PRIu64, v) < (int)len ? 0 : -ENOSPC;
+	const void *p = field_c(f, s);
+	int w = 0;
+
+	switch (f->type) {
+	case T_TEXT:
+		w = snprintf(buf, len, "%s", (const char *)p);
+		break;
+	case T_UINT:
+		w = snprintf(buf, len, "%" PRIu64, load_uint(p, f->size));
+		break;
+	case T_INT:
+		w = snprintf(buf, len, "%d", *(const int *)p);
+		break;
+	case T_CALL_GRAPH:
+		w = snprintf(buf, len, "%s", settings_call_graph_name(s->call_graph));
+		break;
+	case T_SECCOMP:
+		w = snprintf(buf, len, "%d %d", s->seccomp_mode, s->seccomp_filters);
+		break;
+	case T_LIST:
+		return f_list(p, *(const size_t *)((const char *)s + f->count_off), buf, len);
+	}
+	return w >= 0 && (size_t)w < len ? 0 : -ENOSPC;
 }
 
-static int f_outdir(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->outdir, b, l);
-}
+#define FIELD(member)                                  \
+	.off = offsetof(struct rec_settings, member), \
+	.size = sizeof(((struct rec_settings *)0)->member)
+#define TEXT(member, chk, msg) .type = T_TEXT, FIELD(member), .parse = p_text, .check = chk, \
+	.too_long = msg
+#define LIST(member, count, least) .type = T_LIST, FIELD(member), .parse = p_list, \
+	.count_off = offsetof(struct rec_settings, count), .min = least
 
-static int f_rundir(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->rundir, b, l);
-}
-
-static int f_plugin_path(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->plugin_path, b, l);
-}
-
-static int f_tracer(const struct rec_settings *s, char *b, size_t l)
-{
-	return snprintf(b, l, "%d", s->tracer) < (int)l ? 0 : -ENOSPC;
-}
-
-static int f_preload_first(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->preload_first, b, l);
-}
-
-static int f_seccomp(const struct rec_settings *s, char *b, size_t l)
-{
-	return snprintf(b, l, "%d %d", s->seccomp_mode, s->seccomp_filters) < (int)l ? 0 : -ENOSPC;
-}
-
-static int f_backend(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->backend, b, l);
-}
-
-static int f_fallback(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->fallback, b, l);
-}
-
-static int f_calibration(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(s->calibration, b, l);
-}
-
-static int f_call_graph(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_str(settings_call_graph_name(s->call_graph), b, l);
-}
-
-static int f_signal(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u((uint64_t)s->signo, b, l);
-}
-
-static int f_random_bits(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->random_bits, b, l);
-}
-
-static int f_seed(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->seed, b, l);
-}
-
-static int f_private(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->private_files, b, l);
-}
-
-static int f_cct_bytes(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->cct_bytes, b, l);
-}
-
-static int f_timeline_bytes(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->timeline_bytes, b, l);
-}
-
-static int f_origin(const struct rec_settings *s, char *b, size_t l)
-{
-	return fmt_u(s->origin_ns, b, l);
-}
-
-static int f_events(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_list((char(*)[SET_SPEC_MAX])s->events, s->n_events, b, l);
-}
-
-static int f_requested(const struct rec_settings *s, char *b, size_t l)
-{
-	return f_list((char(*)[SET_SPEC_MAX])s->requested, s->n_requested, b, l);
-}
-
-static const struct setting {
-	const char *name;
-	bool required;
-	int (*parse)(struct rec_settings *s, const char *name, const char *v, char *msg,
-		     size_t len);
-	int (*format)(const struct rec_settings *s, char *buf, size_t len);
-} table[] = {
-	{ "PMCPROF_OUTDIR", true, p_outdir, f_outdir },
-	{ "PMCPROF_BACKEND", true, p_backend, f_backend },
-	{ "PMCPROF_EVENTS", true, p_events, f_events },
-	{ "PMCPROF_REQUESTED", false, p_requested, f_requested },
-	{ "PMCPROF_FALLBACK", false, p_fallback, f_fallback },
-	{ "PMCPROF_CALIBRATION", false, p_calibration, f_calibration },
-	{ "PMCPROF_CALL_GRAPH", false, p_call_graph, f_call_graph },
-	{ "PMCPROF_SIGNAL", false, p_signal, f_signal },
-	{ "PMCPROF_RANDOM_BITS", false, p_random_bits, f_random_bits },
-	{ "PMCPROF_SEED", false, p_seed, f_seed },
-	{ "PMCPROF_PRIVATE", false, p_private, f_private },
-	{ "PMCPROF_CCT_BYTES", false, p_cct_bytes, f_cct_bytes },
-	{ "PMCPROF_TIMELINE_BYTES", false, p_timeline_bytes, f_timeline_bytes },
-	{ "PMCPROF_ORIGIN_NS", false, p_origin, f_origin },
-	{ "PMCPROF_RUNDIR", false, p_rundir, f_rundir },
-	{ "PMCPROF_SECCOMP", false, p_seccomp, f_seccomp },
-	{ "PMCPROF_PLUGIN_PATH", false, p_plugin_path, f_plugin_path },
-	{ "PMCPROF_PRELOAD_FIRST", false, p_preload_first, f_preload_first },
-	{ "PMCPROF_TRACER", false, p_tracer, f_tracer },
+static const struct setting table[] = {
+	{ "PMCPROF_OUTDIR", true, TEXT(outdir, c_path, "path too long ('%s')") },
+	{ "PMCPROF_BACKEND", true, TEXT(backend, c_backend, "'%s' is too long") },
+	{ "PMCPROF_EVENTS", true, LIST(events, n_events, 1) },
+	{ "PMCPROF_REQUESTED", false, LIST(requested, n_requested, 0) },
+	{ "PMCPROF_FALLBACK", false, TEXT(fallback, c_one_line, "longer than 1023 bytes") },
+	{ "PMCPROF_CALIBRATION", false, TEXT(calibration, c_one_line, "longer than 1023 bytes") },
+	{ "PMCPROF_CALL_GRAPH", false, .type = T_CALL_GRAPH, .parse = p_call_graph },
+	{ "PMCPROF_SIGNAL", false, .type = T_INT, FIELD(signo), .parse = p_signal },
+	{ "PMCPROF_RANDOM_BITS", false, .type = T_UINT, FIELD(random_bits), .parse = p_uint,
+	  .max = MAX_RANDOM_BITS, .bad = "'%s' is not a bit count from 0 to 32" },
+	{ "PMCPROF_SEED", false, .type = T_UINT, FIELD(seed), .parse = p_uint, .max = UINT64_MAX,
+	  .bad = "'%s' is not an unsigned 64-bit number" },
+	{ "PMCPROF_PRIVATE", false, .type = T_UINT, FIELD(private_files), .parse = p_bool },
+	{ "PMCPROF_CCT_BYTES", false, .type = T_UINT, FIELD(cct_bytes), .parse = p_size,
+	  .min = MIN_CCT_BYTES, .bad = "'%s' is below the 64K minimum" },
+	{ "PMCPROF_TIMELINE_BYTES", false, .type = T_UINT, FIELD(timeline_bytes), .parse = p_size,
+	  .min = MIN_TIMELINE_BYTES, .zero_ok = true,
+	  .bad = "'%s' is below the 4K minimum (0 turns it off)" },
+	{ "PMCPROF_ORIGIN_NS", false, .type = T_UINT, FIELD(origin_ns), .parse = p_uint,
+	  .max = UINT64_MAX, .bad = "'%s' is not an unsigned 64-bit number" },
+	{ "PMCPROF_RUNDIR", false, TEXT(rundir, c_path_or_empty, "path too long ('%s')") },
+	{ "PMCPROF_SECCOMP", false, .type = T_SECCOMP, .parse = p_seccomp },
+	{ "PMCPROF_PLUGIN_PATH", false, TEXT(plugin_path, c_one_line, "path too long ('%s')") },
+	{ "PMCPROF_PRELOAD_FIRST", false, TEXT(preload_first, c_library, "'%s' is too long") },
+	{ "PMCPROF_TRACER", false, .type = T_INT, FIELD(tracer), .parse = p_tracer },
 };
 #define N_TABLE (sizeof(table) / sizeof(table[0]))
 
@@ -558,7 +486,7 @@ int settings_set(struct rec_settings *s, const char *name, const char *label, co
 {
 	for (size_t i = 0; i < N_TABLE; i++)
 		if (strcmp(table[i].name, name) == 0)
-			return table[i].parse(s, label ? label : name, value, msg, len);
+			return table[i].parse(&table[i], s, label ? label : name, value, msg, len);
 	snprintf(msg, len, "%s: unknown setting", name);
 	return -ENOENT;
 }
@@ -578,7 +506,7 @@ int settings_load(struct rec_settings *s, const char *(*get)(const char *name, v
 			}
 			continue;
 		}
-		ret = table[i].parse(s, table[i].name, v, msg, len);
+		ret = table[i].parse(&table[i], s, table[i].name, v, msg, len);
 		if (ret < 0)
 			return ret;
 	}
@@ -591,7 +519,7 @@ int settings_export(const struct rec_settings *s,
 	char buf[PMC_MAX_EVENTS * SET_SPEC_MAX + PATH_MAX];
 
 	for (size_t i = 0; i < N_TABLE; i++) {
-		int ret = table[i].format(s, buf, sizeof(buf));
+		int ret = format(&table[i], s, buf, sizeof(buf));
 
 		if (ret == 0)
 			ret = put(table[i].name, buf, arg);

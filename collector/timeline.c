@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <stdbool.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "collector/timeline.h"
@@ -54,16 +53,8 @@ void tl_allow_growth(struct tl *tl, size_t limit)
 static bool enlarge(struct tl *tl)
 {
 	size_t cap = tl->cap * 2 > tl->limit ? tl->limit : tl->cap * 2;
-	void *m;
 
-	if (cap <= tl->cap)
-		return false;
-	m = mremap(tl->buf, tl->cap, cap, MREMAP_MAYMOVE);
-	if (m == MAP_FAILED)
-		return false;
-	tl->buf = m;
-	tl->cap = cap;
-	return true;
+	return cap > tl->cap && prof_map_resize(&tl->buf, &tl->cap, cap);
 }
 
 void tl_add(struct tl *tl, uint32_t node, uint32_t ev, uint32_t n_ev)

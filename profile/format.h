@@ -91,4 +91,9 @@ static inline uint64_t prof_unzigzag(uint64_t z)
 	return (z >> 1) ^ (0 - (z & 1));
 }
 
+/* Writes the message (when msg and mlen) and returns -err: the failures of
+ * the header decoder and of the reader.  (header.c) */
+int prof_fail(char *msg, size_t mlen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

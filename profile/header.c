@@ -19,7 +19,7 @@ uint32_t prof_header_check(const uint8_t *hdr, size_t size)
 	return h;
 }
 
-static int fail(char *msg, size_t mlen, int err, const char *fmt, ...)
+int prof_fail(char *msg, size_t mlen, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,50 +38,52 @@ int prof_header_decode(const void *buf, size_t len, struct prof_header *h,
 
 	memset(h, 0, sizeof(*h));
 	if (len == 0)
-		return fail(msg, mlen, PROF_ETRUNC, "truncated: empty file");
+		return prof_fail(msg, mlen, PROF_ETRUNC, "truncated: empty file");
 	/* A prefix of the magic is a truncated profile, anything else is foreign. */
 	if (memcmp(b, PROF_MAGIC, len < PROF_MAGIC_LEN ? len : PROF_MAGIC_LEN))
-		return fail(msg, mlen, PROF_EMAGIC, "not a pmcprof profile");
+		return prof_fail(msg, mlen, PROF_EMAGIC, "not a pmcprof profile");
 	/* The version comes before anything whose layout a newer format may change. */
 	if (len < 12)
-		return fail(msg, mlen, PROF_ETRUNC,
-			    "truncated: %zu bytes, the header needs %d", len, PROF_HEADER_SIZE);
+		return prof_fail(msg, mlen, PROF_ETRUNC,
+				 "truncated: %zu bytes, the header needs %d", len,
+				 PROF_HEADER_SIZE);
 	h->version = prof_get_le32(b + 8);
 	if (h->version > PROF_VERSION)
-		return fail(msg, mlen, PROF_EVERSION,
-			    "written by a newer pmcprof (format %u; this one reads up to %d)",
-			    h->version, PROF_VERSION);
+		return prof_fail(msg, mlen, PROF_EVERSION,
+				 "written by a newer pmcprof (format %u; this one reads up to %d)",
+				 h->version, PROF_VERSION);
 	if (h->version == 0)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: format version 0");
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: format version 0");
 	if (len < PROF_HEADER_SIZE)
-		return fail(msg, mlen, PROF_ETRUNC,
-			    "truncated: %zu bytes, the header needs %d", len, PROF_HEADER_SIZE);
+		return prof_fail(msg, mlen, PROF_ETRUNC,
+				 "truncated: %zu bytes, the header needs %d", len,
+				 PROF_HEADER_SIZE);
 	h->flags = prof_get_le32(b + 12);
 	h->header_size = prof_get_le32(b + 16);
 	h->check = prof_get_le32(b + 20);
 	h->raw_size = prof_get_le64(b + 24);
 	h->comp_size = prof_get_le64(b + 32);
 	if (h->header_size < PROF_HEADER_SIZE || h->header_size > PROF_HEADER_MAX)
-		return fail(msg, mlen, PROF_ECORRUPT,
-			    "corrupt: header size %u (expected %d to %d)",
-			    h->header_size, PROF_HEADER_SIZE, PROF_HEADER_MAX);
+		return prof_fail(msg, mlen, PROF_ECORRUPT,
+				 "corrupt: header size %u (expected %d to %d)",
+				 h->header_size, PROF_HEADER_SIZE, PROF_HEADER_MAX);
 	if (len < h->header_size)
-		return fail(msg, mlen, PROF_ETRUNC,
-			    "truncated: %zu bytes, the header says it has %u",
-			    len, h->header_size);
+		return prof_fail(msg, mlen, PROF_ETRUNC,
+				 "truncated: %zu bytes, the header says it has %u",
+				 len, h->header_size);
 	if (prof_header_check(b, h->header_size) != h->check)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: header checksum mismatch");
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: header checksum mismatch");
 	if (h->flags & ~PROF_FLAGS_KNOWN)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: unknown header flags 0x%x",
-			    h->flags & ~PROF_FLAGS_KNOWN);
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: unknown header flags 0x%x",
+				 h->flags & ~PROF_FLAGS_KNOWN);
 	if (h->raw_size == 0 || h->raw_size > PROF_MAX_RAW)
-		return fail(msg, mlen, PROF_ECORRUPT,
-			    "corrupt: payload size %llu (limit %llu)",
-			    (unsigned long long)h->raw_size, (unsigned long long)PROF_MAX_RAW);
+		return prof_fail(msg, mlen, PROF_ECORRUPT,
+				 "corrupt: payload size %llu (limit %llu)",
+				 (unsigned long long)h->raw_size, (unsigned long long)PROF_MAX_RAW);
 	/* zstd never expands by more than a small fraction; 2x is generous. */
 	if (h->comp_size == 0 || h->comp_size > 2 * PROF_MAX_RAW)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: compressed size %llu",
-			    (unsigned long long)h->comp_size);
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: compressed size %llu",
+				 (unsigned long long)h->comp_size);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
 # A PIC convenience library: it is linked into the LD_PRELOAD collector.
 noinst_LTLIBRARIES += profile/libprofile.la
 profile_libprofile_la_SOURCES = profile/profile.h profile/format.h \
-	profile/header.c profile/writer.c profile/reader.c
+	profile/header.c profile/writer.c profile/reader.c \
+	profile/array.c
 profile_libprofile_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 profile_libprofile_la_LIBADD = $(ZSTD_LIBS)
 

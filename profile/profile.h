@@ -173,6 +173,20 @@ size_t prof_notes_build_id(const char *path, uint8_t *out, size_t max);
  * Async-signal-safe. */
 void prof_name_part(char *dst, size_t cap, const char *src);
 
+/* Resizes the array whose pointer is at arr (an int ** for an int array)
+ * to cap elements of el bytes.  0, or -ENOMEM with the array as it was.
+ * Not async-signal-safe (realloc), like prof_array_grow. */
+int prof_array_resize(void *arr, size_t cap, size_t el);
+
+/* Room for element n of the array whose pointer is at arr, *cap elements
+ * long: doubles it (32 at first) when n reaches *cap.  0 or -ENOMEM. */
+int prof_array_grow(void *arr, size_t *cap, size_t n, size_t el);
+
+/* Remaps the mapping whose address is at mem from *bytes to `to` bytes
+ * (mremap: it may move; the address and *bytes follow).  false if mremap
+ * failed, the mapping as it was.  One system call: async-signal-safe. */
+bool prof_map_resize(void *mem, size_t *bytes, size_t to);
+
 enum prof_err {
 	PROF_EMAGIC = 5000,	/* not a pmcprof profile */
 	PROF_EVERSION,		/* a future format version */

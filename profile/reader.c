@@ -6,8 +6,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,21 +39,6 @@ struct cur {
 	size_t mlen;
 };
 
-static int fail(char *msg, size_t mlen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *msg, size_t mlen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && mlen) {
-		va_start(ap, fmt);
-		vsnprintf(msg, mlen, fmt, ap);
-		va_end(ap);
-	}
-	return -err;
-}
-
 static size_t left(const struct cur *c)
 {
 	return (size_t)(c->end - c->p);
@@ -69,8 +52,8 @@ static int get_varint(struct cur *c, uint64_t *v, const char *field)
 		uint8_t b;
 
 		if (c->p == c->end)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: %s section ends inside %s", c->what, field);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: %s section ends inside %s", c->what, field);
 		b = *c->p++;
 		/* The 10th byte may only carry bit 63. */
 		if (shift == 63 && b > 1)
@@ -81,8 +64,8 @@ static int get_varint(struct cur *c, uint64_t *v, const char *field)
 			return 0;
 		}
 	}
-	return fail(c->msg, c->mlen, PROF_ECORRUPT,
-		    "corrupt: %s section: %s does not fit 64 bits", c->what, field);
+	return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+			 "corrupt: %s section: %s does not fit 64 bits", c->what, field);
 }
 
 static int get_u32(struct cur *c, uint32_t *v, const char *field)
@@ -93,9 +76,9 @@ static int get_u32(struct cur *c, uint32_t *v, const char *field)
 	if (err)
 		return err;
 	if (x > UINT32_MAX)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: %s section: %s %llu does not fit 32 bits",
-			    c->what, field, (unsigned long long)x);
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %s section: %s %llu does not fit 32 bits",
+				 c->what, field, (unsigned long long)x);
 	*v = (uint32_t)x;
 	return 0;
 }
@@ -110,9 +93,9 @@ static int get_count(struct cur *c, size_t *n, size_t min_size, const char *fiel
 	if (err)
 		return err;
 	if (x > left(c) / min_size)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: %s section: %llu %s cannot fit in %zu bytes",
-			    c->what, (unsigned long long)x, field, left(c));
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %s section: %llu %s cannot fit in %zu bytes",
+				 c->what, (unsigned long long)x, field, left(c));
 	*n = (size_t)x;
 	return 0;
 }
@@ -120,9 +103,9 @@ static int get_count(struct cur *c, size_t *n, size_t min_size, const char *fiel
 static int get_bytes(struct cur *c, const uint8_t **b, size_t n, const char *field)
 {
 	if (n > left(c))
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: %s section: %s of %zu bytes exceeds the %zu left",
-			    c->what, field, n, left(c));
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %s section: %s of %zu bytes exceeds the %zu left",
+				 c->what, field, n, left(c));
 	*b = c->p;
 	c->p += n;
 	return 0;
@@ -139,13 +122,14 @@ static int get_str(struct cur *c, const char **s, const char *field)
 	if (err)
 		return err;
 	if (n >= left(c))
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: %s section: %s length %llu exceeds the %zu bytes left",
-			    c->what, field, (unsigned long long)n, left(c));
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %s section: %s length %llu exceeds the %zu bytes left",
+				 c->what, field, (unsigned long long)n, left(c));
 	b = c->p;
 	if (b[n] != 0 || memchr(b, 0, (size_t)n))
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: %s section: %s is not a terminated string", c->what, field);
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %s section: %s is not a terminated string", c->what,
+				 field);
 	c->p += n + 1;
 	*s = (const char *)b;
 	return 0;
@@ -158,7 +142,22 @@ static void *alloc_array(size_t n, size_t size)
 
 static int oom(struct cur *c)
 {
-	return fail(c->msg, c->mlen, ENOMEM, "out of memory in %s section", c->what);
+	return prof_fail(c->msg, c->mlen, ENOMEM, "out of memory in %s section", c->what);
+}
+
+/* A count of entries, each at least min bytes (get_count), and a zeroed
+ * array of that many el-byte elements at *arr (a pointer to a pointer). */
+static int get_array(struct cur *c, size_t *n, size_t min, const char *field, void *arr,
+		     size_t el)
+{
+	int err = get_count(c, n, min, field);
+	void *a;
+
+	if (err)
+		return err;
+	a = alloc_array(*n, el);
+	memcpy(arr, &a, sizeof(a));
+	return *n && !a ? oom(c) : 0;
 }
 
 /* Every entry is at least this many bytes: empty strings take 2. */
@@ -166,13 +165,10 @@ enum { MIN_KV = 4, MIN_EVENT = 10, MIN_MODULE = 8, MIN_COUNTER = 3 };
 
 static int dec_meta(struct prof_file *f, struct cur *c)
 {
-	int err = get_count(c, &f->p.n_meta, MIN_KV, "entries");
+	int err = get_array(c, &f->p.n_meta, MIN_KV, "entries", &f->meta, sizeof(*f->meta));
 
 	if (err)
 		return err;
-	f->meta = alloc_array(f->p.n_meta, sizeof(*f->meta));
-	if (f->p.n_meta && !f->meta)
-		return oom(c);
 	for (size_t i = 0; i < f->p.n_meta; i++)
 		if ((err = get_str(c, &f->meta[i].key, "key")) ||
 		    (err = get_str(c, &f->meta[i].value, "value")))
@@ -183,13 +179,11 @@ static int dec_meta(struct prof_file *f, struct cur *c)
 
 static int dec_events(struct prof_file *f, struct cur *c)
 {
-	int err = get_count(c, &f->p.n_events, MIN_EVENT, "events");
+	int err = get_array(c, &f->p.n_events, MIN_EVENT, "events", &f->events,
+			    sizeof(*f->events));
 
 	if (err)
 		return err;
-	f->events = alloc_array(f->p.n_events, sizeof(*f->events));
-	if (f->p.n_events && !f->events)
-		return oom(c);
 	for (size_t i = 0; i < f->p.n_events; i++) {
 		struct prof_event *e = &f->events[i];
 
@@ -208,13 +202,11 @@ static int dec_events(struct prof_file *f, struct cur *c)
 
 static int dec_modules(struct prof_file *f, struct cur *c)
 {
-	int err = get_count(c, &f->p.n_modules, MIN_MODULE, "modules");
+	int err = get_array(c, &f->p.n_modules, MIN_MODULE, "modules", &f->modules,
+			    sizeof(*f->modules));
 
 	if (err)
 		return err;
-	f->modules = alloc_array(f->p.n_modules, sizeof(*f->modules));
-	if (f->p.n_modules && !f->modules)
-		return oom(c);
 	for (size_t i = 0; i < f->p.n_modules; i++) {
 		struct prof_module *m = &f->modules[i];
 		uint64_t size;
@@ -223,9 +215,9 @@ static int dec_modules(struct prof_file *f, struct cur *c)
 		    (err = get_u32(c, &m->build_id_len, "build-id length")))
 			return err;
 		if (m->build_id_len > PROF_MAX_BUILD_ID)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: module %zu: build-id of %u bytes (limit %d)",
-				    i, m->build_id_len, PROF_MAX_BUILD_ID);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: module %zu: build-id of %u bytes (limit %d)",
+					 i, m->build_id_len, PROF_MAX_BUILD_ID);
 		if ((err = get_bytes(c, &m->build_id, m->build_id_len, "build-id")))
 			return err;
 		if (!m->build_id_len)
@@ -237,13 +229,13 @@ static int dec_modules(struct prof_file *f, struct cur *c)
 		    (err = get_u32(c, &m->unload_seq, "unload_seq")))
 			return err;
 		if (size > UINT64_MAX - m->start)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: module %zu: range wraps past 2^64", i);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: module %zu: range wraps past 2^64", i);
 		m->end = m->start + size;
 		if (m->unload_seq && m->unload_seq < m->load_seq)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: module %zu: unloaded (%u) before loaded (%u)",
-				    i, m->unload_seq, m->load_seq);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: module %zu: unloaded (%u) before loaded (%u)",
+					 i, m->unload_seq, m->load_seq);
 	}
 	f->p.modules = f->modules;
 	return 0;
@@ -251,13 +243,11 @@ static int dec_modules(struct prof_file *f, struct cur *c)
 
 static int dec_counters(struct prof_file *f, struct cur *c)
 {
-	int err = get_count(c, &f->p.n_counters, MIN_COUNTER, "counters");
+	int err = get_array(c, &f->p.n_counters, MIN_COUNTER, "counters", &f->counters,
+			    sizeof(*f->counters));
 
 	if (err)
 		return err;
-	f->counters = alloc_array(f->p.n_counters, sizeof(*f->counters));
-	if (f->p.n_counters && !f->counters)
-		return oom(c);
 	for (size_t i = 0; i < f->p.n_counters; i++)
 		if ((err = get_str(c, &f->counters[i].name, "counter name")) ||
 		    (err = get_varint(c, &f->counters[i].value, "counter value")))
@@ -274,8 +264,9 @@ static int dec_images(struct prof_file *f, struct cur *c)
 	if (err)
 		return err;
 	if (f->p.n_images > PROF_MAX_IMAGES)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT, "corrupt: %zu module images (limit %d)",
-			    f->p.n_images, PROF_MAX_IMAGES);
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: %zu module images (limit %d)", f->p.n_images,
+				 PROF_MAX_IMAGES);
 	f->images = alloc_array(f->p.n_images, sizeof(*f->images));
 	if (f->p.n_images && !f->images)
 		return oom(c);
@@ -286,12 +277,13 @@ static int dec_images(struct prof_file *f, struct cur *c)
 		    (err = get_u32(c, &im->len, "image length")))
 			return err;
 		if (im->module >= f->p.n_modules)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: image %zu: module %u of %zu", i, im->module,
-				    f->p.n_modules);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: image %zu: module %u of %zu", i, im->module,
+					 f->p.n_modules);
 		if (im->len > PROF_MAX_IMAGE)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: image %zu: %u bytes (limit %u)", i, im->len, PROF_MAX_IMAGE);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: image %zu: %u bytes (limit %u)", i, im->len,
+					 PROF_MAX_IMAGE);
 		if ((err = get_bytes(c, &im->data, im->len, "image")))
 			return err;
 	}
@@ -312,9 +304,9 @@ static int dec_cct(struct prof_file *f, struct cur *c)
 	/* Each node takes >= 1 byte per column: parent (but the root),
 	 * module, offset and one count per event. */
 	if (v > UINT32_MAX || (v && (v - 1) + v * (2 + (uint64_t)ne) > left(c)))
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: cct section: %llu nodes cannot fit in %zu bytes",
-			    (unsigned long long)v, left(c));
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: cct section: %llu nodes cannot fit in %zu bytes",
+				 (unsigned long long)v, left(c));
 	n = (size_t)v;
 	t->n_nodes = (uint32_t)n;
 	t->n_events = (uint32_t)ne;
@@ -331,18 +323,18 @@ static int dec_cct(struct prof_file *f, struct cur *c)
 		if ((err = get_varint(c, &v, "parent")))
 			return err;
 		if (v == 0 || v > i)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: cct node %zu: parent delta %llu (must be 1 to %zu)",
-				    i, (unsigned long long)v, i);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: cct node %zu: parent delta %llu (must be 1 to "
+					 "%zu)", i, (unsigned long long)v, i);
 		f->parent[i] = (uint32_t)(i - v);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if ((err = get_varint(c, &v, "module")))
 			return err;
 		if (v > f->p.n_modules)
-			return fail(c->msg, c->mlen, PROF_ECORRUPT,
-				    "corrupt: cct node %zu: module %llu of %zu",
-				    i, (unsigned long long)v - 1, f->p.n_modules);
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: cct node %zu: module %llu of %zu",
+					 i, (unsigned long long)v - 1, f->p.n_modules);
 		f->module[i] = v ? (uint32_t)(v - 1) : PROF_NO_MODULE;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -366,22 +358,19 @@ static int dec_cct(struct prof_file *f, struct cur *c)
 	return 0;
 }
 
-/* Needs the CCT decoded first: every sample must be one of its counts. */
-static int dec_timeline(struct prof_file *f, struct cur *c)
+/* The timeline's fixed fields: format, time unit, origin, start,
+ * duration and lost samples. */
+static int dec_timeline_head(struct prof_timeline *tl, struct cur *c)
 {
-	struct prof_timeline *tl = &f->p.timeline;
-	const struct prof_cct *t = &f->p.cct;
-	uint64_t fmt, unit, len, ne = t->n_events, now;
-	uint64_t *seen = NULL;
-	size_t n;
+	uint64_t fmt, unit, len;
 	int err;
 
 	if ((err = get_varint(c, &fmt, "timeline format")))
 		return err;
 	if (fmt != PROF_TIMELINE_FORMAT)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: timeline section of format %llu (this pmcprof reads %d)",
-			    (unsigned long long)fmt, PROF_TIMELINE_FORMAT);
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: timeline section of format %llu (this pmcprof reads %d)",
+				 (unsigned long long)fmt, PROF_TIMELINE_FORMAT);
 	if ((err = get_varint(c, &unit, "time unit")) ||
 	    (err = get_varint(c, &tl->origin_ns, "origin")) ||
 	    (err = get_varint(c, &tl->start, "start")) ||
@@ -389,70 +378,103 @@ static int dec_timeline(struct prof_file *f, struct cur *c)
 	    (err = get_varint(c, &tl->lost, "lost samples")))
 		return err;
 	if (unit == 0 || unit > PROF_TIMELINE_MAX_UNIT)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: timeline: time unit of %llu ns", (unsigned long long)unit);
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: timeline: time unit of %llu ns",
+				 (unsigned long long)unit);
 	if (len > UINT64_MAX - tl->start)
-		return fail(c->msg, c->mlen, PROF_ECORRUPT, "corrupt: timeline: end past 2^64");
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: timeline: end past 2^64");
 	tl->unit_ns = (uint32_t)unit;
 	tl->end = tl->start + len;
-	/* two varints of at least one byte per sample */
-	if ((err = get_count(c, &n, 2, "samples")))
-		return err;
-	tl->n = n;
-	if (n && (!ne || !t->n_nodes))
-		return fail(c->msg, c->mlen, PROF_ECORRUPT,
-			    "corrupt: timeline samples without events or nodes");
-	f->tl_time = alloc_array(n, sizeof(*f->tl_time));
-	f->tl_node = alloc_array(n, sizeof(*f->tl_node));
-	f->tl_event = alloc_array(n, sizeof(*f->tl_event));
-	seen = alloc_array((size_t)t->n_nodes * ne, sizeof(*seen));
-	if (n && (!f->tl_time || !f->tl_node || !f->tl_event || !seen)) {
-		free(seen);
-		return oom(c);
-	}
-	now = tl->start;
+	return 0;
+}
+
+/* The n sample times: deltas from the start, none past the end. */
+static int dec_timeline_times(struct prof_file *f, struct cur *c, size_t n)
+{
+	const struct prof_timeline *tl = &f->p.timeline;
+	uint64_t now = tl->start;
+	int err;
+
 	for (size_t i = 0; i < n; i++) {
 		uint64_t dt;
 
 		if ((err = get_varint(c, &dt, "time")))
-			goto out;
-		if (dt > tl->end - now) {
-			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
-				   "corrupt: timeline sample %zu after the end", i);
-			goto out;
-		}
+			return err;
+		if (dt > tl->end - now)
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: timeline sample %zu after the end", i);
 		now += dt;
 		f->tl_time[i] = now;
 	}
+	return 0;
+}
+
+/* The n samples' contexts, node * events + event: no more samples of a
+ * (node, event) than the CCT counts (seen: zeroed, one per pair). */
+static int dec_timeline_contexts(struct prof_file *f, struct cur *c, size_t n, uint64_t *seen)
+{
+	const struct prof_cct *t = &f->p.cct;
+	uint64_t ne = t->n_events;
+	int err;
+
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key, node;
 
 		if ((err = get_varint(c, &key, "sample context")))
-			goto out;
+			return err;
 		node = key / ne;
-		if (node >= t->n_nodes) {
-			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
-				   "corrupt: timeline sample %zu: node %llu of %u", i,
-				   (unsigned long long)node, t->n_nodes);
-			goto out;
-		}
-		/* no more samples of a (node, event) than the CCT counts */
-		if (++seen[key] > t->counts[key]) {
-			err = fail(c->msg, c->mlen, PROF_ECORRUPT,
-				   "corrupt: timeline sample %zu: more samples of node %llu, event %llu "
-				   "than the cct counts", i, (unsigned long long)node,
-				   (unsigned long long)(key % ne));
-			goto out;
-		}
+		if (node >= t->n_nodes)
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: timeline sample %zu: node %llu of %u", i,
+					 (unsigned long long)node, t->n_nodes);
+		if (++seen[key] > t->counts[key])
+			return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+					 "corrupt: timeline sample %zu: more samples of node %llu, "
+					 "event %llu than the cct counts", i,
+					 (unsigned long long)node, (unsigned long long)(key % ne));
 		f->tl_node[i] = (uint32_t)node;
 		f->tl_event[i] = (uint32_t)(key % ne);
 	}
+	return 0;
+}
+
+/* Needs the CCT decoded first: every sample must be one of its counts. */
+static int dec_timeline(struct prof_file *f, struct cur *c)
+{
+	struct prof_timeline *tl = &f->p.timeline;
+	const struct prof_cct *t = &f->p.cct;
+	uint64_t *seen;
+	size_t n;
+	int err;
+
+	if ((err = dec_timeline_head(tl, c)))
+		return err;
+	/* two varints of at least one byte per sample */
+	if ((err = get_count(c, &n, 2, "samples")))
+		return err;
+	tl->n = n;
+	if (n && (!t->n_events || !t->n_nodes))
+		return prof_fail(c->msg, c->mlen, PROF_ECORRUPT,
+				 "corrupt: timeline samples without events or nodes");
+	f->tl_time = alloc_array(n, sizeof(*f->tl_time));
+	f->tl_node = alloc_array(n, sizeof(*f->tl_node));
+	f->tl_event = alloc_array(n, sizeof(*f->tl_event));
+	seen = alloc_array((size_t)t->n_nodes * t->n_events, sizeof(*seen));
+	if (n && (!f->tl_time || !f->tl_node || !f->tl_event || !seen)) {
+		free(seen);
+		return oom(c);
+	}
+	err = dec_timeline_times(f, c, n);
+	if (!err)
+		err = dec_timeline_contexts(f, c, n, seen);
+	free(seen);
+	if (err)
+		return err;
 	tl->time = f->tl_time;
 	tl->node = f->tl_node;
 	tl->event = f->tl_event;
-out:
-	free(seen);
-	return err;
+	return 0;
 }
 
 /* In decoding order: the CCT refers to the events and modules. */
@@ -489,8 +511,8 @@ static int dec_payload(struct prof_file *f, size_t raw, char *msg, size_t mlen)
 		if (tag == 0 || tag > PROF_SEC_LAST)
 			continue;
 		if (found[tag].p)
-			return fail(msg, mlen, PROF_ECORRUPT,
-				    "corrupt: section %u appears twice", tag);
+			return prof_fail(msg, mlen, PROF_ECORRUPT,
+					 "corrupt: section %u appears twice", tag);
 		found[tag].p = body;
 		found[tag].end = body + len;
 	}
@@ -500,17 +522,17 @@ static int dec_payload(struct prof_file *f, size_t raw, char *msg, size_t mlen)
 		if (!c->p && sections[i].optional)
 			continue;
 		if (!c->p)
-			return fail(msg, mlen, PROF_ECORRUPT, "corrupt: no %s section",
-				    sections[i].name);
+			return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: no %s section",
+					 sections[i].name);
 		c->what = sections[i].name;
 		c->msg = msg;
 		c->mlen = mlen;
 		if ((err = sections[i].dec(f, c)))
 			return err;
 		if (c->p != c->end)
-			return fail(msg, mlen, PROF_ECORRUPT,
-				    "corrupt: %s section has %zu unexplained bytes at its end",
-				    sections[i].name, left(c));
+			return prof_fail(msg, mlen, PROF_ECORRUPT,
+					 "corrupt: %s section has %zu unexplained bytes at its end",
+					 sections[i].name, left(c));
 	}
 	return 0;
 }
@@ -534,51 +556,52 @@ int prof_file_parse(const void *buf, size_t len, struct prof_file **out,
 	if (err)
 		return err;
 	if (len - h.header_size < h.comp_size)
-		return fail(msg, mlen, PROF_ETRUNC,
-			    "truncated: header says %llu bytes of data but the file has %zu",
-			    (unsigned long long)h.comp_size, len - h.header_size);
+		return prof_fail(msg, mlen, PROF_ETRUNC,
+				 "truncated: header says %llu bytes of data but the file has %zu",
+				 (unsigned long long)h.comp_size, len - h.header_size);
 	if (len - h.header_size > h.comp_size)
-		return fail(msg, mlen, PROF_ECORRUPT,
-			    "corrupt: %llu bytes after the data",
-			    (unsigned long long)(len - h.header_size - h.comp_size));
+		return prof_fail(msg, mlen, PROF_ECORRUPT,
+				 "corrupt: %llu bytes after the data",
+				 (unsigned long long)(len - h.header_size - h.comp_size));
 	z = (const uint8_t *)buf + h.header_size;
 
 	/* Check the frame against the header before allocating anything. */
 	got = ZSTD_getFrameHeader(&fh, z, (size_t)h.comp_size);
 	if (ZSTD_isError(got))
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd: %s",
-			    ZSTD_getErrorName(got));
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd: %s",
+				 ZSTD_getErrorName(got));
 	if (got != 0 || fh.frameType != ZSTD_frame)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: bad zstd frame header");
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: bad zstd frame header");
 	if (fh.frameContentSize != h.raw_size)
-		return fail(msg, mlen, PROF_ECORRUPT,
-			    "corrupt: zstd frame holds %llu bytes but the header says %llu",
-			    (unsigned long long)fh.frameContentSize,
-			    (unsigned long long)h.raw_size);
+		return prof_fail(msg, mlen, PROF_ECORRUPT,
+				 "corrupt: zstd frame holds %llu bytes but the header says %llu",
+				 (unsigned long long)fh.frameContentSize,
+				 (unsigned long long)h.raw_size);
 	if (!fh.checksumFlag)
-		return fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd frame without checksum");
+		return prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd frame without checksum");
 	/* One frame exactly: zstd would happily decode a second one. */
 	got = ZSTD_findFrameCompressedSize(z, (size_t)h.comp_size);
 	if (ZSTD_isError(got) || got != h.comp_size)
-		return fail(msg, mlen, PROF_ECORRUPT,
-			    "corrupt: zstd frame is not the %llu bytes the header says",
-			    (unsigned long long)h.comp_size);
+		return prof_fail(msg, mlen, PROF_ECORRUPT,
+				 "corrupt: zstd frame is not the %llu bytes the header says",
+				 (unsigned long long)h.comp_size);
 
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->raw = malloc((size_t)h.raw_size))) {
 		free(f);
-		return fail(msg, mlen, ENOMEM, "out of memory for %llu bytes",
-			    (unsigned long long)h.raw_size);
+		return prof_fail(msg, mlen, ENOMEM, "out of memory for %llu bytes",
+				 (unsigned long long)h.raw_size);
 	}
 	got = ZSTD_decompress(f->raw, (size_t)h.raw_size, z, (size_t)h.comp_size);
 	if (ZSTD_isError(got)) {
-		err = fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd: %s", ZSTD_getErrorName(got));
+		err = prof_fail(msg, mlen, PROF_ECORRUPT, "corrupt: zstd: %s",
+				ZSTD_getErrorName(got));
 		goto bad;
 	}
 	if (got != h.raw_size) {
-		err = fail(msg, mlen, PROF_ECORRUPT,
-			   "corrupt: zstd frame decompressed to %zu bytes, not %llu",
-			   got, (unsigned long long)h.raw_size);
+		err = prof_fail(msg, mlen, PROF_ECORRUPT,
+				"corrupt: zstd frame decompressed to %zu bytes, not %llu",
+				got, (unsigned long long)h.raw_size);
 		goto bad;
 	}
 	f->p.version = h.version;
@@ -621,27 +644,29 @@ int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t l
 		err = errno;
 		/* a socket cannot be opened at all (ENXIO): say what it is */
 		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-			return fail(msg, len, EINVAL, "not a regular file (%s)", file_kind(st.st_mode));
-		return fail(msg, len, err, "%s", strerror(err));
+			return prof_fail(msg, len, EINVAL, "not a regular file (%s)",
+					 file_kind(st.st_mode));
+		return prof_fail(msg, len, err, "%s", strerror(err));
 	}
 	if (fstat(fd, &st) != 0) {
-		err = fail(msg, len, errno, "%s", strerror(errno));
+		err = prof_fail(msg, len, errno, "%s", strerror(errno));
 		close(fd);
 		return err;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(msg, len, EINVAL, "not a regular file (%s)", file_kind(st.st_mode));
+		return prof_fail(msg, len, EINVAL, "not a regular file (%s)",
+				 file_kind(st.st_mode));
 	}
 	if ((uint64_t)st.st_size > PROF_HEADER_MAX + 2 * PROF_MAX_RAW) {
 		close(fd);
-		return fail(msg, len, EFBIG, "too large for a profile (%lld bytes)",
-			    (long long)st.st_size);
+		return prof_fail(msg, len, EFBIG, "too large for a profile (%lld bytes)",
+				 (long long)st.st_size);
 	}
 	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
 	if (!buf) {
 		close(fd);
-		return fail(msg, len, ENOMEM, "out of memory");
+		return prof_fail(msg, len, ENOMEM, "out of memory");
 	}
 	/* A file that shrinks while we read is reported as truncated. */
 	while (have < (size_t)st.st_size) {
@@ -650,7 +675,7 @@ int prof_file_read(const char *path, struct prof_file **out, char *msg, size_t l
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			err = fail(msg, len, errno, "%s", strerror(errno));
+			err = prof_fail(msg, len, errno, "%s", strerror(errno));
 			goto out;
 		}
 		if (r == 0)

@@ -68,24 +68,31 @@ static int put_str(struct sink *s, const char *str)
 	return 0;
 }
 
+/* A section's count of entries: -EINVAL if there are some but no array. */
+static int put_count(struct sink *s, size_t n, const void *array)
+{
+	if (n && !array)
+		return -EINVAL;
+	put_varint(s, n);
+	return 0;
+}
+
 static int enc_meta(struct sink *s, const struct prof *p)
 {
-	if (p->n_meta && !p->meta)
-		return -EINVAL;
-	put_varint(s, p->n_meta);
-	for (size_t i = 0; i < p->n_meta; i++) {
+	int err = put_count(s, p->n_meta, p->meta);
+
+	for (size_t i = 0; !err && i < p->n_meta; i++) {
 		put_str(s, p->meta[i].key);
 		put_str(s, p->meta[i].value);
 	}
-	return 0;
+	return err;
 }
 
 static int enc_events(struct sink *s, const struct prof *p)
 {
-	if (p->n_events && !p->events)
-		return -EINVAL;
-	put_varint(s, p->n_events);
-	for (size_t i = 0; i < p->n_events; i++) {
+	int err = put_count(s, p->n_events, p->events);
+
+	for (size_t i = 0; !err && i < p->n_events; i++) {
 		const struct prof_event *e = &p->events[i];
 
 		put_str(s, e->name);
@@ -96,7 +103,7 @@ static int enc_events(struct sink *s, const struct prof *p)
 		put_varint(s, e->random_mask);
 		put_varint(s, e->weight);
 	}
-	return 0;
+	return err;
 }
 
 static int enc_modules(struct sink *s, const struct prof *p)
@@ -168,21 +175,21 @@ static int enc_cct(struct sink *s, const struct prof *p)
 
 static int enc_counters(struct sink *s, const struct prof *p)
 {
-	if (p->n_counters && !p->counters)
-		return -EINVAL;
-	put_varint(s, p->n_counters);
-	for (size_t i = 0; i < p->n_counters; i++) {
+	int err = put_count(s, p->n_counters, p->counters);
+
+	for (size_t i = 0; !err && i < p->n_counters; i++) {
 		put_str(s, p->counters[i].name);
 		put_varint(s, p->counters[i].value);
 	}
-	return 0;
+	return err;
 }
 
 static int enc_images(struct sink *s, const struct prof *p)
 {
-	if ((p->n_images && !p->images) || p->n_images > PROF_MAX_IMAGES)
-		return -EINVAL;
-	put_varint(s, p->n_images);
+	int err = p->n_images > PROF_MAX_IMAGES ? -EINVAL : put_count(s, p->n_images, p->images);
+
+	if (err)
+		return err;
 	for (size_t i = 0; i < p->n_images; i++) {
 		const struct prof_image *im = &p->images[i];
 
@@ -395,13 +402,82 @@ static int level_for(uint64_t raw)
 	return level_table[i].level;
 }
 
-int prof_write(const struct prof *p, int dirfd, const char *name, int mode)
+/* One mapping holds, each at a 64-byte boundary: the temp file's name,
+ * the raw payload, the header with the compressed payload after it, and
+ * zstd's workspace. */
+struct layout {
+	size_t name_cap, bound, work, off_raw, off_comp, off_work, total;
+};
+
+static void lay_out(struct layout *l, const char *name, size_t raw, int level)
+{
+	l->bound = ZSTD_compressBound(raw);
+	/* Sized for this input: far smaller than the level's worst case. */
+	l->work = ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(level, raw, 0));
+	l->name_cap = strlen(name) + 64;
+	l->off_raw = round_up(l->name_cap, 64);
+	l->off_comp = round_up(l->off_raw + raw, 64);
+	l->off_work = round_up(l->off_comp + PROF_HEADER_SIZE + l->bound, 64);
+	l->total = l->off_work + l->work;
+}
+
+/* The header and the compressed payload after it (at off_comp), from raw;
+ * *comp is the compressed size.  0 or -ENOMEM (zstd's workspace too small). */
+static int seal(uint8_t *map, const struct layout *l, const struct sink *raw, int level,
+		bool partial, size_t *comp)
+{
+	uint8_t *hdr = map + l->off_comp;
+	ZSTD_CCtx *cctx = ZSTD_initStaticCCtx(map + l->off_work, l->work);
+
+	if (!cctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
+	    /* A static context starts with every parameter zero, this one too. */
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)))
+		return -ENOMEM;
+	*comp = ZSTD_compress2(cctx, hdr + PROF_HEADER_SIZE, l->bound, raw->p, raw->n);
+	/* Only a too-small workspace can fail here: the bound is exact. */
+	if (ZSTD_isError(*comp))
+		return -ENOMEM;
+	memcpy(hdr, PROF_MAGIC, PROF_MAGIC_LEN);
+	prof_put_le32(hdr + 8, PROF_VERSION);
+	prof_put_le32(hdr + 12, partial ? PROF_FLAG_PARTIAL : 0);
+	prof_put_le32(hdr + 16, PROF_HEADER_SIZE);
+	prof_put_le64(hdr + 24, raw->n);
+	prof_put_le64(hdr + 32, *comp);
+	prof_put_le32(hdr + 20, prof_header_check(hdr, PROF_HEADER_SIZE));
+	return 0;
+}
+
+/* Write data to a fresh temp beside name (its name built in tmp, cap
+ * bytes) and publish it as name.  A temp left by a dead process that had
+ * our pid is skipped, not reused. */
+static int write_via_temp(int dirfd, const char *name, int mode, char *tmp, size_t cap,
+			  const uint8_t *data, size_t len)
 {
 	static unsigned long seq;	/* temp-name uniqueness across threads */
+	int err = -EEXIST;
+
+	for (int tries = 0; tries < 16 && err == -EEXIST; tries++) {
+		int fd;
+
+		if (!temp_name(tmp, cap, name, __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED)))
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, mode);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		return write_file(fd, dirfd, tmp, name, data, len);
+	}
+	return err;
+}
+
+int prof_write(const struct prof *p, int dirfd, const char *name, int mode)
+{
 	struct sink count = { NULL, 0 }, out;
-	size_t name_cap, bound, work, off_raw, off_comp, off_work, total;
-	uint8_t *map, *hdr;
-	ZSTD_CCtx *cctx;
+	struct layout l;
+	uint8_t *map;
 	size_t comp;
 	int err, level, saved_errno = errno;
 
@@ -413,71 +489,21 @@ int prof_write(const struct prof *p, int dirfd, const char *name, int mode)
 	if (count.n > PROF_MAX_RAW)
 		return -E2BIG;
 	level = level_for(count.n);
-	bound = ZSTD_compressBound(count.n);
-	/* Sized for this input: far smaller than the level's worst case. */
-	work = ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(level, count.n, 0));
-	name_cap = strlen(name) + 64;
-
-	off_raw = round_up(name_cap, 64);
-	off_comp = round_up(off_raw + count.n, 64);
-	off_work = round_up(off_comp + PROF_HEADER_SIZE + bound, 64);
-	total = off_work + work;
-	map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	lay_out(&l, name, count.n, level);
+	map = mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
 		err = -errno;
 		errno = saved_errno;
 		return err;
 	}
-
-	out.p = map + off_raw;
+	out.p = map + l.off_raw;
 	out.n = 0;
 	enc_payload(&out, p);
-
-	hdr = map + off_comp;
-	cctx = ZSTD_initStaticCCtx(map + off_work, work);
-	if (!cctx ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
-	    /* A static context starts with every parameter zero, this one too. */
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1))) {
-		err = -ENOMEM;
-		goto out;
-	}
-	comp = ZSTD_compress2(cctx, hdr + PROF_HEADER_SIZE, bound, out.p, out.n);
-	if (ZSTD_isError(comp)) {
-		/* Only a too-small workspace can fail here: the bound is exact. */
-		err = -ENOMEM;
-		goto out;
-	}
-
-	memcpy(hdr, PROF_MAGIC, PROF_MAGIC_LEN);
-	prof_put_le32(hdr + 8, PROF_VERSION);
-	prof_put_le32(hdr + 12, p->partial ? PROF_FLAG_PARTIAL : 0);
-	prof_put_le32(hdr + 16, PROF_HEADER_SIZE);
-	prof_put_le64(hdr + 24, out.n);
-	prof_put_le64(hdr + 32, comp);
-	prof_put_le32(hdr + 20, prof_header_check(hdr, PROF_HEADER_SIZE));
-
-	/* A temp left by a dead process that had our pid is skipped, not reused. */
-	err = -EEXIST;
-	for (int tries = 0; tries < 16 && err == -EEXIST; tries++) {
-		char *tmp = (char *)map;
-		int fd;
-
-		if (!temp_name(tmp, name_cap, name, __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED))) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, mode);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		err = write_file(fd, dirfd, tmp, name, hdr, PROF_HEADER_SIZE + comp);
-		break;
-	}
-out:
-	munmap(map, total);
+	err = seal(map, &l, &out, level, p->partial, &comp);
+	if (!err)
+		err = write_via_temp(dirfd, name, mode, (char *)map, l.name_cap, map + l.off_comp,
+				     PROF_HEADER_SIZE + comp);
+	munmap(map, l.total);
 	errno = saved_errno;
 	return err;
 }

@@ -99,33 +99,38 @@ RD_FIXED(rd_u16, uint16_t)
 RD_FIXED(rd_u32, uint32_t)
 RD_FIXED(rd_u64, uint64_t)
 
-static uint64_t rd_uleb(struct rd *r)
+/* A LEB128 number's bits; *shift and *last say where it ended, for
+ * rd_sleb's sign. */
+static uint64_t rd_leb(struct rd *r, unsigned *shift, uint8_t *last)
 {
 	uint64_t v = 0;
-	unsigned shift = 0;
 	uint8_t b;
 
+	*shift = 0;
 	do {
 		b = rd_u8(r);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
+		if (*shift < 64)
+			v |= (uint64_t)(b & 0x7f) << *shift;
+		*shift += 7;
 	} while ((b & 0x80) && !r->bad);
+	*last = b;
 	return v;
+}
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned shift;
+	uint8_t b;
+
+	return rd_leb(r, &shift, &b);
 }
 
 static int64_t rd_sleb(struct rd *r)
 {
-	uint64_t v = 0;
-	unsigned shift = 0;
+	unsigned shift;
 	uint8_t b;
+	uint64_t v = rd_leb(r, &shift, &b);
 
-	do {
-		b = rd_u8(r);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while ((b & 0x80) && !r->bad);
 	if (shift < 64 && (b & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
@@ -254,13 +259,135 @@ static void set_rule(struct regs *s, uint64_t reg, enum rule rule, int64_t off)
 	}
 }
 
+/* A register back to its rule from the CIE's initial instructions. */
+static void restore_rule(struct run *st, uint64_t reg)
+{
+	if (slot(reg) >= 0)
+		set_rule(&st->cur, reg, st->init.rule[slot(reg)], st->init.off[slot(reg)]);
+}
+
+/* advance_loc and set_loc: true if op is one, with *loc moved. */
+static bool cfa_loc(struct rd *r, const struct cie *c, uint8_t op, uintptr_t *loc)
+{
+	if ((op & 0xc0) == 0x40) {	/* advance_loc */
+		*loc += (op & 0x3f) * c->code_align;
+		return true;
+	}
+	switch (op) {
+	case 0x01: *loc = rd_ptr(r, c->fde_enc, 0); return true;	/* set_loc */
+	case 0x02: *loc += rd_u8(r) * c->code_align; return true;
+	case 0x03: *loc += rd_u16(r) * c->code_align; return true;
+	case 0x04: *loc += rd_u32(r) * c->code_align; return true;
+	}
+	return false;
+}
+
+/* The CFA's own rule (def_cfa and its forms): true if op is one. */
+static bool cfa_def(struct regs *s, const struct cie *c, struct rd *r, uint8_t op)
+{
+	switch (op) {
+	case 0x0c:	/* def_cfa */
+		s->cfa_reg = (uint8_t)rd_uleb(r);
+		s->cfa_off = (int64_t)rd_uleb(r);
+		s->cfa_expr = false;
+		return true;
+	case 0x0d:	/* def_cfa_register */
+		s->cfa_reg = (uint8_t)rd_uleb(r);
+		s->cfa_expr = false;
+		return true;
+	case 0x0e: s->cfa_off = (int64_t)rd_uleb(r); return true;
+	case 0x0f:	/* def_cfa_expression */
+		s->expr_len = rd_uleb(r);
+		s->expr = r->p;
+		r->p += s->expr_len;
+		s->cfa_expr = true;
+		return true;
+	case 0x12:	/* def_cfa_sf */
+		s->cfa_reg = (uint8_t)rd_uleb(r);
+		s->cfa_off = rd_sleb(r) * c->data_align;
+		s->cfa_expr = false;
+		return true;
+	case 0x13: s->cfa_off = rd_sleb(r) * c->data_align; return true;
+	}
+	return false;
+}
+
+/* Any other instruction: a register's rule, the state stack, or a nop.
+ * false on a malformed or unsupported one. */
+static bool cfa_rule(struct run *st, const struct cie *c, struct rd *r, uint8_t op)
+{
+	struct regs *s = &st->cur;
+	uint64_t reg;
+
+	switch (op & 0xc0) {
+	case 0x80:	/* offset */
+		set_rule(s, op & 0x3f, OFFSET, (int64_t)rd_uleb(r) * c->data_align);
+		return true;
+	case 0xc0:	/* restore */
+		restore_rule(st, op & 0x3f);
+		return true;
+	}
+	switch (op) {
+	case 0x00:	/* nop */
+		return true;
+	case 0x05:	/* offset_extended */
+		reg = rd_uleb(r);
+		set_rule(s, reg, OFFSET, (int64_t)rd_uleb(r) * c->data_align);
+		return true;
+	case 0x06: restore_rule(st, rd_uleb(r)); return true;	/* restore_extended */
+	case 0x07: set_rule(s, rd_uleb(r), UNDEF, 0); return true;
+	case 0x08: set_rule(s, rd_uleb(r), SAME, 0); return true;
+	case 0x09:	/* register */
+		reg = rd_uleb(r);
+		rd_uleb(r);
+		set_rule(s, reg, OTHER, 0);
+		return true;
+	case 0x0a:	/* remember_state */
+		if (st->depth == STACK)
+			return false;
+		st->stack[st->depth++] = *s;
+		return true;
+	case 0x0b:	/* restore_state */
+		if (st->depth == 0)
+			return false;
+		*s = st->stack[--st->depth];
+		return true;
+	case 0x10:	/* expression */
+	case 0x16:	/* val_expression */
+		reg = rd_uleb(r);
+		r->p += rd_uleb(r);
+		set_rule(s, reg, OTHER, 0);
+		return true;
+	case 0x11:	/* offset_extended_sf */
+		reg = rd_uleb(r);
+		set_rule(s, reg, OFFSET, rd_sleb(r) * c->data_align);
+		return true;
+	case 0x14:	/* val_offset */
+	case 0x15:	/* val_offset_sf */
+		reg = rd_uleb(r);
+		if (op == 0x14)
+			rd_uleb(r);
+		else
+			rd_sleb(r);
+		set_rule(s, reg, OTHER, 0);
+		return true;
+	case 0x2e:	/* GNU_args_size */
+		rd_uleb(r);
+		return true;
+	case 0x2f:	/* GNU_negative_offset_extended */
+		reg = rd_uleb(r);
+		set_rule(s, reg, OFFSET, -(int64_t)rd_uleb(r) * c->data_align);
+		return true;
+	}
+	return false;
+}
+
 /* Run instructions [insn, end) while the location is <= pc (loc starts at
  * the FDE's start; for the CIE's, pc = ~0 and loc never moves).  false on
  * a malformed or unsupported program. */
 static bool cfa_run(struct run *st, const struct cie *c, const struct uw_image *img,
 		    uintptr_t insn, uintptr_t end, uintptr_t loc, uintptr_t pc)
 {
-	struct regs *s = &st->cur;
 	struct rd r;
 
 	if (!rd_at(&r, img, insn))
@@ -270,115 +397,78 @@ static bool cfa_run(struct run *st, const struct cie *c, const struct uw_image *
 	r.end = end;
 	while (r.p < end && !r.bad) {
 		uint8_t op = rd_u8(&r);
-		uint64_t reg, delta = 0;
-		int64_t off;
 
-		switch (op & 0xc0) {
-		case 0x40:	/* advance_loc */
-			delta = (op & 0x3f) * c->code_align;
-			goto advance;
-		case 0x80:	/* offset */
-			set_rule(s, op & 0x3f, OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
-			continue;
-		case 0xc0:	/* restore */
-			reg = op & 0x3f;
-			if (slot(reg) >= 0)
-				set_rule(s, reg, st->init.rule[slot(reg)], st->init.off[slot(reg)]);
-			continue;
-		}
-		switch (op) {
-		case 0x00:	/* nop */
-			break;
-		case 0x01:	/* set_loc */
-			loc = rd_ptr(&r, c->fde_enc, 0);
+		if (cfa_loc(&r, c, op, &loc)) {
 			if (loc > pc)
 				return true;
-			break;
-		case 0x02: delta = rd_u8(&r) * c->code_align; goto advance;
-		case 0x03: delta = rd_u16(&r) * c->code_align; goto advance;
-		case 0x04: delta = rd_u32(&r) * c->code_align; goto advance;
-		case 0x05:	/* offset_extended */
-			reg = rd_uleb(&r);
-			set_rule(s, reg, OFFSET, (int64_t)rd_uleb(&r) * c->data_align);
-			break;
-		case 0x06:	/* restore_extended */
-			reg = rd_uleb(&r);
-			if (slot(reg) >= 0)
-				set_rule(s, reg, st->init.rule[slot(reg)], st->init.off[slot(reg)]);
-			break;
-		case 0x07: set_rule(s, rd_uleb(&r), UNDEF, 0); break;
-		case 0x08: set_rule(s, rd_uleb(&r), SAME, 0); break;
-		case 0x09:	/* register */
-			reg = rd_uleb(&r);
-			rd_uleb(&r);
-			set_rule(s, reg, OTHER, 0);
-			break;
-		case 0x0a:	/* remember_state */
-			if (st->depth == STACK)
-				return false;
-			st->stack[st->depth++] = *s;
-			break;
-		case 0x0b:	/* restore_state */
-			if (st->depth == 0)
-				return false;
-			*s = st->stack[--st->depth];
-			break;
-		case 0x0c:	/* def_cfa */
-			s->cfa_reg = (uint8_t)rd_uleb(&r);
-			s->cfa_off = (int64_t)rd_uleb(&r);
-			s->cfa_expr = false;
-			break;
-		case 0x0d:	/* def_cfa_register */
-			s->cfa_reg = (uint8_t)rd_uleb(&r);
-			s->cfa_expr = false;
-			break;
-		case 0x0e: s->cfa_off = (int64_t)rd_uleb(&r); break;
-		case 0x0f:	/* def_cfa_expression */
-			s->expr_len = rd_uleb(&r);
-			s->expr = r.p;
-			r.p += s->expr_len;
-			s->cfa_expr = true;
-			break;
-		case 0x10:	/* expression */
-		case 0x16:	/* val_expression */
-			reg = rd_uleb(&r);
-			r.p += rd_uleb(&r);
-			set_rule(s, reg, OTHER, 0);
-			break;
-		case 0x11:	/* offset_extended_sf */
-			reg = rd_uleb(&r);
-			set_rule(s, reg, OFFSET, rd_sleb(&r) * c->data_align);
-			break;
-		case 0x12:	/* def_cfa_sf */
-			s->cfa_reg = (uint8_t)rd_uleb(&r);
-			s->cfa_off = rd_sleb(&r) * c->data_align;
-			s->cfa_expr = false;
-			break;
-		case 0x13: s->cfa_off = rd_sleb(&r) * c->data_align; break;
-		case 0x14:	/* val_offset */
-		case 0x15:	/* val_offset_sf */
-			reg = rd_uleb(&r);
-			off = op == 0x14 ? (int64_t)rd_uleb(&r) : rd_sleb(&r);
-			(void)off;
-			set_rule(s, reg, OTHER, 0);
-			break;
-		case 0x2e:	/* GNU_args_size */
-			rd_uleb(&r);
-			break;
-		case 0x2f:	/* GNU_negative_offset_extended */
-			reg = rd_uleb(&r);
-			set_rule(s, reg, OFFSET, -(int64_t)rd_uleb(&r) * c->data_align);
-			break;
-		default:
+		} else if (!cfa_def(&st->cur, c, &r, op) && !cfa_rule(st, c, &r, op)) {
 			return false;
 		}
-		continue;
-advance:
-		loc += delta;
-		if (loc > pc)
-			return true;
 	}
 	return !r.bad;
+}
+
+/* A value of expr_eval's stack: a * rsp + b. */
+struct lin {
+	int64_t a, b;
+};
+
+static bool is_binary(uint8_t op)
+{
+	return op == 0x22 || op == 0x1c || op == 0x1a || op == 0x21 || op == 0x24 || op == 0x25 ||
+	       (op >= 0x29 && op <= 0x2e);
+}
+
+/* x op y for the binary operators: plus and minus keep a in {0, 1}; the
+ * others take constants only (no arithmetic on rsp itself). */
+static bool binary(uint8_t op, struct lin x, struct lin y, struct lin *out)
+{
+	int64_t u = x.b, v = y.b;
+
+	if (op == 0x22 || op == 0x1c) {		/* plus, minus */
+		*out = op == 0x22 ? (struct lin){ x.a + y.a, x.b + y.b }
+				  : (struct lin){ x.a - y.a, x.b - y.b };
+		return out->a >= 0 && out->a <= 1;
+	}
+	if (x.a || y.a)
+		return false;
+	out->a = 0;
+	switch (op) {
+	case 0x1a: out->b = u & v; break;
+	case 0x21: out->b = u | v; break;
+	case 0x24: out->b = v >= 0 && v < 64 ? (int64_t)((uint64_t)u << v) : 0; break;
+	case 0x25: out->b = v >= 0 && v < 64 ? (int64_t)((uint64_t)u >> v) : 0; break;
+	case 0x29: out->b = u == v; break;
+	case 0x2a: out->b = u >= v; break;
+	case 0x2b: out->b = u > v; break;
+	case 0x2c: out->b = u <= v; break;
+	case 0x2d: out->b = u < v; break;
+	default: out->b = u != v; break;
+	}
+	return true;
+}
+
+/* An operand op pushes: true if op is one, with its value in *x. */
+static bool operand(struct rd *r, uint8_t op, uintptr_t key, struct lin *x)
+{
+	*x = (struct lin){ 0, 0 };
+	if (op >= 0x30 && op <= 0x4f) {			/* lit0..31 */
+		x->b = op - 0x30;
+	} else if (op == 0x77 || op == 0x80) {		/* breg7 (rsp), breg16 (rip) */
+		x->b = rd_sleb(r);
+		if (op == 0x77)
+			x->a = 1;
+		else
+			x->b += (int64_t)key;
+	} else if (op == 0x08 || op == 0x09) {		/* const1u, const1s */
+		uint8_t v = rd_u8(r);
+		x->b = op == 0x08 ? v : (int8_t)v;
+	} else if (op == 0x10 || op == 0x11) {		/* constu, consts */
+		x->b = op == 0x10 ? (int64_t)rd_uleb(r) : rd_sleb(r);
+	} else {
+		return false;
+	}
+	return true;
 }
 
 /* A CFA expression that comes to rsp + constant once rip is known: the
@@ -389,7 +479,7 @@ advance:
 static bool expr_eval(const struct uw_image *img, uintptr_t at, uintptr_t len, uintptr_t key,
 		      int64_t *off)
 {
-	struct { int64_t a, b; } st[8];
+	struct lin st[8], x;
 	int sp = 0;
 	struct rd r;
 
@@ -398,72 +488,25 @@ static bool expr_eval(const struct uw_image *img, uintptr_t at, uintptr_t len, u
 	r.end = at + len;
 	while (r.p < r.end && !r.bad) {
 		uint8_t op = rd_u8(&r);
-		int64_t x = 0, a = 0;
-		bool push = true;
 
-		if (op >= 0x30 && op <= 0x4f) {			/* lit0..31 */
-			x = op - 0x30;
-		} else if (op == 0x77 || op == 0x80) {		/* breg7 (rsp), breg16 (rip) */
-			x = rd_sleb(&r);
-			if (op == 0x77)
-				a = 1;
-			else
-				x += (int64_t)key;
-		} else if (op == 0x08 || op == 0x09) {		/* const1u, const1s */
-			uint8_t v = rd_u8(&r);
-			x = op == 0x08 ? v : (int8_t)v;
-		} else if (op == 0x10 || op == 0x11) {		/* constu, consts */
-			x = op == 0x10 ? (int64_t)rd_uleb(&r) : rd_sleb(&r);
-		} else if (op == 0x23) {			/* plus_uconst */
+		if (op == 0x23) {				/* plus_uconst */
 			if (sp < 1)
 				return false;
 			st[sp - 1].b += (int64_t)rd_uleb(&r);
-			push = false;
-		} else if (op == 0x22 || op == 0x1c || op == 0x1a || op == 0x21 || op == 0x24 ||
-			   op == 0x25 || (op >= 0x29 && op <= 0x2e)) {
-			int64_t u, v;
-
+			continue;
+		}
+		if (is_binary(op)) {
 			if (sp < 2)
 				return false;
 			sp -= 2;
-			if (op == 0x22) {			/* plus */
-				a = st[sp].a + st[sp + 1].a;
-				x = st[sp].b + st[sp + 1].b;
-				if (a > 1)
-					return false;
-			} else if (op == 0x1c) {		/* minus */
-				a = st[sp].a - st[sp + 1].a;
-				x = st[sp].b - st[sp + 1].b;
-				if (a < 0 || a > 1)
-					return false;
-			} else {
-				if (st[sp].a || st[sp + 1].a)
-					return false;	/* arithmetic on rsp itself */
-				u = st[sp].b;
-				v = st[sp + 1].b;
-				switch (op) {
-				case 0x1a: x = u & v; break;
-				case 0x21: x = u | v; break;
-				case 0x24: x = v >= 0 && v < 64 ? (int64_t)((uint64_t)u << v) : 0; break;
-				case 0x25: x = v >= 0 && v < 64 ? (int64_t)((uint64_t)u >> v) : 0; break;
-				case 0x29: x = u == v; break;
-				case 0x2a: x = u >= v; break;
-				case 0x2b: x = u > v; break;
-				case 0x2c: x = u <= v; break;
-				case 0x2d: x = u < v; break;
-				default: x = u != v; break;
-				}
-			}
-		} else {
+			if (!binary(op, st[sp], st[sp + 1], &x))
+				return false;
+		} else if (!operand(&r, op, key, &x)) {
 			return false;
 		}
-		if (push) {
-			if (sp == 8)
-				return false;
-			st[sp].a = a;
-			st[sp].b = x;
-			sp++;
-		}
+		if (sp == 8)
+			return false;
+		st[sp++] = x;
 	}
 	if (r.bad || sp != 1 || st[0].a != 1)
 		return false;

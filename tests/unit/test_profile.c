@@ -12,6 +12,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -948,6 +950,43 @@ static int write_corpus(const char *out)
 	return status;
 }
 
+/* The growing arrays of the collector and attach: contents kept across
+ * growth, capacity doubled only when full; a mapping remapped larger. */
+static void test_arrays(void)
+{
+	uint64_t *a = NULL;
+	size_t cap = 0, n;
+	bool ok = true;
+	unsigned char *m;
+	size_t bytes = 4096;
+
+	for (n = 0; n < 1000 && ok; n++) {
+		ok = prof_array_grow(&a, &cap, n, sizeof(*a)) == 0 && cap > n;
+		if (ok)
+			a[n] = n * 7;
+	}
+	for (size_t i = 0; i < n && ok; i++)
+		ok = a[i] == i * 7;
+	T_OK(ok && cap == 1024, "prof_array_grow: 1000 elements kept, capacity %zu", cap);
+	T_OK(prof_array_grow(&a, &cap, 5, sizeof(*a)) == 0 && cap == 1024,
+	     "prof_array_grow: room already there, nothing moves");
+	T_OK(prof_array_resize(&a, 2000, sizeof(*a)) == 0 && a[999] == 999 * 7,
+	     "prof_array_resize: contents kept");
+	T_OK(prof_array_resize(&a, SIZE_MAX / 2, sizeof(*a)) == -ENOMEM && a[999] == 999 * 7,
+	     "prof_array_resize: an impossible size fails, the array as it was");
+	free(a);
+
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		T_SKIP("mmap: %s", strerror(errno));
+		return;
+	}
+	memset(m, 0x5a, bytes);
+	T_OK(prof_map_resize(&m, &bytes, 4 * 4096) && bytes == 4 * 4096 && m[4095] == 0x5a &&
+	     m[4 * 4096 - 1] == 0, "prof_map_resize: larger, contents kept, the rest zero");
+	munmap(m, bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
@@ -972,6 +1011,7 @@ int main(int argc, char **argv)
 	test_version_and_foreign();
 	test_hostile_payloads();
 	test_strerror();
+	test_arrays();
 	dir_clean();
 	close(dirfd_);
 	rmdir(dir);
