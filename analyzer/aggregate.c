@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/aggregate.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 int agg_alloc(struct agg *a, size_t n, size_t np, size_t ne, bool weighted)
 {

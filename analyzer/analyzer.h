@@ -429,6 +429,105 @@ ANA_API int ana_rows_write_json(const struct ana_rows *r, FILE *f);
  * event column ev. */
 ANA_API int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f);
 
+/* ---- the set's tables, for exporters and front ends (access.c) ----
+ * Valid after finish; what flame.c, pprof.c and speedscope.c stand on. */
+
+/* Whether ana_set_finish succeeded (queries and the calls below work). */
+ANA_API bool ana_set_finished(const struct ana_set *s);
+/* The options as the set keeps them: strings and time are its own copies;
+ * remap is not kept (NULL). */
+ANA_API const struct ana_opts *ana_set_opts(const struct ana_set *s);
+/* Event columns that have samples: the first ones (metric columns follow). */
+ANA_API size_t ana_set_n_sampled_events(const struct ana_set *s);
+/* The unit of event column ev's periods as recorded ("ns", "us"), or NULL
+ * (a count, a metric column, past the end). */
+ANA_API const char *ana_set_event_unit(const struct ana_set *s, size_t ev);
+/* Run run's totals on event column ev: its samples (every one: --dsos and
+ * --symbols do not apply, they are what percentages are of) and their
+ * shown value (samples, or weights with opts.weighted); either pointer may
+ * be NULL.  0, or -EINVAL (a metric column, no such run, not finished). */
+ANA_API int ana_set_total(const struct ana_set *s, unsigned run, size_t ev, uint64_t *samples,
+			  double *value);
+/* Files read without a timeline (opts.timeline: their samples are in no
+ * thread's). */
+ANA_API size_t ana_set_n_untimed(const struct ana_set *s);
+
+/* A function of the set: what rows of it show, and its module. */
+struct ana_function {
+	size_t sz;			/* sizeof(struct ana_function), set by the caller */
+	const char *name;		/* as rows show it ("[module+0xOFF]" if unresolved) */
+	const char *module;		/* module path, or NULL */
+	const char *module_base;	/* its basename */
+	const char *file;		/* the declaration's source file, or NULL */
+	unsigned line;			/* and its line; 0 unknown */
+	uint32_t module_id;		/* ana_set_module's index */
+};
+ANA_API size_t ana_set_n_functions(const struct ana_set *s);
+/* Function f (< ana_set_n_functions; an ana_frame's key / 2) into *out.
+ * 0, or -EINVAL. */
+ANA_API int ana_set_function(const struct ana_set *s, uint32_t f, struct ana_function *out);
+/* The function of an ANA_VIEW_TOPDOWN row's node, or UINT32_MAX (the root,
+ * past the end). */
+ANA_API uint32_t ana_set_node_function(const struct ana_set *s, uint32_t node);
+
+/* A module the rows name (one per path: the processes that mapped it
+ * share it), with where it was mapped. */
+struct ana_module {
+	size_t sz;			/* sizeof(struct ana_module), set by the caller */
+	const char *path;		/* as recorded, after --remap; NULL if only a name */
+	const char *base;		/* basename: what runs are matched on */
+	const uint8_t *build_id;	/* recorded (a mapping of the path that has one) */
+	size_t build_id_len;		/* 0: none recorded */
+	uint64_t start, end;		/* where the first process that mapped it had it
+					 * (0, 0: unknown) */
+	uint64_t bias;			/* start - its ELF address there */
+	bool file;			/* a file (an absolute path), not the kernel,
+					 * the vdso or an anonymous name */
+	bool main;			/* the program itself (a profile's command) */
+};
+ANA_API size_t ana_set_n_modules(const struct ana_set *s);
+/* Module m (< ana_set_n_modules, ana_function.module_id) into *out.  0, or
+ * -EINVAL. */
+ANA_API int ana_set_module(const struct ana_set *s, uint32_t m, struct ana_module *out);
+
+/* Calling contexts with the source line of each frame (opts.line_contexts):
+ * a tree whose node 0 is the root and whose every other node is one frame,
+ * and the self samples of each (run, context, event). */
+struct ana_context {
+	size_t sz;			/* sizeof(struct ana_context), set by the caller */
+	uint32_t parent;		/* the next outer frame's context; 0: the root */
+	uint32_t func;			/* ana_set_function's index */
+	unsigned line;			/* the frame's source line (the sampled
+					 * instruction's, a call's); 0 unknown */
+	bool inlined;			/* inlined into the parent frame */
+	uint64_t addr;			/* the instruction: its ELF address in a module
+					 * file, its run-time address in the kernel or the
+					 * vdso; 0 unknown */
+};
+/* Contexts kept (the root included); 0 without opts.line_contexts. */
+ANA_API size_t ana_set_n_contexts(const struct ana_set *s);
+/* Context ctx (1 .. ana_set_n_contexts - 1) into *out.  0, or -EINVAL. */
+ANA_API int ana_set_context(const struct ana_set *s, uint32_t ctx, struct ana_context *out);
+struct ana_context_samples {
+	size_t sz;			/* sizeof(struct ana_context_samples), set by the caller */
+	unsigned run;
+	uint32_t context;		/* UINT32_MAX: samples with no stack */
+	size_t event;			/* event column */
+	uint64_t samples;		/* self samples */
+	double weight;			/* and their weight */
+};
+/* The contexts' self samples, sorted by run then context. */
+ANA_API size_t ana_set_n_context_samples(const struct ana_set *s);
+/* Record i into *out.  0, or -EINVAL. */
+ANA_API int ana_set_context_samples(const struct ana_set *s, size_t i,
+				    struct ana_context_samples *out);
+
+/* The query r answers (its copy), the set it reads, and the event column
+ * run is compared on (compare mode: ana_set_run_event), else query.event. */
+ANA_API const struct ana_query *ana_rows_query(const struct ana_rows *r);
+ANA_API struct ana_set *ana_rows_set(const struct ana_rows *r);
+ANA_API size_t ana_rows_event(const struct ana_rows *r, unsigned run);
+
 /* ---- pictures and other tools' formats (flame.c, pprof.c, speedscope.c;
  * docs/exports.md) ---- */
 
@@ -518,6 +617,21 @@ struct ana_frame {
  * more than max (then only max were filled). */
 ANA_API size_t ana_set_stack(const struct ana_set *s, uint32_t stack, struct ana_frame *fr,
 			     size_t max);
+
+/* Thread t's selected samples of event column ev (SIZE_MAX: every event)
+ * as slices, "frame on the stack from t0 to t1" (trace.c): a sample stands
+ * from its time until the next one, but at most twice the thread's
+ * interval (a longer gap: the thread did not run, every slice closes).
+ * open and close are called in time order, properly nested (close
+ * innermost first), t in ns after the run's start; they return 0 or
+ * -errno, which stops the walk.  0, -EINVAL (no thread t), -ENOMEM, or
+ * the callback's error. */
+struct ana_walk_cb {
+	int (*open)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+	int (*close)(void *arg, const struct ana_thread *th, const struct ana_frame *fr, uint64_t t);
+};
+ANA_API int ana_set_walk_thread(const struct ana_set *s, size_t t, size_t ev,
+				const struct ana_walk_cb *cb, void *arg);
 
 /* A Chrome / Perfetto trace (the Trace Event format's JSON object form):
  * each thread's samples on a timeline, a slice per function on the stack

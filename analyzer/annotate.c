@@ -17,7 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 /* The physical function holding f's code: f, or for an inlined f the
  * function it was inlined into (out to the first that was not). */
@@ -250,10 +253,10 @@ static int dis_range(struct dis *d, uint64_t pc, uint64_t *lo, uint64_t *hi, con
 	return 0;
 }
 
-static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, unsigned run,
-		    size_t ev, struct ana_annotation *an, char *msg, size_t len)
+/* The address of function pf in module pm with the most samples (of run
+ * on ev): where to look for its symbol; UINT64_MAX if none. */
+static uint64_t hottest_pc(const struct ana_set *s, uint32_t pf, uint32_t pm, unsigned run, size_t ev)
 {
-	const struct smodule *m = &s->mod[pm];
 	uint64_t hot = 0, hot_pc = UINT64_MAX;
 	for (size_t a = 0; a < s->n_addr; a++) {
 		const struct addr *ad = &s->addr[a];
@@ -263,27 +266,43 @@ static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, 
 			hot_pc = ad->off;
 		}
 	}
+	return hot_pc;
+}
+
+/* The symbol holding pc ([an->lo, an->hi)) and its bytes (*code).  0, or
+ * -ENOENT / -EFBIG with a line in msg. */
+static int code_range(struct dis *d, const char *path, const char *func, uint64_t pc,
+		      struct ana_annotation *an, const uint8_t **code, char *msg, size_t len)
+{
 	const char *sym;
-	if (dis_range(d, hot_pc, &an->lo, &an->hi, &sym)) {
-		snprintf(msg, len, "%s: no symbol with a size holds %s's code at 0x%llx", m->path,
-			 s->func[pf].name, (unsigned long long)hot_pc);
+	if (dis_range(d, pc, &an->lo, &an->hi, &sym)) {
+		snprintf(msg, len, "%s: no symbol with a size holds %s's code at 0x%llx", path, func,
+			 (unsigned long long)pc);
 		return -ENOENT;
 	}
 	if (an->hi - an->lo > (1u << 20)) {
-		snprintf(msg, len, "%s: %s is %llu bytes long: not disassembled", m->path, sym,
+		snprintf(msg, len, "%s: %s is %llu bytes long: not disassembled", path, sym,
 			 (unsigned long long)(an->hi - an->lo));
 		return -EFBIG;
 	}
-	const uint8_t *code;
-	if (dis_bytes(d, an->lo, an->hi - an->lo, &code)) {
-		snprintf(msg, len, "%s: the bytes of %s are not in the file", m->path, sym);
+	if (dis_bytes(d, an->lo, an->hi - an->lo, code)) {
+		snprintf(msg, len, "%s: the bytes of %s are not in the file", path, sym);
 		return -ENOENT;
 	}
+	return 0;
+}
+
+/* The instructions of code[lo, hi) with their source lines into *out (*n
+ * of them).  0, -ENOTSUP with a line in msg, -ENOMEM. */
+static int disassemble(struct ana_set *s, struct dis *d, const char *path, const uint8_t *code,
+		       const struct ana_annotation *an, struct ana_insn **out, size_t *n, char *msg,
+		       size_t len)
+{
 	cs_arch arch;
 	cs_mode mode;
 	csh cs;
 	if (dis_arch(d->elf, &arch, &mode)) {
-		snprintf(msg, len, "%s: an architecture pmcprof does not disassemble", m->path);
+		snprintf(msg, len, "%s: an architecture pmcprof does not disassemble", path);
 		return -ENOTSUP;
 	}
 	if (cs_open(arch, mode, &cs) != CS_ERR_OK) {
@@ -291,28 +310,36 @@ static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, 
 		return -ENOTSUP;
 	}
 	cs_insn *ins = NULL;
-	size_t n = cs_disasm(cs, code, an->hi - an->lo, an->lo, 0, &ins);
-	struct ana_insn *out = calloc(n ? n : 1, sizeof(*out));
-	int e = out ? 0 : -ENOMEM;
-	for (size_t i = 0; !e && i < n; i++) {
+	*n = cs_disasm(cs, code, an->hi - an->lo, an->lo, 0, &ins);
+	*out = calloc(*n ? *n : 1, sizeof(**out));
+	int e = *out ? 0 : -ENOMEM;
+	for (size_t i = 0; !e && i < *n; i++) {
+		struct ana_insn *o = &(*out)[i];
 		char text[256];
 		snprintf(text, sizeof(text), "%s%s%s", ins[i].mnemonic, ins[i].op_str[0] ? " " : "",
 			 ins[i].op_str);
-		out[i].addr = ins[i].address;
-		out[i].size = ins[i].size;
-		if (!(out[i].text = strpool_str(&s->pool, text)))
+		o->addr = ins[i].address;
+		o->size = ins[i].size;
+		if (!(o->text = strpool_str(&s->pool, text)))
 			e = -ENOMEM;
-		dis_source(d, s, ins[i].address, &out[i]);
+		dis_source(d, s, ins[i].address, o);
 	}
-	if (n)
-		cs_free(ins, n);
+	if (*n)
+		cs_free(ins, *n);
 	cs_close(&cs);
 	if (e) {
-		free(out);
-		return e;
+		free(*out);
+		*out = NULL;
 	}
-	/* each sampled address to its instruction (a sampled pc is one's
-	 * start; anything else, or outside the symbol, is counted apart) */
+	return e;
+}
+
+/* Each sampled address of pf to its instruction in out[n] (a sampled pc
+ * is one's start; anything else, or outside the symbol, is counted apart),
+ * and each instruction's share. */
+static void place_samples(const struct ana_set *s, uint32_t pf, uint32_t pm, unsigned run,
+			  size_t ev, struct ana_insn *out, size_t n, struct ana_annotation *an)
+{
 	for (size_t a = 0; a < s->n_addr; a++) {
 		const struct addr *ad = &s->addr[a];
 		uint64_t c;
@@ -335,6 +362,22 @@ static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, 
 	}
 	for (size_t i = 0; i < n; i++)
 		out[i].pct = an->samples ? 100.0 * (double)out[i].samples / (double)an->samples : 0;
+}
+
+static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, unsigned run,
+		    size_t ev, struct ana_annotation *an, char *msg, size_t len)
+{
+	const struct smodule *m = &s->mod[pm];
+	const uint8_t *code;
+	struct ana_insn *out;
+	size_t n;
+	int e = code_range(d, m->path, s->func[pf].name, hottest_pc(s, pf, pm, run, ev), an, &code,
+			   msg, len);
+	if (!e)
+		e = disassemble(s, d, m->path, code, an, &out, &n, msg, len);
+	if (e)
+		return e;
+	place_samples(s, pf, pm, run, ev, out, n, an);
 	an->func = s->func[pf].name;
 	an->module = m->path;
 	an->insn = out;

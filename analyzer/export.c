@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
 #include "analyzer/json.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 #include "analyzer/table.h"
 
 /* report --csv: one line per row, run and column (event or metric) */
@@ -67,9 +69,9 @@ static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct
 
 int ana_rows_write_csv(const struct ana_rows *r, FILE *f)
 {
-	const struct ana_query *q = rows_query(r);
-	unsigned nr = ana_set_n_runs(rows_set(r));
-	size_t nc = ana_set_n_events(rows_set(r));
+	const struct ana_query *q = ana_rows_query(r);
+	unsigned nr = ana_set_n_runs(ana_rows_set(r));
+	size_t nc = ana_set_n_events(ana_rows_set(r));
 	bool cmp_mode = q->base >= 0;
 	const enum ana_col_id *ids = cmp_mode ? diff_cols : report_cols;
 	size_t n = cmp_mode ? N_OF(diff_cols) : N_OF(report_cols);
@@ -81,7 +83,7 @@ int ana_rows_write_csv(const struct ana_rows *r, FILE *f)
 			if (cmp_mode && (run == (unsigned)q->base || ana_rows_compare(r, i, run, &cmp)))
 				continue;
 			/* compare mode: the run's compared event; else every column */
-			size_t ev0 = cmp_mode ? rows_event(r, run) : 0, ev1 = cmp_mode ? ev0 + 1 : nc;
+			size_t ev0 = cmp_mode ? ana_rows_event(r, run) : 0, ev1 = cmp_mode ? ev0 + 1 : nc;
 			for (size_t ev = ev0; ev < ev1; ev++) {
 				struct ana_at at = { r, i, ev, run, cmp_mode ? &cmp : NULL };
 				csv_line(f, ids, n, &at);
@@ -230,7 +232,7 @@ static void json_trust(struct json *j, const struct ana_run *ru)
 /* "values": the row's columns per run and event. */
 static void json_values(struct json *j, const struct ana_rows *r, size_t i)
 {
-	const struct ana_set *s = rows_set(r);
+	const struct ana_set *s = ana_rows_set(r);
 	unsigned nr = ana_set_n_runs(s);
 	size_t nc = ana_set_n_events(s);
 
@@ -239,7 +241,7 @@ static void json_values(struct json *j, const struct ana_rows *r, size_t i)
 	for (unsigned run = 0; run < nr; run++)
 		for (size_t ev = 0; ev < nc; ev++) {
 			struct ana_at at = { r, i, ev, run, NULL };
-			size_t metric = ev < s->n_ev ? 0 : 2;	/* no samples */
+			size_t metric = ev < ana_set_n_sampled_events(s) ? 0 : 2;	/* no samples */
 			json_obj_begin(j);
 			json_ku64(j, "run", run);
 			json_ku64(j, "event", ev);
@@ -252,19 +254,19 @@ static void json_values(struct json *j, const struct ana_rows *r, size_t i)
 /* "compare": the row's comparison with the base per other run. */
 static void json_compare(struct json *j, const struct ana_rows *r, size_t i)
 {
-	unsigned base = (unsigned)rows_query(r)->base;
+	unsigned base = (unsigned)ana_rows_query(r)->base;
 
 	json_key(j, "compare");
 	json_arr_begin(j);
-	for (unsigned run = 0; run < ana_set_n_runs(rows_set(r)); run++) {
+	for (unsigned run = 0; run < ana_set_n_runs(ana_rows_set(r)); run++) {
 		struct ana_cmp c;
 		if (run == base || ana_rows_compare(r, i, run, &c))
 			continue;
-		struct ana_at at = { r, i, rows_event(r, run), run, &c };
+		struct ana_at at = { r, i, ana_rows_event(r, run), run, &c };
 		json_obj_begin(j);
 		json_ku64(j, "run", run);
-		json_ku64(j, "event", rows_event(r, run));
-		json_ku64(j, "base_event", rows_event(r, base));
+		json_ku64(j, "event", ana_rows_event(r, run));
+		json_ku64(j, "base_event", ana_rows_event(r, base));
 		json_cols(j, compare_cols, N_OF(compare_cols), &at);
 		json_obj_end(j);
 	}
@@ -305,7 +307,7 @@ static void json_row(struct json *j, const struct ana_rows *r, size_t i, long pa
 	json_key(j, "inlined_into");
 	json_str_list(j, row->inlined_into_all, row->n_inlined_into);
 	json_values(j, r, i);
-	if (rows_query(r)->base >= 0)
+	if (ana_rows_query(r)->base >= 0)
 		json_compare(j, r, i);
 	json_obj_end(j);
 }
@@ -319,7 +321,7 @@ static bool is_tree(enum ana_view v)
  * one level up (ids are row indexes).  0 or -ENOMEM. */
 static int json_rows(struct json *j, const struct ana_rows *r)
 {
-	bool tree = is_tree(rows_query(r)->view);
+	bool tree = is_tree(ana_rows_query(r)->view);
 	size_t *up = NULL, n_up = 0;
 
 	json_key(j, "rows");
@@ -352,7 +354,7 @@ static int json_rows(struct json *j, const struct ana_rows *r)
 /* docs/report-schema.json describes this output. */
 int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 {
-	const struct ana_set *s = rows_set(r);
+	const struct ana_set *s = ana_rows_set(r);
 	unsigned nr = ana_set_n_runs(s);
 	struct json *j = json_open(f);
 	if (!j)
@@ -360,7 +362,7 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 
 	json_obj_begin(j);
 	json_kstr(j, "schema", "pmcprof-report/1");
-	json_kstr(j, "view", view_name[rows_query(r)->view]);
+	json_kstr(j, "view", view_name[ana_rows_query(r)->view]);
 	json_key(j, "runs");
 	json_arr_begin(j);
 	for (unsigned run = 0; run < nr; run++) {

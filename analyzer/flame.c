@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/analyzer.h"
 #include "analyzer/json.h"
 
 #define FG_WIDTH 1200		/* px; the script scales to the window */
@@ -141,6 +141,9 @@ struct fg {
 				 * them, for each frame's function-level ratio */
 	double only_run_pct, only_base_pct;	/* their inclusive share of their run */
 	unsigned long n_frames;
+	unsigned r0, r1;	/* runs drawn: compare mode one, else all */
+	bool run_roots;		/* several: a root frame each */
+	unsigned height;	/* px */
 	const char *mods[N_PALETTE];	/* the heaviest modules, heaviest first */
 	size_t n_mods;
 };
@@ -220,7 +223,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 	if (d->synthetic)
 		snprintf(color, sizeof(color), "rgb(200,200,200)");
 	else if (g->diff && d->cmp)
-		diff_color(color, sizeof(color), d->cmp, rows_query(g->r)->ratio);
+		diff_color(color, sizeof(color), d->cmp, ana_rows_query(g->r)->ratio);
 	else
 		module_color(color, sizeof(color), g->mods, g->n_mods, d->module, d->name);
 	fprintf(f, "<g class=\"f%s\" id=\"f%lu\" data-x=\"%.10g\" data-v=\"%.10g\" data-d=\"%u\" "
@@ -240,7 +243,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 	}
 	const struct ana_cmp *c = d->cmp;
 	if (g->diff && c) {
-		enum ana_ratio m = rows_query(g->r)->ratio;
+		enum ana_ratio m = ana_rows_query(g->r)->ratio;
 		fprintf(f, " data-bp=\"%.4f\" data-bs=\"%llu\" data-sig=\"%d\" data-pr=\"%s\"",
 			isnan(d->base_pct) ? 0 : d->base_pct, (unsigned long long)d->base_samples,
 			c->significant, c->presence == ANA_ONLY_RUN ? "new"
@@ -255,7 +258,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 	struct ana_cmp fc;
 	bool have_fc = g->diff && !d->synthetic && func_cmp(g, d, &fc);
 	if (have_fc && !isnan(fc.ratio))
-		fprintf(f, " data-fr=\"%s\"", fmt_ratio(&fc, rows_query(g->r)->ratio));
+		fprintf(f, " data-fr=\"%s\"", fmt_ratio(&fc, ana_rows_query(g->r)->ratio));
 	fputs(">\n<title>", f);
 	xml_put(f, d->name, 4096);
 	if (d->inlined)
@@ -274,7 +277,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 			c->significant ? " significant" : "");
 	if (have_fc && !isnan(fc.ratio))
 		fprintf(f, "; as a function, as pmcprof diff matches it: %s",
-			fmt_ratio(&fc, rows_query(g->r)->ratio));
+			fmt_ratio(&fc, ana_rows_query(g->r)->ratio));
 	fprintf(f, "</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"%s\""
 		" rx=\"2\"/>", x, fg_y(g, depth), w, FG_FRAME - 1, color);
 	fprintf(f, "<text x=\"%.2f\" y=\"%u\">", x + 3, fg_y(g, depth) + FG_FRAME - 4);
@@ -286,7 +289,7 @@ static void fg_frame(struct fg *g, unsigned long id, double off, unsigned depth,
 /* The value drawn for row i of the drawn run (0 for rows of the base only). */
 static double row_value(const struct fg *g, size_t i, unsigned run)
 {
-	double v = ana_rows_value(g->r, i, run, rows_event(g->r, run), g->kind);
+	double v = ana_rows_value(g->r, i, run, ana_rows_event(g->r, run), g->kind);
 	return isnan(v) || v < 0 ? 0 : v;
 }
 
@@ -322,13 +325,13 @@ static int fg_rows(struct fg *g, unsigned run, double start, unsigned base_depth
 			.name = row->name, .module = row->module, .file = row->file, .line = row->line,
 			.inlined_into = row->inlined_into,
 			.inlined = row->flags & ANA_ROW_INLINED, .value = v,
-			.pct = ana_rows_pct(r, i, run, rows_event(r, run), g->kind),
-			.samples = ana_rows_samples(r, i, run, rows_event(r, run), g->kind),
+			.pct = ana_rows_pct(r, i, run, ana_rows_event(r, run), g->kind),
+			.samples = ana_rows_samples(r, i, run, ana_rows_event(r, run), g->kind),
 			.cmp = have_cmp ? &cmp : NULL,
 		};
 		if (g->diff) {
-			fd.base_pct = ana_rows_pct(r, i, g->base, rows_event(r, g->base), g->kind);
-			fd.base_samples = ana_rows_samples(r, i, g->base, rows_event(r, g->base), g->kind);
+			fd.base_pct = ana_rows_pct(r, i, g->base, ana_rows_event(r, g->base), g->kind);
+			fd.base_samples = ana_rows_samples(r, i, g->base, ana_rows_event(r, g->base), g->kind);
 		}
 		fg_frame(g, (*id)++, x, d + base_depth, &fd);
 	}
@@ -437,7 +440,7 @@ static void fg_modules(struct fg *g)
 			continue;
 		double v = 0;
 		for (unsigned run = 0; run < ana_set_n_runs(g->s); run++)
-			v += ana_rows_value(r, i, run, rows_event(r, run), ANA_SELF);
+			v += ana_rows_value(r, i, run, ana_rows_event(r, run), ANA_SELF);
 		size_t k;
 		for (k = 0; k < nm && strcmp(base_of(mods[k]), base_of(row->module)); k++)
 			;
@@ -485,7 +488,7 @@ static void fg_legend_modules(struct fg *g)
 static void fg_legend_diff(struct fg *g)
 {
 	FILE *f = g->f;
-	enum ana_ratio m = rows_query(g->r)->ratio;
+	enum ana_ratio m = ana_rows_query(g->r)->ratio;
 	static const double ratios[] = { 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2 };
 	static const double deltas[] = { -10, -5, -2, 0, 2, 5, 10 };
 	fputs("<g id=\"legend\"><text x=\"10\" y=\"47\" class=\"small\">", f);
@@ -511,7 +514,7 @@ static void fg_legend_diff(struct fg *g)
 	fprintf(f, "<rect x=\"%.0f\" y=\"38\" width=\"10\" height=\"10\" fill=\"%s\" stroke=\"#999\"/>"
 		"<text x=\"%.0f\" y=\"47\" class=\"small\">not significant (the %g%% interval includes "
 		"%s): faint.  Widths: ", x + 10, color, x + 24,
-		100 * (rows_query(g->r)->conf > 0 ? rows_query(g->r)->conf : 0.95),
+		100 * (ana_rows_query(g->r)->conf > 0 ? ana_rows_query(g->r)->conf : 0.95),
 		m == ANA_RATIO_DELTA ? "0" : "1");
 	xml_put(f, ana_set_run(g->s, g->run)->label, 60);
 	fputs("</text>", f);
@@ -563,19 +566,19 @@ static void fg_sides(struct fg *g)
 			continue;
 		if (c.presence == ANA_ONLY_RUN && skip_run == UINT_MAX) {
 			g->only_run++;
-			g->only_run_pct += ana_rows_pct(r, i, g->run, rows_event(r, g->run), g->kind);
+			g->only_run_pct += ana_rows_pct(r, i, g->run, ana_rows_event(r, g->run), g->kind);
 			skip_run = row->depth;
 		} else if (c.presence == ANA_ONLY_BASE && skip_base == UINT_MAX) {
 			g->only_base++;
-			g->only_base_pct += ana_rows_pct(r, i, g->base, rows_event(r, g->base), g->kind);
+			g->only_base_pct += ana_rows_pct(r, i, g->base, ana_rows_event(r, g->base), g->kind);
 			skip_base = row->depth;
 		}
 	}
-	const struct ana_query *q = rows_query(r);
+	const struct ana_query *q = ana_rows_query(r);
 	ANA_QUERY(fq, .view = ANA_VIEW_FUNCS, .event = q->event, .kind = q->kind, .ratio = q->ratio,
 		  .conf = q->conf);
 	fq.base = q->base;
-	g->funcs = ana_set_query(rows_set(r), &fq);	/* NULL: frames go without it */
+	g->funcs = ana_set_query(ana_rows_set(r), &fq);	/* NULL: frames go without it */
 	const char *a = run_meta(g->s, g->base, "call_graph"), *b = run_meta(g->s, g->run, "call_graph");
 	if (a && b && strcmp(a, b))
 		snprintf(g->warn, sizeof(g->warn), "warning: the runs were unwound differently (%s in "
@@ -583,59 +586,86 @@ static void fg_sides(struct fg *g)
 			 "do; compare functions with pmcprof diff", a, b);
 }
 
-int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *oin, FILE *f)
+/* Run run's total on the event it is drawn on: the width of its root
+ * (*samples: its sample count). */
+static double run_total(const struct fg *g, unsigned run, uint64_t *samples)
 {
-	struct ana_flame_opts o = { 0 };
-	if (oin)
-		memcpy(&o, oin, oin->sz < sizeof(o) ? oin->sz : sizeof(o));
-	const struct ana_query *q = rows_query(r);
-	const struct ana_set *s = rows_set(r);
-	if (q->view != ANA_VIEW_TOPDOWN && q->view != ANA_VIEW_BOTTOMUP)
-		return -EINVAL;
-	if (q->event >= s->n_ev)
-		return -EINVAL;	/* a metric has no samples to draw */
-	struct fg g = { .f = f, .r = r, .s = s, .o = &o, .diff = q->base >= 0,
-			.kind = q->view == ANA_VIEW_BOTTOMUP ? ANA_SELF : ANA_INCL, .top = FG_TOP };
-	unsigned nr = ana_set_n_runs(s);
-	if (g.diff) {
-		g.base = (unsigned)q->base;
-		g.run = o.run < nr && o.run != g.base ? o.run : g.base == 0 ? 1 : 0;
-		if (g.run >= nr)
+	double v = 0;
+	uint64_t n = 0;
+	ana_set_total(g->s, run, ana_rows_event(g->r, run), &n, &v);
+	if (samples)
+		*samples = n;
+	return v;
+}
+
+/* The runs drawn (compare mode: the one against the base), the scale and
+ * the depth.  0 or -EINVAL. */
+static int fg_layout(struct fg *g)
+{
+	const struct ana_rows *r = g->r;
+	unsigned nr = ana_set_n_runs(g->s);
+	if (g->diff) {
+		g->base = (unsigned)ana_rows_query(r)->base;
+		g->run = g->o->run < nr && g->o->run != g->base ? g->o->run : g->base == 0 ? 1 : 0;
+		if (g->run >= nr)
 			return -EINVAL;
-		fg_sides(&g);
-		if (g.warn[0])
-			g.top += 14;
+		fg_sides(g);
+		if (g->warn[0])
+			g->top += 14;
 	}
-	/* runs drawn: compare mode one, else all (several: a frame each) */
-	unsigned r0 = g.diff ? g.run : 0, r1 = g.diff ? g.run + 1 : nr;
-	bool run_roots = r1 - r0 > 1;
-	for (unsigned run = r0; run < r1; run++)
-		g.total += s->rtot_val[run * s->n_ev + rows_event(r, run)];
-	if (!(g.total > 0))
-		g.total = 1;
-	g.scale = (FG_WIDTH - 2 * FG_PAD) / g.total;
+	g->r0 = g->diff ? g->run : 0;
+	g->r1 = g->diff ? g->run + 1 : nr;
+	g->run_roots = g->r1 - g->r0 > 1;
+	for (unsigned run = g->r0; run < g->r1; run++)
+		g->total += run_total(g, run, NULL);
+	if (!(g->total > 0))
+		g->total = 1;
+	g->scale = (FG_WIDTH - 2 * FG_PAD) / g->total;
 	unsigned top = ana_rows_n(r) ? ana_rows_row(r, 0)->depth : 1, deepest = 0;
 	for (size_t i = 0; i < ana_rows_n(r); i++) {
 		unsigned d = ana_rows_row(r, i)->depth;
 		if (d >= top && d - top + 1 > deepest)
 			deepest = d - top + 1;
 	}
-	g.max_depth = deepest + (run_roots ? 1 : 0);
-	unsigned height = g.top + (g.max_depth + 1) * FG_FRAME + FG_BOTTOM;
+	g->max_depth = deepest + (g->run_roots ? 1 : 0);
+	g->height = g->top + (g->max_depth + 1) * FG_FRAME + FG_BOTTOM;
+	return 0;
+}
 
-	const char *title = o.title;
-	char tbuf[512];
-	if (!title) {
-		if (g.diff)
-			snprintf(tbuf, sizeof(tbuf), "Differential flame graph: %s against %s",
-				 ana_set_run(s, g.run)->label, ana_set_run(s, g.base)->label);
-		else
-			snprintf(tbuf, sizeof(tbuf), "%s: %s",
-				 q->view == ANA_VIEW_BOTTOMUP ? "Bottom-up flame graph" : "Flame graph",
-				 nr == 1 ? ana_set_run(s, 0)->label : "all runs");
-		title = tbuf;
-	}
-	if (o.html) {
+/* The heading: opts.title, or made from the runs' labels. */
+static const char *fg_title(const struct fg *g, char *buf, size_t len)
+{
+	const struct ana_set *s = g->s;
+	if (g->o->title)
+		return g->o->title;
+	if (g->diff)
+		snprintf(buf, len, "Differential flame graph: %s against %s",
+			 ana_set_run(s, g->run)->label, ana_set_run(s, g->base)->label);
+	else
+		snprintf(buf, len, "%s: %s",
+			 ana_rows_query(g->r)->view == ANA_VIEW_BOTTOMUP ? "Bottom-up flame graph"
+									 : "Flame graph",
+			 ana_set_n_runs(s) == 1 ? ana_set_run(s, 0)->label : "all runs");
+	return buf;
+}
+
+static const char fg_style[] =
+	"\">\n<style>\n"
+	"text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
+	".small{font-size:11px}.title{font-size:16px;text-anchor:middle}\n"
+	".btn{cursor:pointer;fill:#333}.btn:hover{fill:#000;text-decoration:underline}\n"
+	"g.f text{pointer-events:none}g.f{cursor:pointer}g.f rect{stroke:#fbfbf7;stroke-width:0.6}\n"
+	"g.f:hover rect{stroke:#000;stroke-width:0.5}\n"
+	"g.inl rect{stroke:#555;stroke-dasharray:3,2;stroke-width:1}g.inl text{font-style:italic}\n"
+	"g.parent rect{opacity:0.55}\n"
+	"</style>\n";
+
+/* The page or file's head, the svg element and its style. */
+static void fg_head(const struct fg *g, const char *title)
+{
+	FILE *f = g->f;
+	const struct ana_query *q = ana_rows_query(g->r);
+	if (g->o->html) {
 		fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>", f);
 		xml_put(f, title, 4096);
 		fputs("</title>\n<style>body{margin:0;background:#fff}svg{width:100%;height:auto}</style>\n"
@@ -646,62 +676,90 @@ int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *
 	fprintf(f, "<svg version=\"1.1\" id=\"flamegraph\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" data-w=\"%d\" data-pad=\"%d\" "
 		"data-font=\"%d\" data-char=\"%g\" data-total=\"%.10g\" data-mode=\"%s\" "
-		"data-event=\"", FG_WIDTH, height, FG_WIDTH, height, FG_WIDTH, FG_PAD, FG_FONT,
-		FG_CHAR, g.total, g.diff ? "diff" : q->view == ANA_VIEW_BOTTOMUP ? "bottom-up" : "top-down");
-	xml_put(f, ana_set_event(s, rows_event(r, r0)), 4096);
-	fputs("\">\n<style>\n"
-	      "text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}\n"
-	      ".small{font-size:11px}.title{font-size:16px;text-anchor:middle}\n"
-	      ".btn{cursor:pointer;fill:#333}.btn:hover{fill:#000;text-decoration:underline}\n"
-	      "g.f text{pointer-events:none}g.f{cursor:pointer}g.f rect{stroke:#fbfbf7;stroke-width:0.6}\n"
-	      "g.f:hover rect{stroke:#000;stroke-width:0.5}\n"
-	      "g.inl rect{stroke:#555;stroke-dasharray:3,2;stroke-width:1}g.inl text{font-style:italic}\n"
-	      "g.parent rect{opacity:0.55}\n"
-	      "</style>\n", f);
+		"data-event=\"", FG_WIDTH, g->height, FG_WIDTH, g->height, FG_WIDTH, FG_PAD, FG_FONT,
+		FG_CHAR, g->total,
+		g->diff ? "diff" : q->view == ANA_VIEW_BOTTOMUP ? "bottom-up" : "top-down");
+	xml_put(f, ana_set_event(g->s, ana_rows_event(g->r, g->r0)), 4096);
+	fputs(fg_style, f);
+}
+
+/* Background, title, buttons and the line saying what is drawn. */
+static void fg_heading(const struct fg *g, const char *title)
+{
+	FILE *f = g->f;
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%u\" fill=\"#fbfbf7\"/>\n",
-		FG_WIDTH, height);
+		FG_WIDTH, g->height);
 	fprintf(f, "<text x=\"%d\" y=\"20\" class=\"title\">", FG_WIDTH / 2);
 	xml_put(f, title, 4096);
 	fputs("</text>\n<text x=\"10\" y=\"20\" id=\"unzoom\" class=\"btn\" style=\"opacity:0.3\">"
 	      "Reset zoom</text>\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"20\" id=\"search\" class=\"btn\" text-anchor=\"end\">Search</text>\n"
 		"<text x=\"%d\" y=\"%u\" id=\"matched\" text-anchor=\"end\"></text>\n",
-		FG_WIDTH - FG_PAD, FG_WIDTH - FG_PAD, height - 12);
-	const char *ev = ana_set_event(s, rows_event(r, r0));
+		FG_WIDTH - FG_PAD, FG_WIDTH - FG_PAD, g->height - 12);
 	fprintf(f, "<text x=\"%d\" y=\"32\" class=\"small\" text-anchor=\"middle\">event ",
 		FG_WIDTH / 2);
-	xml_put(f, ev, 200);
+	xml_put(f, ana_set_event(g->s, ana_rows_event(g->r, g->r0)), 200);
 	fprintf(f, ", %s; width: %s samples%s; inlined frames: dashed, italic; "
-		"click: zoom, Ctrl-F: search</text>\n", s->o.weighted ? "weighted" : "sample counts",
-		g.kind == ANA_INCL ? "inclusive" : "self (bottom-up)",
-		g.diff ? " of the run" : "");
+		"click: zoom, Ctrl-F: search</text>\n",
+		ana_set_opts(g->s)->weighted ? "weighted" : "sample counts",
+		g->kind == ANA_INCL ? "inclusive" : "self (bottom-up)", g->diff ? " of the run" : "");
+}
+
+/* The frames: "all", each run's root when there are several, the rows. */
+static int fg_frames(struct fg *g)
+{
+	unsigned long id = 0;
+	double start = 0;
+	struct frame_desc all = { .name = "all", .synthetic = true, .value = g->total, .pct = 100 };
+	for (unsigned run = g->r0; run < g->r1; run++) {
+		uint64_t n;
+		run_total(g, run, &n);
+		all.samples += n;
+	}
+	fg_frame(g, id++, 0, 0, &all);
+	int e = 0;
+	for (unsigned run = g->r0; run < g->r1 && !e; run++) {
+		uint64_t n;
+		double t = run_total(g, run, &n);
+		if (g->run_roots) {
+			struct frame_desc rd = { .name = ana_set_run(g->s, run)->label, .synthetic = true,
+						 .value = t, .pct = 100, .samples = n };
+			if (t * g->scale >= FG_MIN_PX)
+				fg_frame(g, id++, start, 1, &rd);
+		}
+		e = fg_rows(g, run, start, g->run_roots ? 1 : 0, &id);
+		start += t;
+	}
+	return e;
+}
+
+int ana_rows_write_flame(const struct ana_rows *r, const struct ana_flame_opts *oin, FILE *f)
+{
+	struct ana_flame_opts o = { 0 };
+	if (oin)
+		memcpy(&o, oin, oin->sz < sizeof(o) ? oin->sz : sizeof(o));
+	const struct ana_query *q = ana_rows_query(r);
+	const struct ana_set *s = ana_rows_set(r);
+	if (q->view != ANA_VIEW_TOPDOWN && q->view != ANA_VIEW_BOTTOMUP)
+		return -EINVAL;
+	if (q->event >= ana_set_n_sampled_events(s))
+		return -EINVAL;	/* a metric has no samples to draw */
+	struct fg g = { .f = f, .r = r, .s = s, .o = &o, .diff = q->base >= 0,
+			.kind = q->view == ANA_VIEW_BOTTOMUP ? ANA_SELF : ANA_INCL, .top = FG_TOP };
+	if (fg_layout(&g))
+		return -EINVAL;
+	char tbuf[512];
+	const char *title = fg_title(&g, tbuf, sizeof(tbuf));
+	fg_head(&g, title);
+	fg_heading(&g, title);
 	fg_modules(&g);
 	if (g.diff)
 		fg_legend_diff(&g);
 	else
 		fg_legend_modules(&g);
-	fprintf(f, "<text x=\"10\" y=\"%u\" id=\"details\"> </text>\n", height - 12);
+	fprintf(f, "<text x=\"10\" y=\"%u\" id=\"details\"> </text>\n", g.height - 12);
 	fputs("<g id=\"frames\">\n", f);
-
-	unsigned long id = 0;
-	double start = 0;
-	struct frame_desc all = { .name = "all", .synthetic = true, .value = g.total, .pct = 100 };
-	for (unsigned run = r0; run < r1; run++)
-		all.samples += s->rtot[run * s->n_ev + rows_event(r, run)];
-	fg_frame(&g, id++, 0, 0, &all);
-	int e = 0;
-	for (unsigned run = r0; run < r1 && !e; run++) {
-		double t = s->rtot_val[run * s->n_ev + rows_event(r, run)];
-		if (run_roots) {
-			struct frame_desc rd = { .name = ana_set_run(s, run)->label, .synthetic = true,
-						 .value = t, .pct = 100,
-						 .samples = s->rtot[run * s->n_ev + rows_event(r, run)] };
-			if (t * g.scale >= FG_MIN_PX)
-				fg_frame(&g, id++, start, 1, &rd);
-		}
-		e = fg_rows(&g, run, start, run_roots ? 1 : 0, &id);
-		start += t;
-	}
+	int e = fg_frames(&g);
 	fputs("</g>\n", f);
 	ana_rows_free(g.funcs);
 	fputs(fg_script, f);

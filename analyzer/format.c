@@ -7,8 +7,6 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/internal.h"
-#include "analyzer/json.h"
 
 void ana_fmt_ratio(char *buf, size_t len, double x, enum ana_ratio mode)
 {
@@ -36,31 +34,4 @@ void ana_fmt_interval(char *buf, size_t len, const struct ana_cmp *c, enum ana_r
 	ana_fmt_ratio(lo, sizeof(lo), c->lo, mode);
 	ana_fmt_ratio(hi, sizeof(hi), c->hi, mode);
 	snprintf(buf, len, "[%s,%s]", lo, hi);
-}
-
-void json_put_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	putc('"', f);
-	while (*p) {
-		size_t len = utf8_len(p);
-
-		if (!len) {
-			putc('?', f);
-			p++;
-		} else if (len > 1) {
-			fwrite(p, 1, len, f);
-			p += len;
-		} else {
-			if (*p == '"' || *p == '\\')
-				fprintf(f, "\\%c", *p);
-			else if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				putc(*p, f);
-			p++;
-		}
-	}
-	putc('"', f);
 }

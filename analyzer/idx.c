@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/util.h"
 
 int vec_grow(void *pp, size_t *cap, size_t need, size_t el)
 {

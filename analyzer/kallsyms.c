@@ -38,7 +38,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/symbolize.h"
+#include "profile/profile.h"
 
 #define KSYM_BASE 0xffff800000000000ULL	/* the collector's KERN_START */
 #define KSYM_MAGIC "pmcprof-ksyms 1\n"
@@ -317,113 +318,138 @@ static int hexval(char c)
 		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
+/* One line of kallsyms, "ADDRESS TYPE NAME [MODULE]". */
+struct kline {
+	uint64_t addr;
+	char type;
+	const char *name, *mod;
+	size_t name_len, mod_len;	/* cut at 255 and 127 */
+};
+
+/* Parse line q (NUL-terminated); false if it has no address, type or name. */
+static bool parse_line(const char *q, struct kline *l)
+{
+	int digits = 0, v;
+	*l = (struct kline){ 0 };
+	while (is_space(*q))
+		q++;
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hexval(q[2]) >= 0)
+		q += 2;
+	for (; (v = hexval(*q)) >= 0; q++, digits++)
+		l->addr = l->addr >> 60 ? UINT64_MAX : (l->addr << 4) | (uint64_t)v;
+	while (is_space(*q))
+		q++;
+	l->type = *q;
+	if (!digits || !l->type)
+		return false;
+	q++;
+	while (is_space(*q))
+		q++;
+	l->name = q;
+	while (*q && !is_space(*q))
+		q++;
+	l->name_len = (size_t)(q - l->name);
+	if (l->name_len > 255) {
+		l->name_len = 255;
+		return true;
+	}
+	while (is_space(*q))
+		q++;
+	if (*q == '[') {
+		l->mod = ++q;
+		while (*q && *q != ']' && l->mod_len < 127)
+			q++, l->mod_len++;
+	}
+	return l->name_len > 0;
+}
+
+/* The symbols read so far, and their names in one block. */
+struct kacc {
+	struct kent *e;
+	size_t n, cap;
+	char *names;
+	size_t nl, ncap;
+	uint32_t seq;
+	bool sorted;
+};
+
+/* Add l's symbol.  0 or -ENOMEM. */
+static int kacc_add(struct kacc *k, const struct kline *l)
+{
+	if (vec_reserve(&k->e, &k->cap, k->n + 1, sizeof(*k->e)) ||
+	    vec_reserve(&k->names, &k->ncap, k->nl + l->name_len + l->mod_len + 4, 1) ||
+	    k->nl > UINT32_MAX)
+		return -ENOMEM;
+	/* perf's spelling, less its "[k] ": a module's function keeps
+	 * its module, as in perf's Shared Object column. */
+	k->e[k->n] = (struct kent){ l->addr, (uint32_t)k->nl, k->seq++ };
+	k->sorted &= !k->n || k->e[k->n - 1].addr <= l->addr;
+	k->n++;
+	memcpy(k->names + k->nl, l->name, l->name_len);
+	k->nl += l->name_len;
+	if (l->mod_len) {
+		k->names[k->nl++] = ' ';
+		k->names[k->nl++] = '[';
+		memcpy(k->names + k->nl, l->mod, l->mod_len);
+		k->nl += l->mod_len;
+		k->names[k->nl++] = ']';
+	}
+	k->names[k->nl++] = 0;
+	return 0;
+}
+
+/* The symbols sorted by address into ks (of aliases at one address, the
+ * last listed names it), which then owns the names.  0 or -ENOMEM. */
+static int kacc_finish(struct kacc *k, struct kallsyms *ks)
+{
+	if (!k->sorted)
+		qsort(k->e, k->n, sizeof(*k->e), kent_cmp);
+	ks->own_addr = malloc(k->n * sizeof(*ks->own_addr));
+	ks->own_name = malloc(k->n * sizeof(*ks->own_name));
+	if (!ks->own_addr || !ks->own_name)
+		return -ENOMEM;
+	size_t j = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		if (j && ks->own_addr[j - 1] == k->e[i].addr)
+			j--;
+		ks->own_addr[j] = k->e[i].addr;
+		ks->own_name[j++] = k->e[i].name;
+	}
+	*ks = (struct kallsyms){ .addr = ks->own_addr, .name = ks->own_name, .names = k->names,
+				 .n = j, .names_len = k->nl, .own_addr = ks->own_addr,
+				 .own_name = ks->own_name, .own_names = k->names };
+	k->names = NULL;
+	return 0;
+}
+
 /* "ADDRESS TYPE NAME [MODULE]" lines, code symbols only (text t/T, weak
  * w/W), in buf[len] (NUL-terminated, changed) into ks; addresses 0
  * (hidden: kptr_restrict, or not root) are counted in *zero.  A name is
  * cut at 255 bytes and a module at 127, as they always were. */
 static int parse(struct kallsyms *ks, char *buf, size_t len, size_t *zero)
 {
-	struct kent *e = NULL;
-	size_t n = 0, cap = 0, nl = 0, ncap = 0;
-	char *names = NULL;
-	uint32_t seq = 0;
-	bool sorted = true;
-
-	for (char *p = buf, *end = buf + len; p < end;) {
+	struct kacc k = { .sorted = true };
+	int err = 0;
+	for (char *p = buf, *end = buf + len; p < end && !err;) {
 		char *eol = memchr(p, '\n', (size_t)(end - p));
+		struct kline l;
 		if (!eol)
 			eol = end;
-		char *q = p;
-		p = eol + 1;
 		*eol = 0;
-		uint64_t a = 0;
-		int digits = 0, v;
-		while (is_space(*q))
-			q++;
-		if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && hexval(q[2]) >= 0)
-			q += 2;
-		for (; (v = hexval(*q)) >= 0; q++, digits++)
-			a = a >> 60 ? UINT64_MAX : (a << 4) | (uint64_t)v;
-		while (is_space(*q))
-			q++;
-		char type = *q;
-		if (!digits || !type)
+		bool ok = parse_line(p, &l);
+		p = eol + 1;
+		if (!ok || !strchr("tTwW", l.type))
 			continue;
-		q++;
-		while (is_space(*q))
-			q++;
-		char *name = q;
-		while (*q && !is_space(*q))
-			q++;
-		size_t name_len = (size_t)(q - name);
-		if (!name_len || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		if (a == 0) {
+		if (l.addr == 0)
 			(*zero)++;
-			continue;
-		}
-		char *mod = NULL;
-		size_t mod_len = 0;
-		if (name_len > 255) {
-			name_len = 255;
-		} else {
-			while (is_space(*q))
-				q++;
-			if (*q == '[') {
-				mod = ++q;
-				while (*q && *q != ']' && mod_len < 127)
-					q++, mod_len++;
-			}
-		}
-		if (vec_reserve(&e, &cap, n + 1, sizeof(*e)) ||
-		    vec_reserve(&names, &ncap, nl + name_len + mod_len + 4, 1) || nl > UINT32_MAX) {
-			free(e);
-			free(names);
-			return -ENOMEM;
-		}
-		/* perf's spelling, less its "[k] ": a module's function keeps
-		 * its module, as in perf's Shared Object column. */
-		e[n] = (struct kent){ a, (uint32_t)nl, seq++ };
-		sorted &= !n || e[n - 1].addr <= a;
-		n++;
-		memcpy(names + nl, name, name_len);
-		nl += name_len;
-		if (mod_len) {
-			names[nl++] = ' ';
-			names[nl++] = '[';
-			memcpy(names + nl, mod, mod_len);
-			nl += mod_len;
-			names[nl++] = ']';
-		}
-		names[nl++] = 0;
+		else
+			err = kacc_add(&k, &l);
 	}
-	if (!n) {
-		free(e);
-		free(names);
-		return 0;
-	}
-	if (!sorted)
-		qsort(e, n, sizeof(*e), kent_cmp);
-	ks->own_addr = malloc(n * sizeof(*ks->own_addr));
-	ks->own_name = malloc(n * sizeof(*ks->own_name));
-	if (!ks->own_addr || !ks->own_name) {
-		free(e);
-		free(names);
-		return -ENOMEM;
-	}
-	/* of aliases at one address, the last listed names it */
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && ks->own_addr[k - 1] == e[i].addr)
-			k--;
-		ks->own_addr[k] = e[i].addr;
-		ks->own_name[k++] = e[i].name;
-	}
-	free(e);
-	*ks = (struct kallsyms){ .addr = ks->own_addr, .name = ks->own_name, .names = names,
-				 .n = k, .names_len = nl, .own_addr = ks->own_addr,
-				 .own_name = ks->own_name, .own_names = names };
-	return 0;
+	if (!err && k.n)
+		err = kacc_finish(&k, ks);
+	free(k.e);
+	free(k.names);
+	return err;
 }
 
 struct kallsyms *kallsyms_load(const char *kallsyms_path, const char *notes_path,

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/aggregate.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 
 struct lkey {
 	uint32_t parent, func, no, addr;

@@ -2,12 +2,13 @@
 # export).  The commands over it (report, diff) are built by cli/local.mk.
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
-	analyzer/analyzer.h analyzer/internal.h \
+	analyzer/analyzer.h analyzer/util.h analyzer/set.h analyzer/read.h analyzer/symbolize.h \
+	analyzer/aggregate.h analyzer/query.h \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
 	analyzer/table.c analyzer/table.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
-	analyzer/annotate.c
+	analyzer/annotate.c analyzer/access.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
 analyzer_libpmcprof_analyzer_la_CFLAGS = $(AM_CFLAGS) $(DW_CFLAGS) $(DEBUGINFOD_CFLAGS) $(PROTOBUF_C_CFLAGS) $(ZLIB_CFLAGS) \
 	$(CAPSTONE_CFLAGS) $(YAJL_CFLAGS)
@@ -38,6 +39,10 @@ tests_progs_ana_mkprofile_LDADD = profile/libprofile.la $(DW_LIBS) -lelf
 
 tests_progs_ana_query_SOURCES = tests/progs/ana_query.c
 tests_progs_ana_query_LDADD = analyzer/libpmcprof-analyzer.la
+# the set's public tables, printed (tests/integration/analyzer_tables.sh)
+check_PROGRAMS += tests/progs/ana_tables
+tests_progs_ana_tables_SOURCES = tests/progs/ana_tables.c
+tests_progs_ana_tables_LDADD = analyzer/libpmcprof-analyzer.la
 
 check_PROGRAMS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json
 UNIT_TESTS += tests/unit/test-analyzer tests/unit/test-analyzer-set tests/unit/test-json

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
+#include "analyzer/util.h"
 
 enum op { OP_NUM, OP_COL, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG };
 

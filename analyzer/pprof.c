@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/analyzer.h"
 #include "analyzer/profile.pb-c.h"
+#include "analyzer/util.h"
 
 typedef Perftools__Profiles__Profile PProfile;
 typedef Perftools__Profiles__ValueType PValueType;
@@ -32,13 +34,17 @@ typedef Perftools__Profiles__Function PFunction;
 /* Everything is allocated in growing arrays and freed together. */
 struct pp {
 	struct ana_set *s;
+	size_t ne;			/* sampled events */
+	unsigned nr;			/* runs */
+	bool weighted;
+	bool *periodic;			/* [event]: values are samples x its fixed period */
 	struct strpool pool;		/* string table entries, by pointer */
 	struct idx str_idx;
 	const char **str;
 	size_t n_str, cap_str;
 
 	PFunction *fn;			/* [set function] (id 0: not made yet) */
-	PMapping *map;			/* [module row] */
+	PMapping *map;			/* [set module] */
 	PLocation *loc;
 	PLine *line;			/* lines of the locations, in one pool */
 	uint32_t *loc_func;		/* the functions of each location, in one pool */
@@ -55,7 +61,46 @@ struct pp {
 	int64_t *val;			/* values of the samples, one pool */
 	size_t n_val, cap_val;
 	PLabel *lab;			/* one per run */
+	PValueType *vt;			/* [event], and the period's type */
+	int64_t *comments;
+	size_t n_comments, cap_comments;
+
+	/* the message's arrays of pointers, once the pools are final */
+	PValueType **vtp;
+	PSample **smpp;
+	PLocation **locp;
+	PLine **linep;
+	PLabel **labp;
+	PFunction **fnp;
+	PMapping **mapp;
 };
+
+/* A frame path, leaf first: functions, line numbers, inlined into the
+ * next, addresses (NULL where unknown). */
+struct pp_path {
+	uint32_t *f, *no;
+	bool *inl;
+	uint64_t *addr;
+	size_t cap;
+};
+
+static int path_reserve(struct pp_path *x, size_t n, bool addr)
+{
+	size_t c = x->cap;
+	if (n <= x->cap)
+		return 0;
+	if (vec_reserve(&x->f, &c, n, sizeof(*x->f)) || (c = x->cap, vec_reserve(&x->no, &c, n, sizeof(*x->no))) ||
+	    (c = x->cap, vec_reserve(&x->inl, &c, n, sizeof(*x->inl))) ||
+	    (addr && (c = x->cap, vec_reserve(&x->addr, &c, n, sizeof(*x->addr)))))
+		return -ENOMEM;
+	x->cap = c;
+	return 0;
+}
+
+static void path_free(struct pp_path *x)
+{
+	FREE_EACH(x->f, x->no, x->inl, x->addr);
+}
 
 static bool str_eq(const void *ctx, uint32_t id, const void *key)
 {
@@ -95,41 +140,27 @@ static int pp_func(struct pp *p, uint32_t f, uint64_t *out)
 {
 	PFunction *fn = &p->fn[f];
 	if (!fn->id) {
-		const struct func *sf = &p->s->func[f];
+		struct ana_function sf = { .sz = sizeof(sf) };
+		if (ana_set_function(p->s, f, &sf))
+			return -EINVAL;
 		perftools__profiles__function__init(fn);
 		fn->id = f + 1;
-		int64_t nm = pp_str(p, sf->name), fl = pp_str(p, sf->file ? sf->file : "");
+		int64_t nm = pp_str(p, sf.name), fl = pp_str(p, sf.file ? sf.file : "");
 		if (nm < 0 || fl < 0)
 			return -ENOMEM;
 		fn->name = fn->system_name = nm;
 		fn->filename = fl;
-		fn->start_line = sf->line;
+		fn->start_line = sf.line;
 	}
 	*out = fn->id;
 	return 0;
 }
 
-/* The set module a module row stands for: the one with its path and a
- * build-id, else any with its path. */
-static const struct smodule *row_module(const struct ana_set *s, uint32_t m)
-{
-	const struct smodule *any = NULL;
-	for (size_t i = 0; s->modrow[m].path && i < s->n_mod; i++) {
-		if (strcmp(s->mod[i].path, s->modrow[m].path))
-			continue;
-		if (s->mod[i].bid_len)
-			return &s->mod[i];
-		if (!any)
-			any = &s->mod[i];
-	}
-	return any;
-}
-
 /* The executable load segment of the module's file, if it is here with
  * the recorded build-id: [*lo, *hi) in ELF addresses, at file offset *off. */
-static bool exec_segment(const struct smodule *sm, uint64_t *lo, uint64_t *hi, uint64_t *off)
+static bool exec_segment(const struct ana_module *md, uint64_t *lo, uint64_t *hi, uint64_t *off)
 {
-	int fd = sm->path[0] == '/' ? open(sm->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
+	int fd = md->file ? open(md->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1;
 	struct stat sb;
 	bool ok = false;
 	if (fd < 0)
@@ -139,7 +170,7 @@ static bool exec_segment(const struct smodule *sm, uint64_t *lo, uint64_t *hi, u
 	const void *b;
 	ssize_t k = e ? dwelf_elf_gnu_build_id(e, &b) : -1;
 	size_t n = 0;
-	if (k > 0 && (size_t)k == sm->bid_len && !memcmp(b, sm->bid, sm->bid_len) &&
+	if (k > 0 && (size_t)k == md->build_id_len && !memcmp(b, md->build_id, md->build_id_len) &&
 	    !elf_getphdrnum(e, &n))
 		for (size_t i = 0; i < n && !ok; i++) {
 			GElf_Phdr ph;
@@ -170,29 +201,29 @@ static int pp_mapping(struct pp *p, uint32_t m)
 	PMapping *mp = &p->map[m];
 	if (mp->id)
 		return 0;
-	struct ana_set *s = p->s;
+	struct ana_module md = { .sz = sizeof(md) };
+	if (ana_set_module(p->s, m, &md))
+		return -EINVAL;
 	perftools__profiles__mapping__init(mp);
 	mp->id = m + 1;
-	int64_t fn = pp_str(p, s->modrow[m].path ? s->modrow[m].path : s->modrow[m].base);
+	int64_t fn = pp_str(p, md.path ? md.path : md.base);
 	if (fn < 0)
 		return -ENOMEM;
 	mp->filename = fn;
-	const struct smodule *sm = row_module(s, m);
 	uint64_t lo, hi, off;
-	bool file = sm && sm->path[0] == '/';
-	if (file && sm->bid_len && exec_segment(sm, &lo, &hi, &off)) {
+	if (md.file && md.build_id_len && exec_segment(&md, &lo, &hi, &off)) {
 		mp->memory_start = lo;
 		mp->memory_limit = hi;
 		mp->file_offset = off;
-	} else if (sm && sm->end > sm->start) {
-		mp->memory_start = sm->start - (file ? sm->bias : 0);
-		mp->memory_limit = sm->end - (file ? sm->bias : 0);
+	} else if (md.end > md.start) {
+		mp->memory_start = md.start - (md.file ? md.bias : 0);
+		mp->memory_limit = md.end - (md.file ? md.bias : 0);
 		mp->file_offset = 0;
 	}
-	if (sm && sm->bid_len) {
-		char hex[2 * sizeof(sm->bid) + 1];
-		for (uint32_t k = 0; k < sm->bid_len && k < sizeof(sm->bid); k++)
-			snprintf(hex + 2 * k, 3, "%02x", sm->bid[k]);
+	if (md.build_id_len) {
+		char hex[2 * 64 + 1];
+		for (size_t k = 0; k < md.build_id_len && k < 64; k++)
+			snprintf(hex + 2 * k, 3, "%02x", md.build_id[k]);
 		int64_t b = pp_str(p, hex);
 		if (b < 0)
 			return -ENOMEM;
@@ -220,79 +251,84 @@ static bool loc_eq(const void *ctx, uint32_t id, const void *key)
 	return !memcmp(f, k->f, k->n * sizeof(*f)) && !memcmp(no, k->no, k->n * sizeof(*no));
 }
 
-/* The location of frames f[0..n) (innermost first: the frames inlined into
- * f[n-1], which was really called); made on first use.  Line pointers are
- * fixed up once every pool has its final address. */
-static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size_t n,
-		       uint32_t a, uint64_t *out)
+/* Room for one more location of n lines.  0 or -ENOMEM. */
+static int loc_reserve(struct pp *p, size_t n)
 {
-	/* a module file's ELF address, the kernel's or vdso's where it ran
-	 * (see pp_mapping); 0 unknown */
-	uint64_t addr = 0;
-	if (a != NONE && p->s->addr[a].mod < p->s->n_mod) {
-		const struct smodule *sm = &p->s->mod[p->s->addr[a].mod];
-		addr = p->s->addr[a].off + (sm->path[0] == '/' ? 0 : sm->bias);
+	size_t c = p->cap_line;
+	if (vec_reserve(&p->loc, &p->cap_loc, p->n_loc + 1, sizeof(*p->loc)) ||
+	    vec_reserve(&p->loc_first, &p->cap_loc_first, p->n_loc + 1, sizeof(size_t)) ||
+	    vec_reserve(&p->line, &c, p->n_line + n, sizeof(*p->line)) ||
+	    (c = p->cap_line, vec_reserve(&p->loc_func, &c, p->n_line + n, sizeof(uint32_t))) ||
+	    (c = p->cap_line, vec_reserve(&p->loc_no, &c, p->n_line + n, sizeof(uint32_t))))
+		return -ENOMEM;
+	p->cap_line = c;
+	return 0;
+}
+
+/* A new location id for frames f[0..n) at addr: its mapping is the
+ * really called frame's module; lines point into the pools later. */
+static int loc_add(struct pp *p, const uint32_t *f, const uint32_t *no, size_t n, uint64_t addr,
+		   uint32_t *id)
+{
+	struct ana_function fo = { .sz = sizeof(fo) };
+	if (loc_reserve(p, n) || ana_set_function(p->s, f[n - 1], &fo))
+		return -ENOMEM;
+	*id = (uint32_t)p->n_loc;
+	PLocation *l = &p->loc[*id];
+	perftools__profiles__location__init(l);
+	l->id = *id + 1;
+	l->n_line = n;
+	l->address = addr;
+	p->loc_first[*id] = p->n_line;	/* l->line is set at the end */
+	if (pp_mapping(p, fo.module_id))
+		return -ENOMEM;
+	l->mapping_id = fo.module_id + 1;
+	for (size_t j = 0; j < n; j++) {
+		PLine *ln = &p->line[p->n_line + j];
+		perftools__profiles__line__init(ln);
+		if (pp_func(p, f[j], &ln->function_id))
+			return -ENOMEM;
+		ln->line = no[j];	/* 0: unknown */
+		p->loc_func[p->n_line + j] = f[j];
+		p->loc_no[p->n_line + j] = no[j];
 	}
+	p->n_line += n;
+	p->n_loc++;
+	return 0;
+}
+
+/* The location of frames f[0..n) (innermost first: the frames inlined into
+ * f[n-1], which was really called) at addr (a module file's ELF address,
+ * the kernel's or vdso's where it ran, see pp_mapping; 0 unknown); made on
+ * first use. */
+static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size_t n,
+		       uint64_t addr, uint64_t *out)
+{
 	struct lkey k = { f, no, n, addr };
 	uint64_t h = hash_u64(hash_u64(hash_bytes(f, n * sizeof(*f), 0x10c),
 				       hash_bytes(no, n * sizeof(*no), 1)), addr);
 	uint32_t id = idx_find(&p->loc_idx, h, loc_eq, p, &k);
-	if (id == NONE) {
-		size_t c = p->cap_line;
-		if (vec_reserve(&p->loc, &p->cap_loc, p->n_loc + 1, sizeof(*p->loc)) ||
-		    vec_reserve(&p->loc_first, &p->cap_loc_first, p->n_loc + 1, sizeof(size_t)) ||
-		    vec_reserve(&p->line, &c, p->n_line + n, sizeof(*p->line)) ||
-		    (c = p->cap_line, vec_reserve(&p->loc_func, &c, p->n_line + n, sizeof(uint32_t))) ||
-		    (c = p->cap_line, vec_reserve(&p->loc_no, &c, p->n_line + n, sizeof(uint32_t))))
-			return -ENOMEM;
-		p->cap_line = c;
-		id = (uint32_t)p->n_loc;
-		PLocation *l = &p->loc[id];
-		perftools__profiles__location__init(l);
-		l->id = id + 1;
-		l->n_line = n;
-		l->address = addr;
-		p->loc_first[id] = p->n_line;	/* l->line is set at the end */
-		uint32_t m = p->s->func[f[n - 1]].modrow;
-		if (pp_mapping(p, m))
-			return -ENOMEM;
-		l->mapping_id = m + 1;
-		for (size_t j = 0; j < n; j++) {
-			PLine *ln = &p->line[p->n_line + j];
-			perftools__profiles__line__init(ln);
-			if (pp_func(p, f[j], &ln->function_id))
-				return -ENOMEM;
-			ln->line = no[j];	/* 0: unknown */
-			p->loc_func[p->n_line + j] = f[j];
-			p->loc_no[p->n_line + j] = no[j];
-		}
-		p->n_line += n;
-		if (idx_put(&p->loc_idx, h, id))
-			return -ENOMEM;
-		p->n_loc++;
-	}
+	if (id == NONE && (loc_add(p, f, no, n, addr, &id) || idx_put(&p->loc_idx, h, id)))
+		return -ENOMEM;
 	*out = p->loc[id].id;
 	return 0;
 }
 
 /* Value of event ev for samples n of run: samples x the fixed period in the
  * event's unit, or the count (ana_opts.weighted: the weight). */
-static int64_t pp_value(const struct ana_set *s, const bool *periodic, unsigned run, size_t ev,
-			uint64_t n, double w)
+static int64_t pp_value(const struct pp *p, unsigned run, size_t ev, uint64_t n, double w)
 {
-	if (s->o.weighted)
+	if (p->weighted)
 		return (int64_t)llround(w);
-	if (periodic[ev])
-		return (int64_t)(n * s->orun[run].pub.events[ev].period);
+	if (p->periodic[ev])
+		return (int64_t)(n * ana_set_run(p->s, run)->events[ev].period);
 	return (int64_t)n;
 }
 
-/* One sample of run: frames f[0..n) leaf first, their line numbers and
- * whether each was inlined into the next; values v[ne]. */
-static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32_t *no,
-		     const bool *inl, const uint32_t *addr, size_t n, const int64_t *v, size_t ne)
+/* One sample of run: the path's n frames; values v[ne]. */
+static int pp_sample(struct pp *p, unsigned run, const struct pp_path *x, size_t n, const int64_t *v)
 {
-	size_t first_id = p->n_ids;
+	size_t first_id = p->n_ids, ne = p->ne;
 	if (vec_reserve(&p->ids, &p->cap_ids, p->n_ids + n, sizeof(*p->ids)) ||
 	    vec_reserve(&p->val, &p->cap_val, p->n_val + ne, sizeof(*p->val)) ||
 	    vec_reserve(&p->smp, &p->cap_smp, p->n_smp + 1, sizeof(*p->smp)) ||
@@ -301,9 +337,9 @@ static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32
 	/* locations, leaf first: each a frame really called and the frames
 	 * inlined into it, innermost first */
 	for (size_t k = 0, from = 0; k < n; k++)
-		if (!inl[k] || k + 1 == n) {
-			if (pp_location(p, f + from, no + from, k + 1 - from, addr ? addr[k] : NONE,
-					&p->ids[p->n_ids++]))
+		if (!x->inl[k] || k + 1 == n) {
+			if (pp_location(p, x->f + from, x->no + from, k + 1 - from,
+					x->addr ? x->addr[k] : 0, &p->ids[p->n_ids++]))
 				return -ENOMEM;
 			from = k + 1;
 		}
@@ -311,7 +347,7 @@ static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32
 	perftools__profiles__sample__init(sm);
 	sm->n_location_id = p->n_ids - first_id;
 	sm->n_value = ne;
-	sm->n_label = p->s->n_orun > 1;
+	sm->n_label = p->nr > 1;
 	/* pointers into the pools once they stop moving */
 	p->smp_at[p->n_smp][0] = first_id;
 	p->smp_at[p->n_smp][1] = p->n_val;
@@ -321,132 +357,109 @@ static int pp_sample(struct pp *p, unsigned run, const uint32_t *f, const uint32
 	return 0;
 }
 
+/* Row i's self samples as one sample per run that has any; the path to it
+ * (root first, by depth) is down[1..d]. */
+static int pp_row_samples(struct pp *p, const struct ana_rows *r, size_t i, const struct pp_path *down,
+			  unsigned d, struct pp_path *up, int64_t *v)
+{
+	for (unsigned run = 0; run < p->nr; run++) {
+		bool any = false;
+		for (size_t ev = 0; ev < p->ne; ev++) {
+			uint64_t c = ana_rows_samples(r, i, run, ev, ANA_SELF);
+			any |= c != 0;
+			v[ev] = pp_value(p, run, ev, c, ana_rows_value(r, i, run, ev, ANA_SELF));
+		}
+		if (!any)
+			continue;
+		for (unsigned k = 0; k < d; k++) {
+			up->f[k] = down->f[d - k];
+			up->inl[k] = down->inl[d - k];
+		}
+		if (pp_sample(p, run, up, d, v))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Samples from a full top-down row set: rows come depth first, so the
  * path to a row is the last row seen at each depth above it. */
-static int pp_samples_rows(struct pp *p, const struct ana_rows *r, const bool *periodic)
+static int pp_samples_rows(struct pp *p, const struct ana_rows *r)
 {
-	struct ana_set *s = p->s;
-	size_t n = ana_rows_n(r), ne = s->n_ev;
+	size_t n = ana_rows_n(r);
 	unsigned maxd = 1;
 	for (size_t i = 0; i < n; i++)
 		if (ana_rows_row(r, i)->depth > maxd)
 			maxd = ana_rows_row(r, i)->depth;
-	uint32_t *path = calloc(maxd + 1, sizeof(*path)), *fr = calloc(maxd + 1, sizeof(*fr));
-	uint32_t *no = calloc(maxd + 1, sizeof(*no));
-	bool *pinl = calloc(maxd + 1, sizeof(*pinl)), *inl = calloc(maxd + 1, sizeof(*inl));
-	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
+	struct pp_path down = { 0 }, up = { 0 };
+	int64_t *v = calloc(p->ne ? p->ne : 1, sizeof(*v));
 	int e = -ENOMEM;
-	if (!path || !fr || !no || !pinl || !inl || !v)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const struct ana_row *row = ana_rows_row(r, i);
-		unsigned d = row->depth;
-		path[d] = s->sfunc[row->node];
-		pinl[d] = row->flags & ANA_ROW_INLINED;
-		for (unsigned run = 0; run < s->n_orun; run++) {
-			bool any = false;
-			for (size_t ev = 0; ev < ne; ev++) {
-				uint64_t c = ana_rows_samples(r, i, run, ev, ANA_SELF);
-				any |= c != 0;
-				v[ev] = pp_value(s, periodic, run, ev, c,
-						 ana_rows_value(r, i, run, ev, ANA_SELF));
-			}
-			if (!any)
-				continue;
-			for (unsigned k = 0; k < d; k++) {
-				fr[k] = path[d - k];
-				inl[k] = pinl[d - k];
-			}
-			if (pp_sample(p, run, fr, no, inl, NULL, d, v, ne))
-				goto out;
+	if (v && !path_reserve(&down, maxd + 1, false) && !path_reserve(&up, maxd + 1, false)) {
+		e = 0;
+		for (size_t i = 0; i < n && !e; i++) {
+			const struct ana_row *row = ana_rows_row(r, i);
+			down.f[row->depth] = ana_set_node_function(p->s, row->node);
+			down.inl[row->depth] = row->flags & ANA_ROW_INLINED;
+			e = pp_row_samples(p, r, i, &down, row->depth, &up, v);
 		}
 	}
-	e = 0;
-out:
-	free(path);
-	free(fr);
-	free(no);
-	free(pinl);
-	free(inl);
+	path_free(&down);
+	path_free(&up);
 	free(v);
 	return e;
 }
 
-/* Samples from the line contexts (ana_opts.line_contexts): sorted by run
- * and node, one sample per (run, node) with a value per event. */
-static int pp_samples_lines(struct pp *p, const bool *periodic)
+/* One sample of run for line context ctx (leaf first up its parents). */
+static int pp_context_sample(struct pp *p, unsigned run, uint32_t ctx, struct pp_path *x,
+			     const int64_t *v)
 {
-	struct ana_set *s = p->s;
-	size_t ne = s->n_ev, cap = 0;
-	uint32_t *fr = NULL, *no = NULL, *ad = NULL;
-	bool *inl = NULL;
-	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
-	int e = -ENOMEM;
-	if (!v)
+	struct ana_context c = { .sz = sizeof(c) };
+	size_t d = 0;
+	for (uint32_t k = ctx; k && !ana_set_context(p->s, k, &c); k = c.parent)
+		d++;
+	if (path_reserve(x, d, true))
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n_lsmp;) {
-		const struct lsample *a = &s->lsmp[i];
-		memset(v, 0, ne * sizeof(*v));
-		size_t j = i;
-		for (; j < s->n_lsmp && s->lsmp[j].run == a->run && s->lsmp[j].node == a->node; j++) {
-			const struct lsample *b = &s->lsmp[j];
-			if (b->ev < ne)
-				v[b->ev] += pp_value(s, periodic, b->run, b->ev, b->cnt, b->wt);
-		}
-		if (a->node == NONE || a->node == 0) {
-			i = j;
-			continue;
-		}
-		size_t d = 0;
-		for (uint32_t x = a->node; x; x = s->lparent[x])
-			d++;
-		if (d > cap) {
-			size_t c = cap;
-			if (vec_reserve(&fr, &c, d, sizeof(*fr)) || (c = cap, vec_reserve(&no, &c, d, sizeof(*no))) ||
-			    (c = cap, vec_reserve(&inl, &c, d, sizeof(*inl))) ||
-			    (c = cap, vec_reserve(&ad, &c, d, sizeof(*ad))))
-				goto out;
-			cap = c;
-		}
-		size_t k = 0;
-		for (uint32_t x = a->node; x; x = s->lparent[x], k++) {
-			fr[k] = s->lfunc[x];
-			no[k] = s->lno[x];
-			inl[k] = s->linl[x];
-			ad[k] = s->laddr[x];
-		}
-		if (pp_sample(p, a->run, fr, no, inl, ad, d, v, ne))
-			goto out;
-		i = j;
+	size_t k = 0;
+	for (uint32_t y = ctx; y && !ana_set_context(p->s, y, &c); y = c.parent, k++) {
+		x->f[k] = c.func;
+		x->no[k] = c.line;
+		x->inl[k] = c.inlined;
+		x->addr[k] = c.addr;
 	}
-	e = 0;
-out:
-	free(fr);
-	free(no);
-	free(inl);
-	free(ad);
+	return pp_sample(p, run, x, d, v);
+}
+
+/* Samples from the line contexts (ana_opts.line_contexts): sorted by run
+ * and context, one sample per (run, context) with a value per event. */
+static int pp_samples_lines(struct pp *p)
+{
+	size_t ne = p->ne, n = ana_set_n_context_samples(p->s);
+	struct pp_path x = { 0 };
+	int64_t *v = calloc(ne ? ne : 1, sizeof(*v));
+	int e = v ? 0 : -ENOMEM;
+	for (size_t i = 0, j; i < n && !e; i = j) {
+		struct ana_context_samples a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
+		ana_set_context_samples(p->s, i, &a);
+		memset(v, 0, ne * sizeof(*v));
+		for (j = i; j < n && !ana_set_context_samples(p->s, j, &b) && b.run == a.run &&
+			    b.context == a.context; j++)
+			if (b.event < ne)
+				v[b.event] += pp_value(p, b.run, b.event, b.samples, b.weight);
+		if (a.context != NONE && a.context != 0)
+			e = pp_context_sample(p, a.run, a.context, &x, v);
+	}
+	path_free(&x);
 	free(v);
 	return e;
 }
 
 static void pp_free(struct pp *p)
 {
+	FREE_EACH(p->str, p->fn, p->map, p->loc, p->line, p->loc_func, p->loc_no, p->loc_first,
+		  p->smp_at, p->smp, p->ids, p->val, p->lab, p->vt, p->comments, p->periodic,
+		  p->vtp, p->smpp, p->locp, p->linep, p->labp, p->fnp, p->mapp);
 	strpool_free(&p->pool);
 	idx_free(&p->str_idx);
-	free(p->str);
-	free(p->fn);
-	free(p->map);
-	free(p->loc);
-	free(p->line);
-	free(p->loc_func);
-	free(p->loc_no);
-	free(p->loc_first);
-	free(p->smp_at);
 	idx_free(&p->loc_idx);
-	free(p->smp);
-	free(p->ids);
-	free(p->val);
-	free(p->lab);
 }
 
 static int gz_write(const uint8_t *buf, size_t len, FILE *f)
@@ -474,186 +487,182 @@ static int gz_write(const uint8_t *buf, size_t len, FILE *f)
 	return zr == Z_STREAM_END && !ferror(f) ? 0 : -EIO;
 }
 
+/* Sample types: one per event, in its unit where every run used one fixed
+ * period (then value = samples x period); the first is the period's. */
+static int pp_sample_types(struct pp *p, PProfile *prof)
+{
+	size_t ne = p->ne;
+	for (size_t ev = 0; ev < ne; ev++) {
+		PValueType *vt = &p->vt[ev];
+		p->periodic[ev] = !p->weighted;
+		for (unsigned run = 0; run < p->nr; run++) {
+			const struct ana_event_fact *x = &ana_set_run(p->s, run)->events[ev];
+			if (x->samples && (!x->period || x->freq || x->mixed))
+				p->periodic[ev] = false;
+		}
+		perftools__profiles__value_type__init(vt);
+		vt->type = pp_str(p, ana_set_event(p->s, ev));
+		vt->unit = pp_str(p, p->periodic[ev] || p->weighted
+				  ? pprof_unit(ana_set_event_unit(p->s, ev)) : "count");
+		p->vtp[ev] = vt;
+		if (vt->type < 0 || vt->unit < 0)
+			return -ENOMEM;
+	}
+	prof->n_sample_type = ne;
+	prof->sample_type = p->vtp;
+	if (!ne)
+		return 0;
+	perftools__profiles__value_type__init(&p->vt[ne]);
+	p->vt[ne] = p->vt[0];
+	prof->period_type = &p->vt[ne];
+	prof->default_sample_type = p->vt[0].type;
+	for (unsigned run = 0; run < p->nr; run++)
+		if (ana_set_run(p->s, run)->events[0].samples) {
+			prof->period = (int64_t)ana_set_run(p->s, run)->events[0].period;
+			break;
+		}
+	return 0;
+}
+
+/* A comment line made with printf's format. */
+__attribute__((format(printf, 2, 3))) static void pp_comment(struct pp *p, const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	p->comments[p->n_comments++] = pp_str(p, line);
+}
+
+/* Run facts as comments (label, metadata, events as asked and used,
+ * collector counters), the longest run's duration, and the run's label. */
+static int pp_run_facts(struct pp *p, unsigned run, PProfile *prof)
+{
+	const struct ana_run *ar = ana_set_run(p->s, run);
+	size_t need = p->n_comments + 2 + ar->n_meta + ar->n_events + ar->n_counters;
+	if (vec_reserve(&p->comments, &p->cap_comments, need, sizeof(*p->comments)))
+		return -ENOMEM;
+	pp_comment(p, "run %u: %s (%u files)", run, ar->label, ar->n_files);
+	for (size_t k = 0; k < ar->n_meta; k++)
+		pp_comment(p, "%s: %s", ar->meta[k].key, ar->meta[k].value);
+	for (size_t k = 0; k < ar->n_events; k++) {
+		const struct ana_event_fact *x = &ar->events[k];
+		if (x->samples)
+			pp_comment(p, "event %s (requested %s): period %llu, freq %llu%s, %llu samples",
+				   x->name, x->requested, (unsigned long long)x->period,
+				   (unsigned long long)x->freq, x->mixed ? " (mixed)" : "",
+				   (unsigned long long)x->samples);
+	}
+	for (size_t k = 0; k < ar->n_counters; k++)
+		pp_comment(p, "collector %s = %llu", ar->counters[k].name,
+			   (unsigned long long)ar->counters[k].value);
+	for (size_t k = 0; k < p->n_comments; k++)
+		if (p->comments[k] < 0)
+			return -ENOMEM;
+	if (!isnan(ar->duration) && (int64_t)(ar->duration * 1e9) > prof->duration_nanos)
+		prof->duration_nanos = (int64_t)(ar->duration * 1e9);
+	perftools__profiles__label__init(&p->lab[run]);
+	p->lab[run].key = pp_str(p, "run");
+	p->lab[run].str = pp_str(p, ar->label);
+	return p->lab[run].key < 0 || p->lab[run].str < 0 ? -ENOMEM : 0;
+}
+
+/* The pools are final: offsets become pointers, and the message's lists
+ * (the program's own mapping first: pprof's "File:", and the binary
+ * -disasm and -list read by default). */
+static int pp_link(struct pp *p, PProfile *prof)
+{
+	size_t nf = ana_set_n_functions(p->s), nm = ana_set_n_modules(p->s);
+	if (!(p->smpp = malloc((p->n_smp ? p->n_smp : 1) * sizeof(*p->smpp))) ||
+	    !(p->locp = malloc((p->n_loc ? p->n_loc : 1) * sizeof(*p->locp))) ||
+	    !(p->linep = malloc((p->n_line ? p->n_line : 1) * sizeof(*p->linep))) ||
+	    !(p->labp = malloc((p->nr ? p->nr : 1) * sizeof(*p->labp))) ||
+	    !(p->fnp = malloc((nf ? nf : 1) * sizeof(*p->fnp))) ||
+	    !(p->mapp = malloc((nm ? nm : 1) * sizeof(*p->mapp))))
+		return -ENOMEM;
+	for (size_t k = 0; k < p->n_line; k++)
+		p->linep[k] = &p->line[k];
+	for (unsigned k = 0; k < p->nr; k++)
+		p->labp[k] = &p->lab[k];
+	for (size_t k = 0; k < p->n_loc; k++) {
+		p->locp[k] = &p->loc[k];
+		p->loc[k].line = &p->linep[p->loc_first[k]];
+	}
+	prof->n_location = p->n_loc;
+	prof->location = p->locp;
+	for (size_t k = 0; k < p->n_smp; k++) {
+		PSample *sm = &p->smp[k];
+		p->smpp[k] = sm;
+		sm->location_id = &p->ids[p->smp_at[k][0]];
+		sm->value = &p->val[p->smp_at[k][1]];
+		sm->label = &p->labp[p->smp_at[k][2]];
+	}
+	prof->n_sample = p->n_smp;
+	prof->sample = p->smpp;
+	for (size_t k = 0; k < nf; k++)
+		if (p->fn[k].id)
+			p->fnp[prof->n_function++] = &p->fn[k];
+	prof->function = p->fnp;
+	for (int main = 1; main >= 0; main--)
+		for (uint32_t k = 0; k < nm; k++) {
+			struct ana_module md = { .sz = sizeof(md) };
+			if (p->map[k].id && !ana_set_module(p->s, k, &md) && md.main == main)
+				p->mapp[prof->n_mapping++] = &p->map[k];
+		}
+	prof->mapping = p->mapp;
+	return 0;
+}
+
+static int pp_pack(PProfile *prof, FILE *f)
+{
+	size_t len = perftools__profiles__profile__get_packed_size(prof);
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	perftools__profiles__profile__pack(prof, buf);
+	int e = gz_write(buf, len, f);
+	free(buf);
+	return e;
+}
+
 int ana_set_write_pprof(struct ana_set *s, FILE *f)
 {
-	if (!s->finished)
+	if (!ana_set_finished(s))
 		return -ANA_ESTATE;
-	struct pp p = { .s = s };
-	size_t ne = s->n_ev;
-	unsigned nr = (unsigned)s->n_orun;
-	int e = -ENOMEM;
-	uint8_t *buf = NULL;
-	PValueType *vt = calloc(ne + 1, sizeof(*vt));
-	PValueType **vtp = calloc(ne + 1, sizeof(*vtp));
-	bool *periodic = calloc(ne ? ne : 1, sizeof(*periodic));
-	int64_t *comments = NULL;
-	size_t n_comments = 0, cap_comments = 0;
-	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	ANA_QUERY(q, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT, .max_depth = UINT_MAX,
 		  .sort = ANA_SORT_NAME, .kind = ANA_INCL);
 	struct ana_rows *r = ana_set_query(s, &q);
-	if (!r) {
-		e = -errno;
-		goto out;
-	}
-	p.fn = calloc(s->n_func ? s->n_func : 1, sizeof(*p.fn));
-	p.map = calloc(s->n_modrow ? s->n_modrow : 1, sizeof(*p.map));
-	p.lab = calloc(nr ? nr : 1, sizeof(*p.lab));
-	if (!vt || !vtp || !periodic || !p.fn || !p.map || !p.lab || pp_str(&p, "") != 0)
-		goto out;
-
-	/* sample types: one per event, in its unit where every run used one
-	 * fixed period (then value = samples x period) */
-	for (size_t ev = 0; ev < ne; ev++) {
-		periodic[ev] = !s->o.weighted;
-		for (unsigned run = 0; run < nr; run++) {
-			const struct ana_event_fact *x = &s->orun[run].pub.events[ev];
-			if (x->samples && (!x->period || x->freq || x->mixed))
-				periodic[ev] = false;
-		}
-		perftools__profiles__value_type__init(&vt[ev]);
-		vt[ev].type = pp_str(&p, s->ev_name[ev]);
-		vt[ev].unit = pp_str(&p, periodic[ev] || s->o.weighted ? pprof_unit(s->ev_unit[ev])
-								      : "count");
-		vtp[ev] = &vt[ev];
-		if (vt[ev].type < 0 || vt[ev].unit < 0)
-			goto out;
-	}
-	prof.n_sample_type = ne;
-	prof.sample_type = vtp;
-	if (ne) {
-		perftools__profiles__value_type__init(&vt[ne]);
-		vt[ne] = vt[0];
-		prof.period_type = &vt[ne];
-		prof.default_sample_type = vt[0].type;
-		for (unsigned run = 0; run < nr; run++)
-			if (s->orun[run].pub.events[0].samples) {
-				prof.period = (int64_t)s->orun[run].pub.events[0].period;
-				break;
-			}
-	}
-	/* run facts as comments: label, metadata, events as asked and used */
-	for (unsigned run = 0; run < nr; run++) {
-		const struct ana_run *ar = &s->orun[run].pub;
-		size_t need = n_comments + 2 + ar->n_meta + ar->n_events + ar->n_counters;
-		if (vec_reserve(&comments, &cap_comments, need, sizeof(*comments)))
-			goto out;
-		char line[4096];
-		snprintf(line, sizeof(line), "run %u: %s (%u files)", run, ar->label, ar->n_files);
-		comments[n_comments++] = pp_str(&p, line);
-		for (size_t k = 0; k < ar->n_meta; k++) {
-			snprintf(line, sizeof(line), "%s: %s", ar->meta[k].key, ar->meta[k].value);
-			comments[n_comments++] = pp_str(&p, line);
-		}
-		for (size_t k = 0; k < ar->n_events; k++) {
-			const struct ana_event_fact *x = &ar->events[k];
-			if (!x->samples)
-				continue;
-			snprintf(line, sizeof(line), "event %s (requested %s): period %llu, freq %llu%s, "
-				 "%llu samples", x->name, x->requested, (unsigned long long)x->period,
-				 (unsigned long long)x->freq, x->mixed ? " (mixed)" : "",
-				 (unsigned long long)x->samples);
-			comments[n_comments++] = pp_str(&p, line);
-		}
-		for (size_t k = 0; k < ar->n_counters; k++) {
-			snprintf(line, sizeof(line), "collector %s = %llu", ar->counters[k].name,
-				 (unsigned long long)ar->counters[k].value);
-			comments[n_comments++] = pp_str(&p, line);
-		}
-		for (size_t k = 0; k < n_comments; k++)
-			if (comments[k] < 0)
-				goto out;
-		if (!isnan(ar->duration) && (int64_t)(ar->duration * 1e9) > prof.duration_nanos)
-			prof.duration_nanos = (int64_t)(ar->duration * 1e9);
-		perftools__profiles__label__init(&p.lab[run]);
-		p.lab[run].key = pp_str(&p, "run");
-		p.lab[run].str = pp_str(&p, ar->label);
-		if (p.lab[run].key < 0 || p.lab[run].str < 0)
-			goto out;
-	}
-	prof.n_comment = n_comments;
-	prof.comment = comments;
-
+	if (!r)
+		return -errno;
+	struct pp p = { .s = s, .ne = ana_set_n_sampled_events(s), .nr = ana_set_n_runs(s),
+			.weighted = ana_set_opts(s)->weighted };
+	size_t ne = p.ne, nf = ana_set_n_functions(s), nm = ana_set_n_modules(s);
+	PProfile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	p.vt = calloc(ne + 1, sizeof(*p.vt));
+	p.vtp = calloc(ne + 1, sizeof(*p.vtp));
+	p.periodic = calloc(ne ? ne : 1, sizeof(*p.periodic));
+	p.fn = calloc(nf ? nf : 1, sizeof(*p.fn));
+	p.map = calloc(nm ? nm : 1, sizeof(*p.map));
+	p.lab = calloc(p.nr ? p.nr : 1, sizeof(*p.lab));
+	int e = -ENOMEM;
+	if (p.vt && p.vtp && p.periodic && p.fn && p.map && p.lab && pp_str(&p, "") == 0)
+		e = pp_sample_types(&p, &prof);
+	for (unsigned run = 0; run < p.nr && !e; run++)
+		e = pp_run_facts(&p, run, &prof);
+	prof.n_comment = p.n_comments;
+	prof.comment = p.comments;
 	/* samples: from the line contexts when the set kept them (exact
 	 * lines), else from the tree's rows (functions only, lines 0) */
-	e = s->n_lctx ? pp_samples_lines(&p, periodic) : pp_samples_rows(&p, r, periodic);
-	if (e)
-		goto out;
-	e = -ENOMEM;
-
-	/* the pools are final: offsets become pointers */
-	PSample **smp = malloc((p.n_smp ? p.n_smp : 1) * sizeof(*smp));
-	PLocation **locp = malloc((p.n_loc ? p.n_loc : 1) * sizeof(*locp));
-	PLine **linep = malloc((p.n_line ? p.n_line : 1) * sizeof(*linep));
-	PLabel **labp = malloc((nr ? nr : 1) * sizeof(*labp));
-	PFunction **fnp = malloc((s->n_func ? s->n_func : 1) * sizeof(*fnp));
-	PMapping **mapp = malloc((s->n_modrow ? s->n_modrow : 1) * sizeof(*mapp));
-	if (!smp || !locp || !linep || !labp || !fnp || !mapp) {
-		free(smp);
-		free(locp);
-		free(linep);
-		free(labp);
-		free(fnp);
-		free(mapp);
-		goto out;
-	}
-	for (size_t k = 0; k < p.n_line; k++)
-		linep[k] = &p.line[k];
-	for (unsigned k = 0; k < nr; k++)
-		labp[k] = &p.lab[k];
-	for (size_t k = 0; k < p.n_loc; k++) {
-		locp[k] = &p.loc[k];
-		p.loc[k].line = &linep[p.loc_first[k]];
-	}
-	for (size_t k = 0; k < p.n_smp; k++) {
-		PSample *sm = &p.smp[k];
-		smp[k] = sm;
-		sm->location_id = &p.ids[p.smp_at[k][0]];
-		sm->value = &p.val[p.smp_at[k][1]];
-		sm->label = &labp[p.smp_at[k][2]];
-	}
-	size_t nfn = 0, nmap = 0;
-	for (size_t k = 0; k < s->n_func; k++)
-		if (p.fn[k].id)
-			fnp[nfn++] = &p.fn[k];
-	/* the program's own mapping first: pprof's "File:", and the binary
-	 * -disasm and -list read by default */
-	for (int main = 1; main >= 0; main--)
-		for (size_t k = 0; k < s->n_modrow; k++) {
-			const struct smodule *sm = row_module(s, (uint32_t)k);
-			if (p.map[k].id && (sm && sm->main) == main)
-				mapp[nmap++] = &p.map[k];
-		}
-	prof.n_sample = p.n_smp;
-	prof.sample = smp;
-	prof.n_location = p.n_loc;
-	prof.location = locp;
-	prof.n_function = nfn;
-	prof.function = fnp;
-	prof.n_mapping = nmap;
-	prof.mapping = mapp;
+	if (!e)
+		e = ana_set_n_contexts(s) ? pp_samples_lines(&p) : pp_samples_rows(&p, r);
+	if (!e)
+		e = pp_link(&p, &prof);
 	prof.n_string_table = p.n_str;
 	prof.string_table = (char **)p.str;
-
-	size_t len = perftools__profiles__profile__get_packed_size(&prof);
-	buf = malloc(len ? len : 1);
-	if (buf) {
-		perftools__profiles__profile__pack(&prof, buf);
-		e = gz_write(buf, len, f);
-	}
-	free(smp);
-	free(locp);
-	free(linep);
-	free(labp);
-	free(fnp);
-	free(mapp);
-out:
+	if (!e)
+		e = pp_pack(&prof, f);
 	ana_rows_free(r);
-	free(buf);
-	free(vt);
-	free(vtp);
-	free(periodic);
-	free(comments);
 	pp_free(&p);
 	return e;
 }

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 struct ana_rows {
 	struct ana_set *s;

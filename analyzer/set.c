@@ -14,7 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/aggregate.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 static const char *const errs[] = {
 	[ANA_ESTATE - ANA_ERR_BASE] = "call not valid in this state of the set",
@@ -1146,9 +1150,9 @@ static bool is_loss(const char *name)
 	return false;
 }
 
-static int run_facts(struct ana_set *s, unsigned r)
+/* The run's label: its input run's, with its --by group. */
+static int run_label(struct ana_set *s, struct orun *o)
 {
-	struct orun *o = &s->orun[r];
 	char buf[1024];
 	const char *in = s->in_label[o->in_run] ? s->in_label[o->in_run] : "?";
 	if (o->group)
@@ -1156,8 +1160,13 @@ static int run_facts(struct ana_set *s, unsigned r)
 			 o->group);
 	else
 		snprintf(buf, sizeof(buf), "%s", in);
-	if (!(o->label = strpool_str(&s->pool, buf)))
-		return -ENOMEM;
+	return (o->label = strpool_str(&s->pool, buf)) ? 0 : -ENOMEM;
+}
+
+/* Every set event in the run's facts (samples 0 where it has none), and
+ * its loss counters' share of its samples, noted above 1%. */
+static int run_counters(struct ana_set *s, struct orun *o, unsigned r)
+{
 	if (vec_reserve(&o->ev, &o->cap_ev, s->n_ev, sizeof(*o->ev)))
 		return -ENOMEM;
 	uint64_t samples = 0;
@@ -1175,56 +1184,85 @@ static int run_facts(struct ana_set *s, unsigned r)
 	for (size_t i = 0; i < o->n_ctr; i++) {
 		struct ana_counter_fact *c = &o->ctr[i];
 		c->pct = NAN;
-		if (is_loss(c->name)) {
-			c->pct = samples ? 100.0 * (double)c->value / (double)samples : c->value ? INFINITY : 0;
-			c->warn = c->pct > 1.0;
-			if (c->warn)
-				set_note(s, ANA_NOTE_WARN, (int)r, "%s: collector counter %s = %llu (%.1f%% of "
-					 "%llu samples): results may be skewed", o->label, c->name,
-					 (unsigned long long)c->value, c->pct, (unsigned long long)samples);
-		}
+		if (!is_loss(c->name))
+			continue;
+		c->pct = samples ? 100.0 * (double)c->value / (double)samples : c->value ? INFINITY : 0;
+		c->warn = c->pct > 1.0;
+		if (c->warn)
+			set_note(s, ANA_NOTE_WARN, (int)r, "%s: collector counter %s = %llu (%.1f%% of "
+				 "%llu samples): results may be skewed", o->label, c->name,
+				 (unsigned long long)c->value, c->pct, (unsigned long long)samples);
 	}
+	return 0;
+}
+
+/* The run's metadata as key-value pairs: a value shared by every file,
+ * else the first few and how many differ. */
+static int run_kv(struct ana_set *s, struct orun *o)
+{
+	char buf[1024];
 	o->kv = calloc(o->n_meta ? o->n_meta : 1, sizeof(*o->kv));
 	if (!o->kv)
 		return -ENOMEM;
 	for (size_t i = 0; i < o->n_meta; i++) {
 		struct meta_acc *m = &o->meta[i];
-		if (m->n == 1) {
-			o->kv[i] = (struct ana_kv){ m->key, m->val[0], m->val, m->n };
-			continue;
+		const char *v = m->n == 1 ? m->val[0] : NULL;
+		if (m->n != 1) {
+			size_t k = 0;
+			for (size_t j = 0; j < m->n && j < 3; j++)
+				k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.200s", j ? ", " : "",
+						      m->val[j]);
+			snprintf(buf + k, sizeof(buf) - k, "%s (%zu distinct)", m->n > 3 ? ", ..." : "",
+				 m->n);
+			if (!(v = strpool_str(&s->pool, buf)))
+				return -ENOMEM;
 		}
-		size_t k = 0;
-		for (size_t j = 0; j < m->n && j < 3; j++)
-			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%.200s", j ? ", " : "", m->val[j]);
-		snprintf(buf + k, sizeof(buf) - k, "%s (%zu distinct)", m->n > 3 ? ", ..." : "", m->n);
-		const char *v = strpool_str(&s->pool, buf);
-		if (!v)
-			return -ENOMEM;
 		o->kv[i] = (struct ana_kv){ m->key, v, m->val, m->n };
 	}
-	/* wall clock: each repeat's first start to last end (threads and
-	 * processes overlap, so this is not their sum), averaged over repeats */
-	double dur = 0, steal = 0;
+	return 0;
+}
+
+/* Wall clock: each repeat's first start to last end (threads and
+ * processes overlap, so this is not their sum), averaged over repeats;
+ * host steal likewise. */
+static void run_span(const struct ana_set *s, unsigned r, double *dur, double *steal)
+{
+	double d = 0, st = 0;
 	unsigned n_dur = 0, n_steal = 0;
 	for (size_t i = 0; i < s->n_part; i++) {
 		const struct part *p = &s->part[i];
 		if (p->orun != r)
 			continue;
 		if (!isnan(p->t_start) && !isnan(p->t_end)) {
-			dur += p->t_end - p->t_start;
+			d += p->t_end - p->t_start;
 			n_dur++;
 		}
 		if (!isnan(p->steal)) {
-			steal += p->steal;
+			st += p->steal;
 			n_steal++;
 		}
 	}
+	*dur = n_dur ? d / n_dur : NAN;
+	*steal = n_steal ? st / n_steal : NAN;
+}
+
+static int run_facts(struct ana_set *s, unsigned r)
+{
+	struct orun *o = &s->orun[r];
+	int e = run_label(s, o);
+	if (!e)
+		e = run_counters(s, o, r);
+	if (!e)
+		e = run_kv(s, o);
+	if (e)
+		return e;
+	double dur, steal;
+	run_span(s, r, &dur, &steal);
 	o->pub = (struct ana_run){
 		.label = o->label, .n_files = o->n_files, .n_repeats = o->n_repeats,
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
-		.duration = n_dur ? dur / n_dur : NAN, .steal = n_steal ? steal / n_steal : NAN,
-		.steal_share = NAN,
+		.duration = dur, .steal = steal, .steal_share = NAN,
 	};
 	/* /proc/stat's steal is summed over the guest's CPUs: a share of the
 	 * CPU time the run's span offered */

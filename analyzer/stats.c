@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
 
 /* Two-sided normal quantile: z with P(|Z| <= z) = conf, by bisection on
  * erfc (exact enough and dependency-free).  Every compared row asks for

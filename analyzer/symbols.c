@@ -30,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/symbolize.h"
+#include "profile/profile.h"
 
 /* A function symbol: [lo, hi) in the Dwfl's addresses.  key points into
  * libelf's string table until it is interned on first use. */
@@ -700,6 +701,169 @@ static int open_kernel(struct symtab *st, struct smod *m, const uint8_t *bid, si
 	return 0;
 }
 
+/* What a module's file says of itself, before it is opened for real. */
+struct probe {
+	int fd;				/* open_regular's */
+	uint8_t fbid[64];		/* the file's own build-id */
+	size_t fbid_len;
+	bool debug;			/* DWARF in it, or debug info to be found */
+	bool own;			/* DWARF in the file itself */
+	bool match;			/* its build-id is the recorded one (or none was) */
+};
+
+/* Open path and read its build-id, where a cache or kept answers could
+ * spare opening it for real (they are keyed by the file's own build-id,
+ * equal to the recorded one, if any); the module's keep key. */
+static void probe_file(struct symtab *st, struct smod *m, const char *path, const uint8_t *bid,
+		       size_t bid_len, struct probe *pr)
+{
+	char link[256] = "";
+	pr->fd = open_regular(path);
+	if (pr->fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir || st->dinfod_urls) &&
+	    (pr->fbid_len = file_build_id(pr->fd, pr->fbid, &pr->debug, link, sizeof(link))) &&
+	    !(pr->own = pr->debug) &&
+	    (find_by_build_id_exists(st, pr->fbid, pr->fbid_len) || debuglink_exists(st, path, link)))
+		pr->debug = true;
+	/* debuginfod may have what is not here: ELF-only answers wait */
+	if (st->dinfod_urls && !__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
+		pr->debug = true;
+	pr->match = pr->fbid_len && (!bid || !bid_len ||
+				     (bid_len == pr->fbid_len && !memcmp(bid, pr->fbid, pr->fbid_len)));
+	if (bid && bid_len)
+		keep_key(st, m, bid, bid_len);
+	else if (pr->match)
+		keep_key(st, m, pr->fbid, pr->fbid_len);
+}
+
+/* The note of a module symbolized from its ELF symbols alone. */
+static void note_elf_only(const char *path, const char *more, char *msg, size_t len,
+			  enum ana_severity *sev)
+{
+	snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF symbol table, "
+		 "no source lines%s%s", path, more[0] ? "; " : "", more);
+	*sev = ANA_NOTE_WARN;
+}
+
+/* Answers without opening the file: DWARF answers are the best there are;
+ * ELF-only ones serve only a module that has no debug info to be found.
+ * The user's cache, then the profile's kept answers; the file itself on a
+ * miss (lazy_path).  1 if so, 0 if the file must be opened, -ENOMEM. */
+static int open_answers(struct symtab *st, struct smod *m, const char *path, struct probe *pr,
+			char *msg, size_t len, enum ana_severity *sev)
+{
+	if (pr->match)
+		(void)(kept_open(st, m, pr->fbid, pr->fbid_len, "sym") ||
+		       (!pr->debug && kept_open(st, m, pr->fbid, pr->fbid_len, "elfsym")));
+	bool cached = pr->match && st->cache_dir &&
+		((m->cache_dwarf = true,
+		  m->cache = symcache_open(st->cache_dir, pr->fbid, pr->fbid_len, "sym")) ||
+		 (!pr->debug && (m->cache_dwarf = false,
+				 m->cache = symcache_open(st->cache_dir, pr->fbid, pr->fbid_len, "elfsym"))));
+	if (!cached && !m->n_kept)
+		return 0;
+	close(pr->fd);
+	if (!(m->lazy_path = strdup(path)))
+		return -ENOMEM;
+	bool dwarf = cached ? m->cache_dwarf || (m->n_kept && m->kept_dwarf) : m->kept_dwarf;
+	if (!dwarf)	/* as when it was opened */
+		note_elf_only(path, "", msg, len, sev);
+	/* kept answers: what opening it finds goes to the cache as usual */
+	if (!cached && st->cache_dir && (m->kept_dwarf || !pr->debug)) {
+		m->cache_dwarf = m->kept_dwarf;
+		m->cache = symcache_new(pr->fbid, pr->fbid_len, m->kept_dwarf ? "sym" : "elfsym");
+	}
+	return 1;
+}
+
+/* The file here is not the recorded one (why; changed: another build of
+ * it): the profile's kept answers or debuginfod's, else a note that its
+ * addresses are shown as [base+0xOFF]. */
+static void open_elsewhere(struct symtab *st, struct smod *m, const char *path, const char *why,
+			   bool changed, const uint8_t *bid, size_t bid_len, char *msg, size_t len,
+			   enum ana_severity *sev)
+{
+	char dwhy[700] = "";
+	if (from_kept(st, m, path, why, changed, bid, bid_len, msg, len, sev) ||
+	    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
+		return;
+	snprintf(msg, len, "%s: %s; %sshown as [%s+0xOFF]%s%s", path, why,
+		 changed ? "not symbolized, " : "", strrchr(path, '/') + 1, dwhy[0] ? "; " : "", dwhy);
+	archive_hint(st, msg, len);
+	*sev = ANA_NOTE_WARN;
+}
+
+/* No usable file at path (fd: open_regular's error): its debug file by
+ * build-id, else elsewhere. */
+static void open_missing(struct symtab *st, struct smod *m, const char *path, int fd,
+			 const uint8_t *bid, size_t bid_len, char *msg, size_t len,
+			 enum ana_severity *sev)
+{
+	char dbg[4200];
+	const char *why = fd == -EINVAL ? "not a regular file" : strerror(-fd);
+	int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
+	if (dfd >= 0 && report(st, m, dbg, dfd) == 0)
+		snprintf(msg, len, "%s: %s; symbolized from %s", path, why, dbg);
+	else
+		open_elsewhere(st, m, path, why, false, bid, bid_len, msg, len, sev);
+}
+
+/* The file was opened (dwfl) but has another build-id (have) than the
+ * recorded one: its debug file by the recorded build-id, else elsewhere. */
+static void open_changed(struct symtab *st, struct smod *m, const char *path, const char *have,
+			 const uint8_t *bid, size_t bid_len, char *msg, size_t len,
+			 enum ana_severity *sev)
+{
+	char want[130], dbg[4200], why[400];
+	hex(want, sizeof(want), bid, bid_len);
+	dwfl_end(m->dwfl);
+	m->dwfl = NULL;
+	m->mod = NULL;
+	m->dwarf = false;
+	int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
+	if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
+		snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
+			 "symbolized from %s", path, have, want, dbg);
+		*sev = ANA_NOTE_WARN;
+		return;
+	}
+	snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)", have,
+		 want);
+	open_elsewhere(st, m, path, why, true, bid, bid_len, msg, len, sev);
+}
+
+/* The file opened as it is: debug info from debuginfod where it lacks
+ * it, the note of what it has, and a cache for its answers (which
+ * depend on its build-id only: the next report need not open it). */
+static void open_opened(struct symtab *st, struct smod *m, const char *path,
+			const struct probe *pr, const uint8_t *bid, size_t bid_len, char *msg,
+			size_t len, enum ana_severity *sev)
+{
+	char ddbg[4200], dwhy[700] = "";
+	dinfod_debug(st, m, bid && bid_len ? bid : pr->fbid, bid && bid_len ? bid_len : pr->fbid_len,
+		     ddbg, sizeof(ddbg), dwhy, sizeof(dwhy));
+	if (ddbg[0] || (st->dinfod_urls && pr->fbid_len && !pr->own && from_debuginfod(m)))
+		snprintf(msg, len, "%s: debug info from debuginfod (%s)", path,
+			 ddbg[0] ? ddbg : st->dinfod_urls);
+	if (!m->dwarf)
+		note_elf_only(path, dwhy, msg, len, sev);
+	if (st->cache_dir && pr->fbid_len && (m->dwarf || !pr->debug)) {
+		m->cache_dwarf = m->dwarf;
+		m->cache = symcache_new(pr->fbid, pr->fbid_len, m->dwarf ? "sym" : "elfsym");
+	}
+}
+
+/* Anonymous code (no absolute path): the vdso of a profile without its
+ * image is this machine's own if it is the same (same kernel build). */
+static int open_anon(struct symtab *st, struct smod *m, const char *path, const uint8_t *bid,
+		     size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
+{
+	const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	size_t olen;
+	if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen))
+		return load_image(st, m, path, own, olen, bid, bid_len, msg, len, sev);
+	return 0;	/* nothing to open */
+}
+
 static int open_module(struct symtab *st, int h, const char *path, const uint8_t *bid,
 		       size_t bid_len, char *msg, size_t len, enum ana_severity *sev)
 {
@@ -709,141 +873,27 @@ static int open_module(struct symtab *st, int h, const char *path, const uint8_t
 	/* kernel frames from /proc/kallsyms (kallsyms.c) */
 	if (kallsyms_is_kernel(path))
 		return open_kernel(st, m, bid, bid_len, msg, len, sev);
-	if (path[0] != '/') {
-		/* the vdso of a profile without its image: this machine's own
-		 * if it is the same (same kernel build) */
-		const uint8_t *own = (const uint8_t *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
-		size_t olen;
-		if (own && bid && bid_len && strstr(path, "vdso") && own_vdso_matches(own, bid, bid_len, &olen))
-			return load_image(st, m, path, own, olen, bid, bid_len, msg, len, sev);
-		return 0;	/* anonymous code: nothing to open */
-	}
-
-	char want[130], have[130], dbg[4200], why[400];
-	hex(want, sizeof(want), bid, bid ? bid_len : 0);
-	const char *base = strrchr(path, '/') + 1;
-	int fd = open_regular(path);
-	/* A cached module is opened for real only on a cache miss.  The key is
-	 * the file's own build-id (equal to the recorded one, if any). */
-	uint8_t fbid[64];
-	size_t fbid_len = 0;
-	bool debug = false;	/* DWARF in it, or debug info to be found */
-	char link[256] = "";
-	bool own = false;	/* DWARF in the file itself */
-	if (fd >= 0 && (st->cache_dir || st->n_kept_dirs || st->keep_dir || st->dinfod_urls) &&
-	    (fbid_len = file_build_id(fd, fbid, &debug, link, sizeof(link))) &&
-	    !(own = debug) &&
-	    (find_by_build_id_exists(st, fbid, fbid_len) || debuglink_exists(st, path, link)))
-		debug = true;
-	/* debuginfod may have what is not here: ELF-only answers wait */
-	if (st->dinfod_urls && !__atomic_load_n(&st->dinfod_dead, __ATOMIC_RELAXED))
-		debug = true;
-	char dwhy[700] = "";
-	bool match = fbid_len && (!bid || !bid_len || (bid_len == fbid_len && !memcmp(bid, fbid, fbid_len)));
-	if (bid && bid_len)
-		keep_key(st, m, bid, bid_len);
-	else if (match)
-		keep_key(st, m, fbid, fbid_len);
-	/* DWARF answers are the best there are; ELF-only ones serve only a
-	 * module that has no debug info to be found.  The user's cache, then
-	 * the profile's kept answers; the file itself on a miss. */
-	if (match)
-		(void)(kept_open(st, m, fbid, fbid_len, "sym") ||
-		       (!debug && kept_open(st, m, fbid, fbid_len, "elfsym")));
-	if (match && st->cache_dir &&
-	    ((m->cache_dwarf = true,
-	      m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "sym")) ||
-	     (!debug && (m->cache_dwarf = false,
-			 m->cache = symcache_open(st->cache_dir, fbid, fbid_len, "elfsym"))))) {
-		close(fd);
-		if (!(m->lazy_path = strdup(path)))
-			return -ENOMEM;
-		if (!m->cache_dwarf && !(m->n_kept && m->kept_dwarf)) {	/* as when it was opened */
-			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
-				 "symbol table, no source lines", path);
-			*sev = ANA_NOTE_WARN;
-		}
+	if (path[0] != '/')
+		return open_anon(st, m, path, bid, bid_len, msg, len, sev);
+	struct probe pr = { 0 };
+	probe_file(st, m, path, bid, bid_len, &pr);
+	int e = open_answers(st, m, path, &pr, msg, len, sev);
+	if (e)
+		return e < 0 ? e : 0;
+	if (pr.fd < 0) {
+		open_missing(st, m, path, pr.fd, bid, bid_len, msg, len, sev);
 		return 0;
 	}
-	if (m->n_kept) {
-		close(fd);
-		if (!(m->lazy_path = strdup(path)))
-			return -ENOMEM;
-		if (!m->kept_dwarf) {
-			snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
-				 "symbol table, no source lines", path);
-			*sev = ANA_NOTE_WARN;
-		}
-		/* answers found by opening it go to the cache as usual */
-		if (st->cache_dir && (m->kept_dwarf || !debug)) {
-			m->cache_dwarf = m->kept_dwarf;
-			m->cache = symcache_new(fbid, fbid_len, m->kept_dwarf ? "sym" : "elfsym");
-		}
-		return 0;
-	}
-	if (fd >= 0) {
-		int e = report(st, m, path, fd);
-		if (e == 0 && bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have))) {
-			dwfl_end(m->dwfl);
-			m->dwfl = NULL;
-			m->mod = NULL;
-			m->dwarf = false;
-			int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
-			if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
-				snprintf(msg, len, "%s: binary changed since the run (build-id %s, recorded %s); "
-					 "symbolized from %s", path, have, want, dbg);
-				*sev = ANA_NOTE_WARN;
-				return 0;
-			}
-			snprintf(why, sizeof(why), "binary changed since the run (build-id %s, recorded %s)",
-				 have, want);
-			if (from_kept(st, m, path, why, true, bid, bid_len, msg, len, sev) ||
-			    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
-				return 0;
-			snprintf(msg, len, "%s: %s; not symbolized, shown as [%s+0xOFF]%s%s", path, why,
-				 base, dwhy[0] ? "; " : "", dwhy);
-			archive_hint(st, msg, len);
-			*sev = ANA_NOTE_WARN;
-			return 0;
-		}
-		if (e) {
-			snprintf(msg, len, "%s: not a readable ELF file; shown as [%s+0xOFF]", path, base);
-			*sev = ANA_NOTE_WARN;
-			return 0;
-		}
+	char have[130];
+	e = report(st, m, path, pr.fd);
+	if (e == 0 && bid && bid_len && !same_build_id(m->mod, bid, bid_len, have, sizeof(have)))
+		open_changed(st, m, path, have, bid, bid_len, msg, len, sev);
+	else if (e) {
+		snprintf(msg, len, "%s: not a readable ELF file; shown as [%s+0xOFF]", path,
+			 strrchr(path, '/') + 1);
+		*sev = ANA_NOTE_WARN;
 	} else {
-		int dfd = find_by_build_id(st, bid, bid_len, dbg, sizeof(dbg));
-		if (dfd >= 0 && report(st, m, dbg, dfd) == 0) {
-			snprintf(msg, len, "%s: %s; symbolized from %s", path,
-				 fd == -EINVAL ? "not a regular file" : strerror(-fd), dbg);
-			return 0;
-		}
-		snprintf(why, sizeof(why), "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		if (from_kept(st, m, path, why, false, bid, bid_len, msg, len, sev) ||
-		    from_dinfod(st, m, path, why, bid, bid_len, dwhy, sizeof(dwhy), msg, len, sev))
-			return 0;
-		snprintf(msg, len, "%s: %s; shown as [%s+0xOFF]%s%s", path, why, base,
-			 dwhy[0] ? "; " : "", dwhy);
-		archive_hint(st, msg, len);
-		*sev = ANA_NOTE_WARN;
-		return 0;
-	}
-	char ddbg[4200];
-	dinfod_debug(st, m, bid && bid_len ? bid : fbid, bid && bid_len ? bid_len : fbid_len, ddbg,
-		     sizeof(ddbg), dwhy, sizeof(dwhy));
-	if (ddbg[0] || (st->dinfod_urls && fbid_len && !own && from_debuginfod(m)))
-		snprintf(msg, len, "%s: debug info from debuginfod (%s)", path,
-			 ddbg[0] ? ddbg : st->dinfod_urls);
-	if (!m->dwarf) {
-		snprintf(msg, len, "%s: no debug info (stripped?); functions from its ELF "
-			 "symbol table, no source lines%s%s", path, dwhy[0] ? "; " : "", dwhy);
-		*sev = ANA_NOTE_WARN;
-	}
-	/* the answers of a module, with or without DWARF, depend on its
-	 * build-id only: the next report need not open it */
-	if (st->cache_dir && fbid_len && (m->dwarf || !debug)) {
-		m->cache_dwarf = m->dwarf;
-		m->cache = symcache_new(fbid, fbid_len, m->dwarf ? "sym" : "elfsym");
+		open_opened(st, m, path, &pr, bid, bid_len, msg, len, sev);
 	}
 	return 0;
 }

@@ -35,7 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/symbolize.h"
 
 #define MAX_CACHE_BYTES (256u << 20)
 #define MAX_FRAMES 64

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
 #include "analyzer/table.h"
 
 static const char *const mode_name[] = {
@@ -22,7 +21,7 @@ static const char *const presence_name[] = {
 
 static const struct ana_query *query(const struct ana_at *at)
 {
-	return rows_query(at->rows);
+	return ana_rows_query(at->rows);
 }
 
 static const struct ana_row *row(const struct ana_at *at)
@@ -52,13 +51,13 @@ static void number(struct ana_value *v, double d)
 static void get_event(const struct ana_at *at, struct ana_value *v)
 {
 	const struct ana_query *q = query(at);
-	text(v, ana_set_event(rows_set(at->rows), q->base >= 0 ? rows_event(at->rows, base(at))
+	text(v, ana_set_event(ana_rows_set(at->rows), q->base >= 0 ? ana_rows_event(at->rows, base(at))
 							       : at->ev));
 }
 
 static void get_run_event(const struct ana_at *at, struct ana_value *v)
 {
-	text(v, ana_set_event(rows_set(at->rows), at->ev));
+	text(v, ana_set_event(ana_rows_set(at->rows), at->ev));
 }
 
 static void get_function(const struct ana_at *at, struct ana_value *v)
@@ -95,19 +94,19 @@ static void get_depth(const struct ana_at *at, struct ana_value *v)
 
 static void get_run(const struct ana_at *at, struct ana_value *v)
 {
-	text(v, ana_set_run(rows_set(at->rows), at->run)->label);
+	text(v, ana_set_run(ana_rows_set(at->rows), at->run)->label);
 }
 
 static void get_base(const struct ana_at *at, struct ana_value *v)
 {
-	text(v, ana_set_run(rows_set(at->rows), base(at))->label);
+	text(v, ana_set_run(ana_rows_set(at->rows), base(at))->label);
 }
 
 /* samples of a metric column: none */
 static void samples(const struct ana_at *at, struct ana_value *v, unsigned run, size_t ev,
 		    enum ana_kind k)
 {
-	v->none = ev >= rows_set(at->rows)->n_ev;
+	v->none = ev >= ana_set_n_sampled_events(ana_rows_set(at->rows));
 	v->u = v->none ? 0 : ana_rows_samples(at->rows, at->row, run, ev, k);
 }
 
@@ -124,7 +123,7 @@ static void get_incl_samples(const struct ana_at *at, struct ana_value *v)
 static void get_base_samples(const struct ana_at *at, struct ana_value *v)
 {
 	v->none = false;
-	v->u = ana_rows_samples(at->rows, at->row, base(at), rows_event(at->rows, base(at)),
+	v->u = ana_rows_samples(at->rows, at->row, base(at), ana_rows_event(at->rows, base(at)),
 				query(at)->kind);
 }
 
@@ -146,7 +145,7 @@ static void get_incl_pct(const struct ana_at *at, struct ana_value *v)
 
 static void get_base_pct(const struct ana_at *at, struct ana_value *v)
 {
-	number(v, ana_rows_pct(at->rows, at->row, base(at), rows_event(at->rows, base(at)),
+	number(v, ana_rows_pct(at->rows, at->row, base(at), ana_rows_event(at->rows, base(at)),
 			       query(at)->kind));
 }
 
@@ -210,7 +209,7 @@ static void get_presence(const struct ana_at *at, struct ana_value *v)
 
 static void trust(const struct ana_at *at, struct ana_value *v, unsigned run)
 {
-	text(v, ana_trust_str(ana_set_run(rows_set(at->rows), run)->trust, v->buf, sizeof(v->buf)));
+	text(v, ana_trust_str(ana_set_run(ana_rows_set(at->rows), run)->trust, v->buf, sizeof(v->buf)));
 }
 
 static void get_run_trust(const struct ana_at *at, struct ana_value *v)

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 
 /* ---- --time ranges ---- */
 

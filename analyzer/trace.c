@@ -1,5 +1,5 @@
 /* Timelines as slices: each thread's samples turned into "function on the
- * stack from t0 to t1" (tl_walk), written as a Chrome / Perfetto trace in
+ * stack from t0 to t1" (ana_set_walk_thread), written as a Chrome / Perfetto trace in
  * the Trace Event format's JSON object form (ana_set_write_trace) and as
  * speedscope's evented profiles (speedscope.c).  docs/exports.md. */
 #include "config.h"
@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/analyzer.h"
+#include "analyzer/json.h"
 
 #define WALK_DEPTH 1024		/* frames kept of a stack (the collector keeps 512 pcs,
 				 * inlining adds some) */
@@ -19,7 +20,7 @@
  * thread's usual interval (a longer gap means the thread did not run:
  * every slice closes, and opens again at the next sample).  open/close
  * are called in time order, properly nested (close innermost first). */
-int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_cb *cb, void *arg)
+int ana_set_walk_thread(const struct ana_set *s, size_t t, size_t ev, const struct ana_walk_cb *cb, void *arg)
 {
 	const struct ana_thread *th = ana_set_thread(s, t);
 	struct ana_frame *cur = malloc(WALK_DEPTH * sizeof(*cur));
@@ -83,95 +84,112 @@ int tl_walk(const struct ana_set *s, size_t t, size_t ev, const struct tl_walk_c
 /* ---- the Trace Event format ---- */
 
 struct trace {
+	struct json *j;
 	FILE *f;
-	bool first;
 };
-
-static void trace_sep(struct trace *tr)
-{
-	fputs(tr->first ? "\n" : ",\n", tr->f);
-	tr->first = false;
-}
 
 /* Every event has the format's common fields: name, cat, ph, ts, pid,
  * tid.  Timestamps are microseconds (the format's unit), here with the
  * timeline's own resolution kept to the nanosecond. */
-static int trace_event(struct trace *tr, char ph, const struct ana_thread *th,
+static int trace_event(struct trace *tr, const char *ph, const struct ana_thread *th,
 		       const struct ana_frame *fr, uint64_t t)
 {
-	char name[4096];
+	char name[4096], ts[48];
 	const char *m = fr->module ? strrchr(fr->module, '/') : NULL;
 
 	snprintf(name, sizeof(name), "%s%s", fr->name ? fr->name : "?",
 		 fr->inlined ? " [inlined]" : "");
-	trace_sep(tr);
-	fprintf(tr->f, "{\"ph\":\"%c\",\"name\":", ph);
-	json_put_str(tr->f, name);
-	fputs(",\"cat\":", tr->f);
-	json_put_str(tr->f, m ? m + 1 : fr->module ? fr->module : "unknown");
-	fprintf(tr->f, ",\"pid\":%ld,\"tid\":%ld,\"ts\":%llu.%03llu", th->pid, th->tid,
-		(unsigned long long)(t / 1000), (unsigned long long)(t % 1000));
+	snprintf(ts, sizeof(ts), "%llu.%03llu", (unsigned long long)(t / 1000),
+		 (unsigned long long)(t % 1000));
+	json_obj_begin(tr->j);
+	json_kstr(tr->j, "ph", ph);
+	json_kstr(tr->j, "name", name);
+	json_kstr(tr->j, "cat", m ? m + 1 : fr->module ? fr->module : "unknown");
+	json_knum(tr->j, "pid", (double)th->pid);
+	json_knum(tr->j, "tid", (double)th->tid);
+	json_key(tr->j, "ts");
+	json_raw_num(tr->j, ts);
 	/* where it is, once: on the slice's beginning */
-	if (ph == 'B' && fr->file) {
-		fputs(",\"args\":{\"file\":", tr->f);
-		json_put_str(tr->f, fr->file);
-		fprintf(tr->f, ",\"line\":%u}", fr->line);
+	if (*ph == 'B' && fr->file) {
+		json_key(tr->j, "args");
+		json_obj_begin(tr->j);
+		json_kstr(tr->j, "file", fr->file);
+		json_ku64(tr->j, "line", fr->line);
+		json_obj_end(tr->j);
 	}
-	putc('}', tr->f);
+	json_obj_end(tr->j);
 	return ferror(tr->f) ? -EIO : 0;
 }
 
 static int trace_open(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
 		      uint64_t t)
 {
-	return trace_event(arg, 'B', th, fr, t);
+	return trace_event(arg, "B", th, fr, t);
 }
 
 static int trace_close(void *arg, const struct ana_thread *th, const struct ana_frame *fr,
 		       uint64_t t)
 {
-	return trace_event(arg, 'E', th, fr, t);
+	return trace_event(arg, "E", th, fr, t);
 }
 
-static void trace_names(struct trace *tr, const struct ana_set *s)
+/* A metadata event naming a process or a thread. */
+static void trace_name(struct json *j, const char *what, long pid, long tid, const char *name)
+{
+	json_obj_begin(j);
+	json_kstr(j, "ph", "M");
+	json_kstr(j, "name", what);
+	json_knum(j, "pid", (double)pid);
+	json_knum(j, "tid", (double)tid);
+	json_key(j, "args");
+	json_obj_begin(j);
+	json_kstr(j, "name", name ? name : "");
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+static void trace_names(struct json *j, const struct ana_set *s)
 {
 	for (size_t i = 0; i < ana_set_n_threads(s); i++) {
 		const struct ana_thread *th = ana_set_thread(s, i);
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = ana_set_thread(s, k)->pid == th->pid;
-		if (!seen) {
-			trace_sep(tr);
-			fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":%ld,"
-				"\"args\":{\"name\":", th->pid, th->pid);
-			json_put_str(tr->f, th->command);
-			fputs("}}", tr->f);
-		}
-		trace_sep(tr);
-		fprintf(tr->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%ld,"
-			"\"args\":{\"name\":", th->pid, th->tid);
-		json_put_str(tr->f, th->comm);
-		fputs("}}", tr->f);
+		if (!seen)
+			trace_name(j, "process_name", th->pid, th->pid, th->command);
+		trace_name(j, "thread_name", th->pid, th->tid, th->comm);
 	}
 }
 
 int ana_set_write_trace(struct ana_set *s, FILE *f)
 {
-	if (!s->finished)
+	if (!ana_set_finished(s))
 		return -ANA_ESTATE;
 	if (!ana_set_n_threads(s))
 		return -ENODATA;
-	struct trace tr = { f, true };
-	static const struct tl_walk_cb cb = { trace_open, trace_close };
+	static const struct ana_walk_cb cb = { trace_open, trace_close };
+	struct trace tr = { json_open(f), f };
+	if (!tr.j)
+		return -ENOMEM;
 	int e = 0;
-	fputs("{\"traceEvents\":[", f);
-	trace_names(&tr, s);
+	json_obj_begin(tr.j);
+	json_key(tr.j, "traceEvents");
+	json_arr_begin(tr.j);
+	trace_names(tr.j, s);
 	for (size_t i = 0; i < ana_set_n_threads(s) && !e; i++)
-		e = tl_walk(s, i, SIZE_MAX, &cb, &tr);
-	if (e)
-		return e;
-	fputs("\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"pmcprof " PACKAGE_VERSION
-	      "\",\"clock\":\"microseconds after the run's start\"}}\n", f);
+		e = ana_set_walk_thread(s, i, SIZE_MAX, &cb, &tr);
+	json_arr_end(tr.j);
+	json_kstr(tr.j, "displayTimeUnit", "ms");
+	json_key(tr.j, "otherData");
+	json_obj_begin(tr.j);
+	json_kstr(tr.j, "exporter", "pmcprof " PACKAGE_VERSION);
+	json_kstr(tr.j, "clock", "microseconds after the run's start");
+	json_obj_end(tr.j);
+	json_obj_end(tr.j);
+	int ec = json_close(tr.j);
+	if (e || ec)
+		return e ? e : ec;
+	putc('\n', f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/read.h"
+#include "analyzer/set.h"
 
 /* Hypervisor names (the profile's "hypervisor" key, from CPUID) that are
  * emulators rather than hardware virtualization. */
@@ -60,7 +61,7 @@ const char *trust_emulator(const char *hv)
  * (KIND[; vPMU ...]): EVIDENCE" joined by " | ") as "Xen 4.17.7 (PV dom0)
  * on QEMU-TCG (emulation)", innermost first; *emu: the first layer that
  * is an emulator.  false for "none" or nothing. */
-bool virt_summary(const char *layers, char *buf, size_t len, const char **emu)
+static bool virt_summary(const char *layers, char *buf, size_t len, const char **emu)
 {
 	const char *heads[8];
 	size_t nh = 0, n = 0;
@@ -277,13 +278,12 @@ void trust_file(struct trust_acc *t, const struct prof *p)
 /* --by groups of one run share its notes: each said once. */
 #define note(s, run, ...) set_note_once(s, ANA_NOTE_WARN, run, __VA_ARGS__)
 
-void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
+/* The run's virtualization layers and emulator, from its metadata: any
+ * of its files under an emulator (at any layer) makes the run one. */
+static void trust_virt(struct ana_set *s, struct orun *o)
 {
-	const struct trust_acc *t = &o->trust;
 	struct ana_run *r = &o->pub;
-	double reps = o->n_repeats ? o->n_repeats : 1;
 
-	/* any of its files under an emulator (at any layer) makes the run one */
 	r->emulator = NULL;
 	r->virtualization = NULL;
 	for (size_t i = 0; i < o->n_meta; i++) {
@@ -303,6 +303,15 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 				r->emulator = layers ? emu : trust_emulator(m->val[k]);
 		}
 	}
+}
+
+/* The run's times, means per repeat, and its coverage. */
+static void trust_times(struct orun *o)
+{
+	const struct trust_acc *t = &o->trust;
+	struct ana_run *r = &o->pub;
+	double reps = o->n_repeats ? o->n_repeats : 1;
+
 	r->cpu_time = t->n_cpu ? t->cpu_ns / 1e9 / reps : NAN;
 	r->user_time = t->n_user ? t->user_ns / 1e9 / reps : NAN;
 	r->handler_time = t->n_handler ? t->handler_ns / 1e9 / reps : NAN;
@@ -313,6 +322,14 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 	r->n_judged = t->n_judged;
 	r->n_short = t->n_short;
 	r->trust = 0;
+}
+
+/* Samples lost or in excess: coverage, threads never sampled, counts. */
+static void trust_samples(struct ana_set *s, struct orun *o, const char *who, int nr)
+{
+	const struct trust_acc *t = &o->trust;
+	struct ana_run *r = &o->pub;
+	double reps = o->n_repeats ? o->n_repeats : 1;
 
 	/* "CPU time", or the part of it the events see, and why */
 	const char *own = ana_basis_str(t->basis);
@@ -351,6 +368,13 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 		     who, 100 * (1 - t->count_got / t->count_want), t->count_got / reps,
 		     t->count_want / reps, t->count_event);
 	}
+}
+
+/* Where it ran, and what the collector cost. */
+static void trust_env(struct ana_set *s, struct orun *o, const char *who, int nr)
+{
+	const struct trust_acc *t = &o->trust;
+	struct ana_run *r = &o->pub;
 	/* raw counts stand for the CPU time the run had, not the part sampled */
 	r->loss_scale = !isnan(r->coverage) && r->coverage > 0 && r->coverage < 1 ? 1 / r->coverage : 1;
 	if (r->virtualization)
@@ -377,4 +401,12 @@ void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
 	}
 	if (!isnan(r->steal_share) && r->steal_share > ANA_TRUST_STEAL_SHARE)
 		r->trust |= ANA_TRUST_STEAL;
+}
+
+void trust_run(struct ana_set *s, struct orun *o, const char *who, int nr)
+{
+	trust_virt(s, o);
+	trust_times(o);
+	trust_samples(s, o, who, nr);
+	trust_env(s, o, who, nr);
 }

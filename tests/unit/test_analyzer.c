@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/internal.h"
+#include "analyzer/query.h"
+#include "analyzer/read.h"
+#include "analyzer/symbolize.h"
 #include "tests/harness.h"
 
 static bool near(double x, double y)
