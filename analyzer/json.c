@@ -107,9 +107,15 @@ size_t utf8_len(const unsigned char *p)
 	unsigned c = *p;
 	size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
 		   : (c & 0xf8) == 0xf0 ? 4 : 0;
-	bool valid = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
+	/* RFC 3629's ranges for the second byte: no overlong forms (C0, C1,
+	 * E0 80-9F, F0 80-8F), no surrogates (ED A0-BF), nothing above
+	 * U+10FFFF (F4 90-BF, F5 up) */
+	unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	bool valid = len > 0 && (len == 1 || c >= 0xc2) && c <= 0xf4 &&
+		     (len == 1 || (p[1] >= lo && p[1] <= hi));
 
-	for (size_t k = 1; valid && k < len; k++)
+	for (size_t k = 2; valid && k < len; k++)
 		valid = (p[k] & 0xc0) == 0x80;
 	return valid ? len : 0;
 }
