@@ -68,7 +68,6 @@ struct opts {
 	bool no_timeline;
 	bool no_archive;
 	/* settings the collector's own parsers check (settings_set) */
-	const char *call_graph, *signal, *random_bits, *seed;
 	struct rec_settings set;
 };
 
@@ -103,43 +102,51 @@ static int add_events(void *ctx, const char *list)
 	return 0;
 }
 
-/* -g: perf's, the default call graph. */
-static int call_graph_default(void *ctx, const char *unused)
+/* The options that are the collector's settings: each value checked by
+ * its parser as it comes (a bad value is refused even when a later one
+ * replaces it). */
+static int setting(void *ctx, const char *env, const char *label, const char *v)
 {
-	*(const char **)ctx = "unwind";
+	struct opts *o = ctx;
+	char msg[512];
+
+	if (settings_set(&o->set, env, label, v, msg, sizeof(msg)) < 0)
+		usage_error(msg);
 	return 0;
 }
 
+/* -g: perf's, the default call graph. */
+static int call_graph_default(void *ctx, const char *unused)
+{
+	(void)unused;
+	return setting(ctx, "PMCPROF_CALL_GRAPH", "-g", "unwind");
+}
+
 /* perf's --call-graph: dwarf means the libunwind unwinder here. */
-static const char *call_graph(const char *v)
+static int call_graph(void *ctx, const char *v)
 {
 	if (!strcmp(v, "dwarf") || !strncmp(v, "dwarf,", 6))
-		return "unwind";
+		v = "unwind";
 	if (!strcmp(v, "lbr"))
 		opts_die(&record_cmd, "--call-graph lbr: not supported: pmcprof has no "
 				      "last-branch-record unwinder; use dwarf (the default) or fp");
-	return v;
+	return setting(ctx, "PMCPROF_CALL_GRAPH", "--call-graph", v);
 }
 
-/* The options that are the collector's settings, checked by its parsers. */
-static void settings(struct opts *o)
+static int signal_opt(void *ctx, const char *v)
 {
-	const struct { const char *value, *label, *env; } set[] = {
-		{ o->call_graph ? call_graph(o->call_graph) : NULL, "--call-graph",
-		  "PMCPROF_CALL_GRAPH" },
-		{ o->signal, "--signal", "PMCPROF_SIGNAL" },
-		{ o->random_bits, "--random-period", "PMCPROF_RANDOM_BITS" },
-		{ o->seed, "--seed", "PMCPROF_SEED" },
-	};
-	char msg[512];
+	return setting(ctx, "PMCPROF_SIGNAL", "--signal", v);
+}
 
-	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-		if (set[i].value &&
-		    settings_set(&o->set, set[i].env, set[i].label, set[i].value, msg, sizeof(msg)) < 0)
-			usage_error(msg);
-	o->seed_given = o->seed != NULL;
-	if (o->no_timeline)
-		o->set.timeline_bytes = 0;
+static int random_period(void *ctx, const char *v)
+{
+	return setting(ctx, "PMCPROF_RANDOM_BITS", "--random-period", v);
+}
+
+static int seed(void *ctx, const char *v)
+{
+	((struct opts *)ctx)->seed_given = true;
+	return setting(ctx, "PMCPROF_SEED", "--seed", v);
 }
 
 /* -F FREQ / -c PERIOD: every event that names no rate of its own gets it;
@@ -186,9 +193,9 @@ static const struct opt record_opts[] = {
 		   "profiles needs --append).  Default:\n"
 		   "./pmcprof-CMD-HOST-PID/, which must not exist"),
 	OPT_BOOL(0, "append", &args.append, "add this run's profiles to those already in -o DIR"),
-	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args.call_graph, NULL,
+	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args, NULL,
 		     "record call graphs (the default: --call-graph dwarf)"),
-	OPT_STRING(0, "call-graph", &args.call_graph, "MODE",
+	OPT_CALLBACK(0, "call-graph", required_argument, call_graph, &args, "MODE",
 		   "dwarf or unwind (libunwind, the default), fp (frame\n"
 		   "pointers), none (the sampled instruction only);\n"
 		   "lbr is refused: no last-branch-record support"),
@@ -201,14 +208,14 @@ static const struct opt record_opts[] = {
 	OPT_BOOL(0, "force", &args.force,
 		 "record even with a hardware counter that failed\n"
 		 "calibration (counted zero or implausibly)"),
-	OPT_STRING(0, "signal", &args.signal, "N",
+	OPT_CALLBACK(0, "signal", required_argument, signal_opt, &args, "N",
 		   "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
 		   "5 (SIGTRAP): perf_event's synchronous signal, no\n"
 		   "interrupt per sample (cheaper, in a VM much cheaper)"),
-	OPT_STRING(0, "random-period", &args.random_bits, "BITS",
+	OPT_CALLBACK(0, "random-period", required_argument, random_period, &args, "BITS",
 		   "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
 		   "against lockstep with periodic code"),
-	OPT_STRING(0, "seed", &args.seed, "N",
+	OPT_CALLBACK(0, "seed", required_argument, seed, &args, "N",
 		   "seed for --random-period (default: from the clock;\n"
 		   "recorded in the profiles either way)"),
 	OPT_BOOL(0, "private", &args.set.private_files, "directory mode 0700 and files 0600"),
@@ -231,7 +238,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	settings_defaults(&o->set);
 	first = opts_parse(&record_cmd, record_opts, argc, argv);
-	settings(o);
+	if (o->no_timeline)
+		o->set.timeline_bytes = 0;
 	attach_operands(&o->att, &record_cmd, argc, argv, first, "no command to run");
 	apply_rate(o);
 	return first;
