@@ -1,242 +1,123 @@
 /* Export: RFC 4180 CSV and JSON of a row set, FlameGraph collapsed stacks
- * of the tree.  The CSV columns are tables here and in docs/analyzer.md. */
+ * of the tree.  CSV and JSON are renderers over the column model
+ * (table.h): which columns each writes are lists of column ids here, what
+ * the columns are is in table.c and docs/analyzer.md. */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/json.h"
 #include "analyzer/query.h"
 #include "analyzer/read.h"
 #include "analyzer/set.h"
-
-enum col {
-	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE,
-	C_SELF_SAMPLES, C_SELF_PCT, C_INCL_SAMPLES, C_INCL_PCT, C_SELF_VALUE, C_INCL_VALUE,
-	C_RUN, C_INLINED_INTO, C_DEPTH,
-	C_BASE, C_RUN_EVENT, C_BASE_SAMPLES, C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO,
-	C_CI_LOW, C_CI_HIGH, C_SIGNIFICANT, C_SPREAD, C_PRESENCE,
-	C_RUN_TRUST, C_BASE_TRUST, C_WITHHELD,
-};
-
-/* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
-static const char *const basis_json[] = { "cpu", "user", "system" };
-
-static const char *const col_name[] = {
-	[C_EVENT] = "event", [C_FUNCTION] = "function", [C_MODULE] = "module", [C_FILE] = "file",
-	[C_LINE] = "line", [C_SELF_SAMPLES] = "self_samples", [C_SELF_PCT] = "self_pct",
-	[C_INCL_SAMPLES] = "incl_samples", [C_INCL_PCT] = "incl_pct",
-	[C_SELF_VALUE] = "self_value", [C_INCL_VALUE] = "incl_value", [C_RUN] = "run",
-	[C_INLINED_INTO] = "inlined_into", [C_DEPTH] = "depth", [C_BASE] = "base",
-	[C_RUN_EVENT] = "run_event",
-	[C_BASE_SAMPLES] = "base_samples", [C_RUN_SAMPLES] = "run_samples",
-	[C_BASE_PCT] = "base_pct", [C_RUN_PCT] = "run_pct", [C_MODE] = "mode",
-	[C_RATIO] = "ratio", [C_CI_LOW] = "ci_low", [C_CI_HIGH] = "ci_high",
-	[C_SIGNIFICANT] = "significant", [C_SPREAD] = "spread", [C_PRESENCE] = "presence",
-	[C_RUN_TRUST] = "run_trust", [C_BASE_TRUST] = "base_trust", [C_WITHHELD] = "withheld",
-};
+#include "analyzer/table.h"
 
 /* report --csv: one line per row, run and column (event or metric) */
-static const enum col report_cols[] = {
-	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_SELF_SAMPLES, C_SELF_PCT,
-	C_INCL_SAMPLES, C_INCL_PCT, C_SELF_VALUE, C_INCL_VALUE, C_RUN, C_INLINED_INTO, C_DEPTH,
-	C_RUN_TRUST,
+static const enum ana_col_id report_cols[] = {
+	ANA_COL_EVENT, ANA_COL_FUNCTION, ANA_COL_MODULE, ANA_COL_FILE, ANA_COL_LINE,
+	ANA_COL_SELF_SAMPLES, ANA_COL_SELF_PCT, ANA_COL_INCL_SAMPLES, ANA_COL_INCL_PCT,
+	ANA_COL_SELF_VALUE, ANA_COL_INCL_VALUE, ANA_COL_RUN, ANA_COL_INLINED_INTO, ANA_COL_DEPTH,
+	ANA_COL_RUN_TRUST,
 };
 /* diff --csv: one line per row and non-base run, on the compared events
  * (event: the base's, run_event: the run's; they differ across sample
  * sources) */
-static const enum col diff_cols[] = {
-	C_EVENT, C_FUNCTION, C_MODULE, C_FILE, C_LINE, C_RUN, C_BASE, C_RUN_EVENT, C_BASE_SAMPLES,
-	C_RUN_SAMPLES, C_BASE_PCT, C_RUN_PCT, C_MODE, C_RATIO, C_CI_LOW, C_CI_HIGH,
-	C_SIGNIFICANT, C_SPREAD, C_PRESENCE, C_INLINED_INTO, C_RUN_TRUST, C_BASE_TRUST, C_WITHHELD,
+static const enum ana_col_id diff_cols[] = {
+	ANA_COL_EVENT, ANA_COL_FUNCTION, ANA_COL_MODULE, ANA_COL_FILE, ANA_COL_LINE, ANA_COL_RUN,
+	ANA_COL_BASE, ANA_COL_RUN_EVENT, ANA_COL_BASE_SAMPLES, ANA_COL_RUN_SAMPLES,
+	ANA_COL_BASE_PCT, ANA_COL_RUN_PCT, ANA_COL_MODE, ANA_COL_RATIO, ANA_COL_CI_LOW,
+	ANA_COL_CI_HIGH, ANA_COL_SIGNIFICANT, ANA_COL_SPREAD, ANA_COL_PRESENCE,
+	ANA_COL_INLINED_INTO, ANA_COL_RUN_TRUST, ANA_COL_BASE_TRUST, ANA_COL_WITHHELD,
 };
-
-static const char *const mode_name[] = {
-	[ANA_RATIO_SHARE] = "share", [ANA_RATIO_RAW] = "raw", [ANA_RATIO_DELTA] = "delta",
+/* JSON: a row's values per run and event (samples only of events, not
+ * metrics), and its comparison with the base per run */
+static const enum ana_col_id value_cols[] = {
+	ANA_COL_SELF_SAMPLES, ANA_COL_INCL_SAMPLES, ANA_COL_SELF_PCT, ANA_COL_INCL_PCT,
+	ANA_COL_SELF_VALUE, ANA_COL_INCL_VALUE,
 };
-static const char *const presence_name[] = {
-	[ANA_IN_BOTH] = "both", [ANA_ONLY_BASE] = "base_only", [ANA_ONLY_RUN] = "run_only",
-	[ANA_IN_NEITHER] = "neither",
+static const enum ana_col_id compare_cols[] = {
+	ANA_COL_MODE, ANA_COL_RATIO, ANA_COL_CI_LOW, ANA_COL_CI_HIGH, ANA_COL_SIGNIFICANT,
+	ANA_COL_SPREAD, ANA_COL_PRESENCE, ANA_COL_WITHHELD,
 };
+#define N_OF(a) (sizeof(a) / sizeof(*(a)))
 
-static void csv_str(FILE *f, const char *s)
+/* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
+static const char *const basis_json[] = { "cpu", "user", "system" };
+
+/* One CSV line: the cells at at, or (at NULL) the header. */
+static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct ana_at *at)
 {
-	if (!s)
-		return;
-	if (!s[strcspn(s, ",\"\r\n")] && s[0] != ' ') {
-		fputs(s, f);
-		return;
-	}
-	putc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
-	}
-	putc('"', f);
-}
-
-/* Numbers: integers exactly, others with enough digits; NAN is blank. */
-static void num(FILE *f, double v, const char *fmt)
-{
-	if (isnan(v))
-		return;
-	if (isinf(v))
-		fputs(v > 0 ? "inf" : "-inf", f);
-	else if (v == floor(v) && fabs(v) < 9007199254740992.0 && !strcmp(fmt, "%g"))
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, fmt, v);
-}
-
-struct cell {
-	const struct ana_rows *r;
-	const struct ana_set *s;
-	size_t i, ev;
-	unsigned run;
-	const struct ana_cmp *cmp;
-};
-
-static void cell(FILE *f, enum col c, const struct cell *x)
-{
-	const struct ana_rows *r = x->r;
-	const struct ana_row *row = ana_rows_row(r, x->i);
-	const struct ana_query *q = rows_query(r);
-	bool metric = x->ev >= x->s->n_ev;
-	switch (c) {
-	case C_EVENT:
-		csv_str(f, ana_set_event(x->s, q->base >= 0 ? rows_event(r, (unsigned)q->base) : x->ev));
-		break;
-	case C_RUN_EVENT: csv_str(f, ana_set_event(x->s, x->ev)); break;
-	case C_FUNCTION: if (q->view != ANA_VIEW_MODULES) csv_str(f, row->name); break;
-	case C_MODULE: csv_str(f, row->module); break;
-	case C_FILE: csv_str(f, row->file); break;
-	case C_LINE: if (row->line) fprintf(f, "%u", row->line); break;
-	case C_SELF_SAMPLES:
-	case C_INCL_SAMPLES:
-		if (!metric)
-			fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i, x->run, x->ev,
-						c == C_SELF_SAMPLES ? ANA_SELF : ANA_INCL));
-		break;
-	case C_SELF_PCT:
-	case C_INCL_PCT:
-		num(f, ana_rows_pct(r, x->i, x->run, x->ev, c == C_SELF_PCT ? ANA_SELF : ANA_INCL), "%.4f");
-		break;
-	case C_SELF_VALUE:
-	case C_INCL_VALUE:
-		num(f, ana_rows_value(r, x->i, x->run, x->ev, c == C_SELF_VALUE ? ANA_SELF : ANA_INCL), "%g");
-		break;
-	case C_RUN: csv_str(f, ana_set_run(x->s, x->run)->label); break;
-	case C_BASE: csv_str(f, ana_set_run(x->s, (unsigned)q->base)->label); break;
-	case C_INLINED_INTO: csv_str(f, row->inlined_into); break;
-	case C_DEPTH: if (row->depth) fprintf(f, "%u", row->depth); break;
-	case C_BASE_SAMPLES:
-	case C_RUN_SAMPLES:
-		if (c == C_BASE_SAMPLES)
-			fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i, (unsigned)q->base,
-						rows_event(r, (unsigned)q->base), q->kind));
-		else
-			fprintf(f, "%llu", (unsigned long long)ana_rows_samples(r, x->i, x->run, x->ev,
-										q->kind));
-		break;
-	case C_BASE_PCT:
-	case C_RUN_PCT:
-		if (c == C_BASE_PCT)
-			num(f, ana_rows_pct(r, x->i, (unsigned)q->base, rows_event(r, (unsigned)q->base),
-					    q->kind), "%.4f");
-		else
-			num(f, ana_rows_pct(r, x->i, x->run, x->ev, q->kind), "%.4f");
-		break;
-	case C_MODE: fputs(mode_name[q->ratio], f); break;
-	case C_RATIO: num(f, x->cmp->ratio, "%.6g"); break;
-	case C_CI_LOW: num(f, x->cmp->lo, "%.6g"); break;
-	case C_CI_HIGH: num(f, x->cmp->hi, "%.6g"); break;
-	case C_SIGNIFICANT: fputs(x->cmp->significant ? "1" : "0", f); break;
-	case C_SPREAD: num(f, x->cmp->spread, "%.6g"); break;
-	case C_PRESENCE: fputs(presence_name[x->cmp->presence], f); break;
-	case C_RUN_TRUST:
-	case C_BASE_TRUST: {
-		char t[128];
-		unsigned run = c == C_BASE_TRUST ? (unsigned)q->base : x->run;
-		csv_str(f, ana_trust_str(ana_set_run(x->s, run)->trust, t, sizeof(t)));
-		break;
-	}
-	case C_WITHHELD: fputs(x->cmp->withheld ? "1" : "0", f); break;
-	}
-}
-
-static void line_out(FILE *f, const enum col *cols, size_t n, const struct cell *x)
-{
+	struct ana_value v;
 	for (size_t k = 0; k < n; k++) {
+		const struct ana_col *c = ana_col(ids[k]);
 		if (k)
 			putc(',', f);
-		if (x)
-			cell(f, cols[k], x);
-		else
-			fputs(col_name[cols[k]], f);
+		if (!at) {
+			fputs(c->name, f);
+			continue;
+		}
+		ana_col_value(c, at, &v);
+		ana_value_write_csv(&v, c->csv_fmt, f);
 	}
 	fputs("\r\n", f);	/* RFC 4180 line break */
 }
 
 int ana_rows_write_csv(const struct ana_rows *r, FILE *f)
 {
-	const struct ana_query *q = rows_query(r);
-	const struct ana_set *s = rows_set(r);
-	unsigned nr = ana_set_n_runs(s);
-	size_t nc = ana_set_n_events(s);
-	if (q->base >= 0) {
-		size_t n = sizeof(diff_cols) / sizeof(*diff_cols);
-		line_out(f, diff_cols, n, NULL);
-		for (size_t i = 0; i < ana_rows_n(r); i++)
-			for (unsigned run = 0; run < nr; run++) {
-				struct ana_cmp cmp;
-				if (run == (unsigned)q->base || ana_rows_compare(r, i, run, &cmp))
-					continue;
-				struct cell x = { r, s, i, rows_event(r, run), run, &cmp };
-				line_out(f, diff_cols, n, &x);
+	const struct ana_query *q = ana_rows_query(r);
+	unsigned nr = ana_set_n_runs(ana_rows_set(r));
+	size_t nc = ana_set_n_events(ana_rows_set(r));
+	bool cmp_mode = q->base >= 0;
+	const enum ana_col_id *ids = cmp_mode ? diff_cols : report_cols;
+	size_t n = cmp_mode ? N_OF(diff_cols) : N_OF(report_cols);
+
+	csv_line(f, ids, n, NULL);
+	for (size_t i = 0; i < ana_rows_n(r); i++)
+		for (unsigned run = 0; run < nr; run++) {
+			struct ana_cmp cmp;
+			if (cmp_mode && (run == (unsigned)q->base || ana_rows_compare(r, i, run, &cmp)))
+				continue;
+			/* compare mode: the run's compared event; else every column */
+			size_t ev0 = cmp_mode ? ana_rows_event(r, run) : 0, ev1 = cmp_mode ? ev0 + 1 : nc;
+			for (size_t ev = ev0; ev < ev1; ev++) {
+				struct ana_at at = { r, i, ev, run, cmp_mode ? &cmp : NULL };
+				csv_line(f, ids, n, &at);
 			}
-	} else {
-		size_t n = sizeof(report_cols) / sizeof(*report_cols);
-		line_out(f, report_cols, n, NULL);
-		for (size_t i = 0; i < ana_rows_n(r); i++)
-			for (unsigned run = 0; run < nr; run++)
-				for (size_t ev = 0; ev < nc; ev++) {
-					struct cell x = { r, s, i, ev, run, NULL };
-					line_out(f, report_cols, n, &x);
-				}
-	}
+		}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
 
-static void json_str(FILE *f, const char *s)
+/* The JSON renderer of a value: null for none, flags true and false. */
+static void json_value(struct json *j, const struct ana_value *v)
 {
-	if (!s) {
-		fputs("null", f);
+	if (v->none) {
+		json_null(j);
 		return;
 	}
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			putc(*p, f);
+	switch (v->type) {
+	case ANA_T_TEXT: json_str(j, v->s); break;
+	case ANA_T_COUNT: json_u64(j, v->u); break;
+	case ANA_T_FLAG: json_bool(j, v->b); break;
+	default: json_num(j, v->d); break;
 	}
-	putc('"', f);
 }
 
-static void json_num(FILE *f, double v)
+/* Members "name": value of the columns at at. */
+static void json_cols(struct json *j, const enum ana_col_id *ids, size_t n, const struct ana_at *at)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.17g", v);
+	struct ana_value v;
+	for (size_t k = 0; k < n; k++) {
+		const struct ana_col *c = ana_col(ids[k]);
+		ana_col_value(c, at, &v);
+		json_key(j, c->name);
+		json_value(j, &v);
+	}
 }
 
 static const char *const view_name[] = {
@@ -245,14 +126,134 @@ static const char *const view_name[] = {
 	[ANA_VIEW_TOPDOWN] = "top-down", [ANA_VIEW_BOTTOMUP] = "bottom-up",
 };
 
-static void json_str_list(FILE *f, const char *const *v, size_t n)
+/* A run's trust figures, as JSON names them (after "flags", "emulator",
+ * "virtualization"; "basis" and the thread counts come between the two
+ * groups). */
+#define RUN_NUM(name, field) { name, offsetof(struct ana_run, field) }
+static const struct run_num {
+	const char *name;
+	size_t off;
+} trust_nums[] = {
+	RUN_NUM("loss_scale", loss_scale), RUN_NUM("cpu_time", cpu_time),
+	RUN_NUM("user_time", user_time), RUN_NUM("sampled_time", sampled_time),
+	RUN_NUM("expected_time", expected_time), RUN_NUM("coverage", coverage),
+}, trust_tail[] = {
+	RUN_NUM("handler_time", handler_time), RUN_NUM("steal_share", steal_share),
+};
+
+static void json_run_nums(struct json *j, const struct ana_run *ru, const struct run_num *n,
+			  size_t count)
 {
-	putc('[', f);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? "," : "", f);
-		json_str(f, v[i]);
+	for (size_t k = 0; k < count; k++)
+		json_knum(j, n[k].name, *(const double *)((const char *)ru + n[k].off));
+}
+
+/* A run's trust flags and the figures behind them. */
+static void json_trust(struct json *j, const struct ana_run *ru)
+{
+	json_obj_begin(j);
+	json_key(j, "flags");
+	json_arr_begin(j);
+	for (unsigned b = 0; b < ANA_TRUST_N; b++)
+		if (ru->trust & (1u << b))
+			json_str(j, ana_trust_name(1u << b));
+	json_arr_end(j);
+	json_kstr(j, "emulator", ru->emulator);
+	json_kstr(j, "virtualization", ru->virtualization);
+	json_run_nums(j, ru, trust_nums, N_OF(trust_nums));
+	json_key(j, "basis");
+	json_arr_begin(j);
+	for (unsigned b = 0; b < N_OF(basis_json); b++)
+		if (ru->basis & (1u << b))
+			json_str(j, basis_json[b]);
+	json_arr_end(j);
+	json_ku64(j, "threads_judged", ru->n_judged);
+	json_ku64(j, "threads_short", ru->n_short);
+	json_run_nums(j, ru, trust_tail, N_OF(trust_tail));
+	json_obj_end(j);
+}
+
+/* "values": the row's columns per run and event. */
+static void json_values(struct json *j, const struct ana_rows *r, size_t i)
+{
+	const struct ana_set *s = ana_rows_set(r);
+	unsigned nr = ana_set_n_runs(s);
+	size_t nc = ana_set_n_events(s);
+
+	json_key(j, "values");
+	json_arr_begin(j);
+	for (unsigned run = 0; run < nr; run++)
+		for (size_t ev = 0; ev < nc; ev++) {
+			struct ana_at at = { r, i, ev, run, NULL };
+			size_t metric = ev < ana_set_n_sampled_events(s) ? 0 : 2;	/* no samples */
+			json_obj_begin(j);
+			json_ku64(j, "run", run);
+			json_ku64(j, "event", ev);
+			json_cols(j, value_cols + metric, N_OF(value_cols) - metric, &at);
+			json_obj_end(j);
+		}
+	json_arr_end(j);
+}
+
+/* "compare": the row's comparison with the base per other run. */
+static void json_compare(struct json *j, const struct ana_rows *r, size_t i)
+{
+	unsigned base = (unsigned)ana_rows_query(r)->base;
+
+	json_key(j, "compare");
+	json_arr_begin(j);
+	for (unsigned run = 0; run < ana_set_n_runs(ana_rows_set(r)); run++) {
+		struct ana_cmp c;
+		if (run == base || ana_rows_compare(r, i, run, &c))
+			continue;
+		struct ana_at at = { r, i, ana_rows_event(r, run), run, &c };
+		json_obj_begin(j);
+		json_ku64(j, "run", run);
+		json_ku64(j, "event", ana_rows_event(r, run));
+		json_ku64(j, "base_event", ana_rows_event(r, base));
+		json_cols(j, compare_cols, N_OF(compare_cols), &at);
+		json_obj_end(j);
 	}
-	putc(']', f);
+	json_arr_end(j);
+}
+
+/* A row's names and numbers, as JSON calls them. */
+static const struct {
+	const char *name;
+	size_t off;
+} row_texts[] = {
+	{ "name", offsetof(struct ana_row, name) }, { "module", offsetof(struct ana_row, module) },
+	{ "file", offsetof(struct ana_row, file) },
+};
+static const char *const row_nums[] = { "line", "depth", "node" };
+
+/* Row i, whose parent is row `parent` (-1: none). */
+static void json_row(struct json *j, const struct ana_rows *r, size_t i, long parent)
+{
+	const struct ana_row *row = ana_rows_row(r, i);
+
+	json_obj_begin(j);
+	json_ku64(j, "id", i);
+	json_key(j, "parent");
+	if (parent >= 0)
+		json_u64(j, (uint64_t)parent);
+	else
+		json_null(j);
+	for (size_t k = 0; k < N_OF(row_texts); k++)
+		json_kstr(j, row_texts[k].name, *(const char *const *)((const char *)row +
+								      row_texts[k].off));
+	unsigned nums[] = { row->line, row->depth, row->node };
+	for (size_t k = 0; k < N_OF(nums); k++)
+		json_ku64(j, row_nums[k], nums[k]);
+	/* inlined: an inlined instance (trees) or a function that was
+	 * inlined somewhere (inlined_into lists where) */
+	json_kbool(j, "inlined", row->flags & ANA_ROW_INLINED || row->n_inlined_into);
+	json_key(j, "inlined_into");
+	json_str_list(j, row->inlined_into_all, row->n_inlined_into);
+	json_values(j, r, i);
+	if (ana_rows_query(r)->base >= 0)
+		json_compare(j, r, i);
+	json_obj_end(j);
 }
 
 static bool is_tree(enum ana_view v)
@@ -260,72 +261,19 @@ static bool is_tree(enum ana_view v)
 	return v == ANA_VIEW_TOPDOWN || v == ANA_VIEW_BOTTOMUP;
 }
 
-/* docs/report-schema.json describes this output. */
-int ana_rows_write_json(const struct ana_rows *r, FILE *f)
+/* "rows": tree rows come depth first, so a row's parent is the last row
+ * one level up (ids are row indexes).  0 or -ENOMEM. */
+static int json_rows(struct json *j, const struct ana_rows *r)
 {
-	const struct ana_query *q = rows_query(r);
-	const struct ana_set *s = rows_set(r);
-	unsigned nr = ana_set_n_runs(s);
-	size_t nc = ana_set_n_events(s);
-	/* tree rows come depth first: a row's parent is the last row one
-	 * level up (ids are row indexes) */
+	bool tree = is_tree(ana_rows_query(r)->view);
 	size_t *up = NULL, n_up = 0;
-	fprintf(f, "{\"schema\":\"pmcprof-report/1\",\"view\":\"%s\",\"runs\":[",
-		view_name[q->view]);
-	for (unsigned run = 0; run < nr; run++) {
-		fputs(run ? ",\n" : "\n", f);
-		json_run_file(f, ana_set_run(s, run));
-	}
-	/* each run's trust flags and the figures behind them */
-	fputs("],\"trust\":[", f);
-	for (unsigned run = 0; run < nr; run++) {
-		const struct ana_run *ru = ana_set_run(s, run);
-		fputs(run ? ",{\"flags\":[" : "{\"flags\":[", f);
-		bool first = true;
-		for (unsigned b = 0; b < ANA_TRUST_N; b++)
-			if (ru->trust & (1u << b)) {
-				fputs(first ? "" : ",", f);
-				json_str(f, ana_trust_name(1u << b));
-				first = false;
-			}
-		fputs("],\"emulator\":", f);
-		json_str(f, ru->emulator);
-		fputs(",\"virtualization\":", f);
-		json_str(f, ru->virtualization);
-		fputs(",\"loss_scale\":", f);
-		json_num(f, ru->loss_scale);
-		fputs(",\"cpu_time\":", f);
-		json_num(f, ru->cpu_time);
-		fputs(",\"user_time\":", f);
-		json_num(f, ru->user_time);
-		fputs(",\"sampled_time\":", f);
-		json_num(f, ru->sampled_time);
-		fputs(",\"expected_time\":", f);
-		json_num(f, ru->expected_time);
-		fputs(",\"coverage\":", f);
-		json_num(f, ru->coverage);
-		fputs(",\"basis\":[", f);
-		for (unsigned b = 0, n = 0; b < sizeof(basis_json) / sizeof(*basis_json); b++)
-			if (ru->basis & (1u << b))
-				fprintf(f, "%s\"%s\"", n++ ? "," : "", basis_json[b]);
-		fputs("]", f);
-		fprintf(f, ",\"threads_judged\":%u,\"threads_short\":%u,\"handler_time\":",
-			ru->n_judged, ru->n_short);
-		json_num(f, ru->handler_time);
-		fputs(",\"steal_share\":", f);
-		json_num(f, ru->steal_share);
-		fputs("}", f);
-	}
-	fputs("],\"events\":[", f);
-	for (size_t ev = 0; ev < nc; ev++) {
-		fputs(ev ? "," : "", f);
-		json_str(f, ana_set_event(s, ev));
-	}
-	fputs("],\"rows\":[", f);
+
+	json_key(j, "rows");
+	json_arr_begin(j);
 	for (size_t i = 0; i < ana_rows_n(r); i++) {
 		const struct ana_row *row = ana_rows_row(r, i);
 		long parent = -1;
-		if (is_tree(q->view) && row->depth >= 1) {
+		if (tree && row->depth >= 1) {
 			if (row->depth > n_up) {
 				size_t *u = realloc(up, row->depth * sizeof(*u));
 				if (!u) {
@@ -338,72 +286,50 @@ int ana_rows_write_json(const struct ana_rows *r, FILE *f)
 			up[row->depth - 1] = i;
 			parent = row->depth >= 2 ? (long)up[row->depth - 2] : -1;
 		}
-		fprintf(f, "%s{\"id\":%zu,\"parent\":", i ? ",\n" : "\n", i);
-		if (parent >= 0)
-			fprintf(f, "%ld", parent);
-		else
-			fputs("null", f);
-		fputs(",\"name\":", f);
-		json_str(f, row->name);
-		fputs(",\"module\":", f);
-		json_str(f, row->module);
-		fputs(",\"file\":", f);
-		json_str(f, row->file);
-		/* inlined: an inlined instance (trees) or a function that was
-		 * inlined somewhere (inlined_into lists where) */
-		fprintf(f, ",\"line\":%u,\"depth\":%u,\"node\":%u,\"inlined\":%s,\"inlined_into\":",
-			row->line, row->depth, row->node,
-			row->flags & ANA_ROW_INLINED || row->n_inlined_into ? "true" : "false");
-		json_str_list(f, row->inlined_into_all, row->n_inlined_into);
-		fputs(",\"values\":[", f);
-		for (unsigned run = 0; run < nr; run++)
-			for (size_t ev = 0; ev < nc; ev++) {
-				fputs(run || ev ? "," : "", f);
-				fprintf(f, "{\"run\":%u,\"event\":%zu", run, ev);
-				if (ev < s->n_ev)
-					fprintf(f, ",\"self_samples\":%llu,\"incl_samples\":%llu",
-						(unsigned long long)ana_rows_samples(r, i, run, ev, ANA_SELF),
-						(unsigned long long)ana_rows_samples(r, i, run, ev, ANA_INCL));
-				fputs(",\"self_pct\":", f);
-				json_num(f, ana_rows_pct(r, i, run, ev, ANA_SELF));
-				fputs(",\"incl_pct\":", f);
-				json_num(f, ana_rows_pct(r, i, run, ev, ANA_INCL));
-				fputs(",\"self_value\":", f);
-				json_num(f, ana_rows_value(r, i, run, ev, ANA_SELF));
-				fputs(",\"incl_value\":", f);
-				json_num(f, ana_rows_value(r, i, run, ev, ANA_INCL));
-				fputs("}", f);
-			}
-		fputs("]", f);
-		if (q->base >= 0) {
-			fputs(",\"compare\":[", f);
-			bool first = true;
-			for (unsigned run = 0; run < nr; run++) {
-				struct ana_cmp c;
-				if (run == (unsigned)q->base || ana_rows_compare(r, i, run, &c))
-					continue;
-				fprintf(f, "%s{\"run\":%u,\"event\":%zu,\"base_event\":%zu,\"mode\":\"%s\","
-					"\"ratio\":", first ? "" : ",", run, rows_event(r, run),
-					rows_event(r, (unsigned)q->base), mode_name[q->ratio]);
-				first = false;
-				json_num(f, c.ratio);
-				fputs(",\"ci_low\":", f);
-				json_num(f, c.lo);
-				fputs(",\"ci_high\":", f);
-				json_num(f, c.hi);
-				fprintf(f, ",\"significant\":%s,\"spread\":", c.significant ? "true" : "false");
-				json_num(f, c.spread);
-				fprintf(f, ",\"presence\":\"%s\",\"withheld\":%s}",
-					presence_name[c.presence], c.withheld ? "true" : "false");
-			}
-			fputs("]", f);
-		}
-		fputs("}", f);
+		json_newline(j);
+		json_row(j, r, i, parent);
 	}
-	fputs("\n]}\n", f);
+	json_newline(j);
+	json_arr_end(j);
 	free(up);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	return 0;
+}
+
+/* docs/report-schema.json describes this output. */
+int ana_rows_write_json(const struct ana_rows *r, FILE *f)
+{
+	const struct ana_set *s = ana_rows_set(r);
+	unsigned nr = ana_set_n_runs(s);
+	struct json *j = json_open(f);
+	if (!j)
+		return -errno;
+
+	json_obj_begin(j);
+	json_kstr(j, "schema", "pmcprof-report/1");
+	json_kstr(j, "view", view_name[ana_rows_query(r)->view]);
+	json_key(j, "runs");
+	json_arr_begin(j);
+	for (unsigned run = 0; run < nr; run++) {
+		json_newline(j);	/* a run a line, a row a line */
+		json_run(j, ana_set_run(s, run));
+	}
+	json_arr_end(j);
+	json_key(j, "trust");
+	json_arr_begin(j);
+	for (unsigned run = 0; run < nr; run++)
+		json_trust(j, ana_set_run(s, run));
+	json_arr_end(j);
+	json_key(j, "events");
+	json_arr_begin(j);
+	for (size_t ev = 0; ev < ana_set_n_events(s); ev++)
+		json_str(j, ana_set_event(s, ev));
+	json_arr_end(j);
+	int e = json_rows(j, r);
+	json_obj_end(j);
+	int ec = json_close(j);
+	if (!e && !ec)
+		fputc('\n', f);
+	return e ? e : ec ? ec : ferror(f) ? -EIO : 0;
 }
 
 /* Frame names for FlameGraph: ';' separates frames and the last space

@@ -115,7 +115,5 @@ ANA_API const char *ana_facts_meta_str(const struct ana_facts *f, const char *ke
  * ("runs"), written from run->facts (analyzer/facts_json.c). */
 struct json;
 void json_run(struct json *j, const struct ana_run *run);
-/* The same on a writer of its own on f, for an exporter not on json.h. */
-void json_run_file(FILE *f, const struct ana_run *run);
 
 #endif

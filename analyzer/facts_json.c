@@ -84,12 +84,3 @@ void json_run(struct json *j, const struct ana_run *run)
 	json_list(j, f, ANA_FACT_COUNTER);
 	json_obj_end(j);
 }
-
-void json_run_file(FILE *f, const struct ana_run *run)
-{
-	struct json *j = json_open(f);
-
-	if (j)
-		json_run(j, run);
-	json_close(j);
-}

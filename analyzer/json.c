@@ -18,14 +18,36 @@ struct json {
 	yajl_gen_status err;	/* the first error, or yajl_gen_status_ok */
 	bool io;		/* a write failed */
 	unsigned depth;		/* objects and arrays open */
+	/* yajl prints token by token: a fwrite each cost more than making
+	 * the output, so they are gathered here (a few KiB: still streaming) */
+	size_t n;
+	char buf[8192];
 };
+
+static void flush_buf(struct json *j)
+{
+	if (j->n && fwrite(j->buf, 1, j->n, j->f) != j->n)
+		j->io = true;
+	j->n = 0;
+}
 
 static void print_cb(void *ctx, const char *s, size_t len)
 {
 	struct json *j = ctx;
 
-	if (fwrite(s, 1, len, j->f) != len)
-		j->io = true;
+	if (len == 1 && j->n < sizeof(j->buf)) {	/* yajl's ',' ':' '"' */
+		j->buf[j->n++] = *s;
+		return;
+	}
+	if (j->n + len > sizeof(j->buf))
+		flush_buf(j);
+	if (len > sizeof(j->buf)) {
+		if (fwrite(s, 1, len, j->f) != len)
+			j->io = true;
+		return;
+	}
+	memcpy(j->buf + j->n, s, len);
+	j->n += len;
 }
 
 struct json *json_open(FILE *f)
@@ -49,6 +71,7 @@ int json_close(struct json *j)
 	bool bad = j->err != yajl_gen_status_ok || j->depth;
 
 	yajl_gen_free(j->g);
+	flush_buf(j);
 	bool io = j->io || fflush(j->f) || ferror(j->f);
 	free(j);
 	return io ? -EIO : bad ? -EINVAL : 0;
@@ -84,9 +107,15 @@ size_t utf8_len(const unsigned char *p)
 	unsigned c = *p;
 	size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
 		   : (c & 0xf8) == 0xf0 ? 4 : 0;
-	bool valid = len > 0 && (len == 1 || c >= 0xc2) && !(len == 4 && c > 0xf4);
+	/* RFC 3629's ranges for the second byte: no overlong forms (C0, C1,
+	 * E0 80-9F, F0 80-8F), no surrogates (ED A0-BF), nothing above
+	 * U+10FFFF (F4 90-BF, F5 up) */
+	unsigned lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	bool valid = len > 0 && (len == 1 || c >= 0xc2) && c <= 0xf4 &&
+		     (len == 1 || (p[1] >= lo && p[1] <= hi));
 
-	for (size_t k = 1; valid && k < len; k++)
+	for (size_t k = 2; valid && k < len; k++)
 		valid = (p[k] & 0xc0) == 0x80;
 	return valid ? len : 0;
 }
@@ -100,7 +129,7 @@ static void put_text(struct json *j, const char *s)
 	char *copy = NULL;
 
 	while (i < n) {
-		size_t len = utf8_len(p + i);
+		size_t len = p[i] < 0x80 ? 1 : utf8_len(p + i);	/* ASCII: most names */
 		if (!len) {
 			if (!copy && !(copy = strdup(s))) {
 				check(j, yajl_gen_invalid_string);
@@ -137,6 +166,19 @@ void json_raw_num(struct json *j, const char *num)
 		check(j, yajl_gen_number(j->g, num, strlen(num)));
 }
 
+/* v's decimal digits into the end of buf[24]; returns where they start
+ * (printf costs more than the rest of a large JSON file). */
+static char *u64_text(char *buf, uint64_t v)
+{
+	char *p = buf + 23;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
 void json_num(struct json *j, double v)
 {
 	char buf[40];
@@ -145,10 +187,14 @@ void json_num(struct json *j, double v)
 		json_null(j);
 		return;
 	}
-	if (v == floor(v) && fabs(v) < 9007199254740992.0)
-		snprintf(buf, sizeof(buf), "%.0f", v);
-	else
-		snprintf(buf, sizeof(buf), "%.17g", v);
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		char *p = u64_text(buf + 1, (uint64_t)fabs(v));
+		if (v < 0)
+			*--p = '-';
+		json_raw_num(j, p);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.17g", v);
 	json_raw_num(j, buf);
 }
 
@@ -156,8 +202,7 @@ void json_u64(struct json *j, uint64_t v)
 {
 	char buf[24];
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	json_raw_num(j, buf);
+	json_raw_num(j, u64_text(buf, v));
 }
 
 void json_i64(struct json *j, int64_t v)
@@ -178,6 +223,12 @@ void json_null(struct json *j)
 {
 	if (ok(j))
 		check(j, yajl_gen_null(j->g));
+}
+
+void json_newline(struct json *j)
+{
+	if (ok(j))
+		print_cb(j, "\n", 1);
 }
 
 void json_str_list(struct json *j, const char *const *v, size_t n)

@@ -43,6 +43,9 @@ void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
+/* A line break in the output, where JSON allows white space (before a
+ * value): a long array reads one member a line (grep, head). */
+void json_newline(struct json *j);
 /* A list of strings: [s0, s1, ...]. */
 void json_str_list(struct json *j, const char *const *v, size_t n);
 

@@ -7,6 +7,7 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/facts.c analyzer/facts_json.c \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
 	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
+	analyzer/table.c analyzer/table.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
 	analyzer/annotate.c analyzer/access.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h
@@ -75,3 +76,8 @@ tests_progs_vdso_loop_CFLAGS = -g -O2
 check_PROGRAMS += tests/progs/ana_many
 tests_progs_ana_many_SOURCES = tests/progs/ana_many.c
 tests_progs_ana_many_CFLAGS = -g -O2
+# the column model's text table and value renderers
+check_PROGRAMS += tests/unit/test-table
+UNIT_TESTS += tests/unit/test-table
+tests_unit_test_table_SOURCES = tests/unit/test_table.c tests/harness.h
+tests_unit_test_table_LDADD = analyzer/libpmcprof-analyzer.la

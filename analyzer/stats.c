@@ -170,11 +170,83 @@ static double nz(double x)
 	return x > 0 ? x : 0.5;
 }
 
-void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
+/* A share or raw ratio and its interval on the log scale. */
+static void ratio_log(const struct ratio_in *in, double z, struct ana_cmp *out)
 {
-	double z = z_for_conf(in->conf);
 	double a = in->a, b = in->b, A = in->A, B = in->B;
 	double na = in->na >= 1 ? in->na : 1, nb = in->nb >= 1 ? in->nb : 1;
+	double va = in->va, vb = in->vb;
+	double r;
+	double var;
+
+	if (in->mode == ANA_RATIO_SHARE) {
+		/* share ratio (a/A)/(b/B); a and b binomial in A and B:
+		 * var(log r) = 1/a - 1/A + 1/b - 1/B */
+		r = (va / in->vA) / (vb / in->vB);
+		var = 1 / nz(a) - 1 / A + 1 / nz(b) - 1 / B;
+	} else {
+		/* raw ratio of the means per repeat, (a/na)/(b/nb); a and b
+		 * Poisson sums, the repeat counts constants:
+		 * var(log r) = 1/a + 1/b */
+		r = (va / na) / (vb / nb);
+		var = 1 / nz(a) + 1 / nz(b);
+	}
+	if (var < 0)
+		var = 0;
+	/* center the interval on the corrected estimate when a count is 0 */
+	double rc = r;
+	if (a <= 0 || b <= 0)
+		rc = in->mode == ANA_RATIO_SHARE ? (nz(a) / A) / (nz(b) / B)
+						 : (nz(a) / na) / (nz(b) / nb);
+	/* raw counts stand for the CPU time each run had: a run that lost
+	 * samples is scaled up by expected / sampled time (la, lb) */
+	double loss = in->mode == ANA_RATIO_RAW && in->la > 0 && in->lb > 0 ? in->la / in->lb : 1;
+	out->uncorrected = b > 0 ? r : INFINITY;
+	r *= loss;
+	rc *= loss;
+	double h = z * sqrt(var);
+	out->ratio = b > 0 ? r : INFINITY;
+	out->lo = rc * exp(-h);
+	out->hi = rc * exp(h);
+	out->p = var > 0 ? erfc(fabs(log(rc)) / sqrt(var) / M_SQRT2) : rc == 1 ? 1 : 0;
+	if (in->mode == ANA_RATIO_SHARE)
+		repeat_interval(in, rc, 1 / nz(a) - 1 / A > 0 ? 1 / nz(a) - 1 / A : 0,
+				1 / nz(b) - 1 / B > 0 ? 1 / nz(b) - 1 / B : 0, true, h, out);
+	else
+		repeat_interval(in, rc, 1 / nz(a), 1 / nz(b), true, h, out);
+	out->significant = out->lo > 1 || out->hi < 1;
+}
+
+/* A difference of two binomial proportions, in percentage points. */
+static void ratio_delta(const struct ratio_in *in, double z, struct ana_cmp *out)
+{
+	double A = in->A, B = in->B;
+	double pa = in->va / in->vA, pb = in->vb / in->vB;
+	double qa = in->a / A, qb = in->b / B;
+	double se = sqrt(qa * (1 - qa) / A + qb * (1 - qb) / B);
+	double d = 100 * (pa - pb);
+
+	out->ratio = d;
+	out->lo = d - 100 * z * se;
+	out->hi = d + 100 * z * se;
+	out->p = se > 0 ? erfc(fabs(pa - pb) / se / M_SQRT2) : d == 0 ? 1 : 0;
+	/* per-repeat shares in percentage points */
+	struct ratio_in pp = *in;
+	double xa[in->nra ? in->nra : 1], xb[in->nrb ? in->nrb : 1];
+	for (size_t i = 0; i < in->nra; i++)
+		xa[i] = 100 * in->ra[i];
+	for (size_t i = 0; i < in->nrb; i++)
+		xb[i] = 100 * in->rb[i];
+	pp.ra = xa;
+	pp.rb = xb;
+	repeat_interval(&pp, d, 1e4 * qa * (1 - qa) / A, 1e4 * qb * (1 - qb) / B, false,
+			100 * z * se, out);
+	out->significant = out->lo > 0 || out->hi < 0;
+}
+
+void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
+{
+	double a = in->a, b = in->b;
 
 	out->presence = a > 0 ? (b > 0 ? ANA_IN_BOTH : ANA_ONLY_RUN)
 			      : (b > 0 ? ANA_ONLY_BASE : ANA_IN_NEITHER);
@@ -182,76 +254,10 @@ void ratio_compute(const struct ratio_in *in, struct ana_cmp *out)
 	out->significant = out->from_repeats = false;
 	out->p = 1;
 	out->df = INFINITY;
-	if (out->presence == ANA_IN_NEITHER || A <= 0 || B <= 0)
+	if (out->presence == ANA_IN_NEITHER || in->A <= 0 || in->B <= 0)
 		return;
-
-	switch (in->mode) {
-	case ANA_RATIO_SHARE:
-	case ANA_RATIO_RAW: {
-		double va = in->va, vb = in->vb;
-		double r;
-		double var;
-		if (in->mode == ANA_RATIO_SHARE) {
-			/* share ratio (a/A)/(b/B); a and b binomial in A and B:
-			 * var(log r) = 1/a - 1/A + 1/b - 1/B */
-			r = (va / in->vA) / (vb / in->vB);
-			var = 1 / nz(a) - 1 / A + 1 / nz(b) - 1 / B;
-		} else {
-			/* raw ratio of the means per repeat, (a/na)/(b/nb); a and b
-			 * Poisson sums, the repeat counts constants:
-			 * var(log r) = 1/a + 1/b */
-			r = (va / na) / (vb / nb);
-			var = 1 / nz(a) + 1 / nz(b);
-		}
-		if (var < 0)
-			var = 0;
-		/* center the interval on the corrected estimate when a count is 0 */
-		double rc = r;
-		if (a <= 0 || b <= 0)
-			rc = in->mode == ANA_RATIO_SHARE ? (nz(a) / A) / (nz(b) / B)
-							 : (nz(a) / na) / (nz(b) / nb);
-		/* raw counts stand for the CPU time each run had: a run that lost
-		 * samples is scaled up by expected / sampled time (la, lb) */
-		double loss = in->mode == ANA_RATIO_RAW && in->la > 0 && in->lb > 0 ? in->la / in->lb : 1;
-		out->uncorrected = b > 0 ? r : INFINITY;
-		r *= loss;
-		rc *= loss;
-		double h = z * sqrt(var);
-		out->ratio = b > 0 ? r : INFINITY;
-		out->lo = rc * exp(-h);
-		out->hi = rc * exp(h);
-		out->p = var > 0 ? erfc(fabs(log(rc)) / sqrt(var) / M_SQRT2) : rc == 1 ? 1 : 0;
-		if (in->mode == ANA_RATIO_SHARE)
-			repeat_interval(in, rc, 1 / nz(a) - 1 / A > 0 ? 1 / nz(a) - 1 / A : 0,
-					1 / nz(b) - 1 / B > 0 ? 1 / nz(b) - 1 / B : 0, true, h, out);
-		else
-			repeat_interval(in, rc, 1 / nz(a), 1 / nz(b), true, h, out);
-		out->significant = out->lo > 1 || out->hi < 1;
-		break;
-	}
-	case ANA_RATIO_DELTA: {
-		/* difference of two binomial proportions, in percentage points */
-		double pa = in->va / in->vA, pb = in->vb / in->vB;
-		double qa = a / A, qb = b / B;
-		double se = sqrt(qa * (1 - qa) / A + qb * (1 - qb) / B);
-		double d = 100 * (pa - pb);
-		out->ratio = d;
-		out->lo = d - 100 * z * se;
-		out->hi = d + 100 * z * se;
-		out->p = se > 0 ? erfc(fabs(pa - pb) / se / M_SQRT2) : d == 0 ? 1 : 0;
-		/* per-repeat shares in percentage points */
-		struct ratio_in pp = *in;
-		double xa[in->nra ? in->nra : 1], xb[in->nrb ? in->nrb : 1];
-		for (size_t i = 0; i < in->nra; i++)
-			xa[i] = 100 * in->ra[i];
-		for (size_t i = 0; i < in->nrb; i++)
-			xb[i] = 100 * in->rb[i];
-		pp.ra = xa;
-		pp.rb = xb;
-		repeat_interval(&pp, d, 1e4 * qa * (1 - qa) / A, 1e4 * qb * (1 - qb) / B, false,
-				100 * z * se, out);
-		out->significant = out->lo > 0 || out->hi < 0;
-		break;
-	}
-	}
+	if (in->mode == ANA_RATIO_DELTA)
+		ratio_delta(in, z_for_conf(in->conf), out);
+	else
+		ratio_log(in, z_for_conf(in->conf), out);
 }

@@ -179,13 +179,17 @@ static void probe_virt(struct env_virt *v)
 	read_line("/sys/class/dmi/id/product_name", v->dmi_product, sizeof(v->dmi_product));
 }
 
+/* A fact as this machine shows it (a clocksource, a DMI vendor) and the
+ * virtualization it names. */
+struct sign {
+	const char *fact;
+	const char *name;
+};
+
 /* Clocksources that are a hypervisor's paravirtual interface: a kernel
  * that offers one was told by that hypervisor's own protocol (MSRs,
  * shared pages) that it is there. */
-static const struct {
-	const char *clocksource;
-	const char *hypervisor;
-} pv_clocks[] = {
+static const struct sign pv_clocks[] = {
 	{ "kvm-clock", "KVM" },
 	{ "xen", "Xen" },
 	{ "hyperv_clocksource_tsc_page", "Hyper-V" },
@@ -194,10 +198,7 @@ static const struct {
 
 /* DMI vendors of virtual machines, for a guest whose CPUID hides the
  * hypervisor bit. */
-static const struct {
-	const char *vendor;
-	const char *name;
-} dmi_vms[] = {
+static const struct sign dmi_vms[] = {
 	{ "QEMU", "QEMU" },
 	{ "Xen", "Xen" },
 	{ "VMware, Inc.", "VMware" },
@@ -254,22 +255,146 @@ static struct pmc_env_layer *add_layer(struct pmc_env *env, const char *name, co
 static void cite_platform(const struct env_virt *in, struct pmc_env_layer *l, const char *name)
 {
 	for (size_t i = 0; i < sizeof(pv_clocks) / sizeof(pv_clocks[0]); i++)
-		if (has_word(in->cs_available, pv_clocks[i].clocksource) &&
-		    !strcmp(pv_clocks[i].hypervisor, name))
-			cite(l, "clocksource %s (%s)", pv_clocks[i].clocksource,
-			     strcmp(in->cs_current, pv_clocks[i].clocksource) ? "available" : "current");
+		if (has_word(in->cs_available, pv_clocks[i].fact) &&
+		    !strcmp(pv_clocks[i].name, name))
+			cite(l, "clocksource %s (%s)", pv_clocks[i].fact,
+			     strcmp(in->cs_current, pv_clocks[i].fact) ? "available" : "current");
 	if (in->dmi_vendor[0])
 		cite(l, "DMI \"%s\" \"%s\"", in->dmi_vendor, in->dmi_product);
 	else
 		cite(l, "no DMI (/sys/class/dmi/id absent)");
 }
 
+/* The kernel speaks another hypervisor's protocol than the signature
+ * names (a PVM or bhyve host serving KVM's clock): say both. */
+static void cite_other_clock(const struct env_virt *in, struct pmc_env_layer *l, const char *name)
+{
+	for (size_t i = 0; i < sizeof(pv_clocks) / sizeof(pv_clocks[0]); i++)
+		if (has_word(in->cs_available, pv_clocks[i].fact) &&
+		    (!name || strcmp(pv_clocks[i].name, name))) {
+			cite(l, "but the kernel uses %s's paravirtual clock (clocksource "
+			     "%s): the hypervisor speaks %s's interface, whatever "
+			     "its CPUID signature says", pv_clocks[i].name,
+			     pv_clocks[i].fact, pv_clocks[i].name);
+			pmc_fmt(l->kind, sizeof(l->kind), "%s interfaces (kernel)",
+				pv_clocks[i].name);
+		}
+}
+
+/* The layer the plain CPUID names.  In a Xen PV guest that is not Xen but
+ * what Xen itself runs on: an outer layer. */
+static void layer_cpuid(const struct env_virt *in, struct pmc_env *env, bool xen)
+{
+	const char *name = in->sig[0] ? hv_lookup(in->sig) : NULL;
+	bool tcg = name && !strcmp(name, "QEMU-TCG");
+	struct pmc_env_layer *l = add_layer(env, name ? name : "unknown",
+					    tcg ? "emulation" : xen ? "virtual machine below Xen"
+					    : "hardware virtualization");
+
+	if (in->sig[0])
+		cite(l, "CPUID 0x%x \"%s\"%s", in->sig_leaf, in->sig,
+		     xen ? " (a Xen PV guest's plain CPUID: what Xen runs on)" : "");
+	else
+		cite(l, "CPUID.1:ECX[31] (hypervisor bit) set, no signature at 0x40000000");
+	if (name && !strcmp(name, "KVM"))
+		cite(l, "CPUID 0x%x EAX 0x%x (KVM features%s)", in->sig_leaf + 1, in->sig_info[0],
+		     in->sig_info[0] & (1u << 3 | 1u << 0) ? ": kvm-clock" : "");
+	if (!xen) {
+		cite_platform(in, l, name ? name : "");
+		cite_other_clock(in, l, name);
+	} else if (in->dmi_vendor[0]) {
+		cite(l, "DMI \"%s\" \"%s\"", in->dmi_vendor, in->dmi_product);
+	}
+	env->hv_name = name ? name : "other";
+	pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s", in->sig);
+}
+
+/* What a Xen layer's own interfaces say of it, on l. */
+static void cite_xen(const struct env_virt *in, struct pmc_env_layer *l, bool plain_xen,
+		     const char *ver)
+{
+	cite(l, "/sys/hypervisor/type %s", in->sys_type[0] ? in->sys_type : "absent");
+	if (in->sys_guest[0])
+		cite(l, "guest_type %s", in->sys_guest);
+	if (in->sys_version[0])
+		cite(l, "version %s", in->sys_version);
+	if (in->xen_features[0])
+		cite(l, "/sys/hypervisor/properties/features %s", in->xen_features);
+	if (in->xen_caps[0])
+		cite(l, "/proc/xen/capabilities \"%s\"", in->xen_caps);
+	else if (in->proc_xen)
+		cite(l, "/proc/xen (xenfs not mounted)");
+	if (in->xen_sig[0])
+		cite(l, "forced-emulation CPUID 0x40000000 \"%s\"%s%s", in->xen_sig,
+		     ver[0] ? ", version " : "", ver);
+	else if (plain_xen)
+		cite(l, "CPUID 0x%x \"%s\"%s%s", in->sig_leaf, in->sig, ver[0] ? ", version " : "",
+		     ver);
+	cite_platform(in, l, "Xen");
+}
+
+/* The Xen layer: version, PV or HVM, dom0 or domU, its vPMU mode. */
+static void layer_xen(const struct env_virt *in, struct pmc_env *env, bool plain_xen)
+{
+	char ver[24] = "";
+	bool dom0 = strstr(in->xen_caps, "control_d") != NULL;
+	const char *guest = in->sys_guest[0] ? in->sys_guest : plain_xen ? "HVM" : "PV";
+	struct pmc_env_layer *l;
+
+	if (in->xen_version)
+		pmc_fmt(ver, sizeof(ver), "%u.%u", in->xen_version >> 16, in->xen_version & 0xffff);
+	else if (plain_xen && in->sig_info[0])
+		pmc_fmt(ver, sizeof(ver), "%u.%u", in->sig_info[0] >> 16, in->sig_info[0] & 0xffff);
+	l = add_layer(env, "Xen", "");
+	if (!l)
+		return;
+	pmc_fmt(l->version, sizeof(l->version), "%s", in->sys_version[0] ? in->sys_version : ver);
+	pmc_fmt(l->kind, sizeof(l->kind), "%s %s", guest,
+		dom0 ? "dom0" : in->xen_caps[0] || in->proc_xen ? "domU" : "guest");
+	cite_xen(in, l, plain_xen, ver);
+	if (!strncmp(in->sys_pmu, "error: ", 7))
+		pmc_fmt(l->vpmu, sizeof(l->vpmu), "off: disabled by Xen "
+			"(pmu_mode: %s; Xen boots with vpmu=off)", in->sys_pmu + 7);
+	else if (in->sys_pmu[0])
+		pmc_fmt(l->vpmu, sizeof(l->vpmu), "%s (/sys/hypervisor/pmu/pmu_mode)", in->sys_pmu);
+	env->hv_name = "Xen";
+	pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s",
+		in->xen_sig[0] ? in->xen_sig : in->sig);
+}
+
+/* No hypervisor bit and no Xen: a virtual machine only the kernel's flag
+ * or the firmware (DMI) gives away, if any. */
+static void layer_hidden(const struct env_virt *in, struct pmc_env *env)
+{
+	struct pmc_env_layer *l;
+
+	if (in->cpuinfo_hv && !in->dmi_vendor[0]) {
+		l = add_layer(env, "unknown", "virtual machine (kernel flag only)");
+		cite(l, "/proc/cpuinfo flag hypervisor, though CPUID.1:ECX[31] is clear and there "
+		     "is no /sys/hypervisor or DMI");
+		env->hv_present = true;
+		env->hv_name = "other";
+		return;
+	}
+	if (!in->dmi_vendor[0])
+		return;
+	for (size_t i = 0; i < sizeof(dmi_vms) / sizeof(dmi_vms[0]); i++)
+		if (!strcmp(in->dmi_vendor, dmi_vms[i].fact) &&
+		    (strcmp(dmi_vms[i].fact, "Microsoft Corporation") ||
+		     strstr(in->dmi_product, "Virtual Machine"))) {
+			l = add_layer(env, dmi_vms[i].name, "virtual machine (DMI only)");
+			cite(l, "DMI \"%s\" \"%s\", though CPUID.1:ECX[31] (hypervisor bit) is clear",
+			     in->dmi_vendor, in->dmi_product);
+			env->hv_present = true;
+			env->hv_name = dmi_vms[i].name;
+			return;
+		}
+}
+
 void env_decode_layers(const struct env_virt *in, struct pmc_env *env)
 {
 	bool xen = !strcmp(in->sys_type, "xen") || in->xen_caps[0];
 	bool plain_xen = !strcmp(in->sig, "XenVMMXenVMM");
-	struct pmc_env_layer *l;
-	const char *name;
 
 	env->n_layers = 0;
 	pmc_fmt(env->clocksource, sizeof(env->clocksource), "%s", in->cs_current);
@@ -281,115 +406,16 @@ void env_decode_layers(const struct env_virt *in, struct pmc_env *env)
 	env->hv_name = "none";
 	env->hv_signature[0] = '\0';
 
-	/* What the plain CPUID names.  In a Xen PV guest that is not Xen but
-	 * what Xen itself runs on: an outer layer. */
-	if (in->hv_bit && !(xen && plain_xen)) {
-		name = in->sig[0] ? hv_lookup(in->sig) : NULL;
-		bool tcg = name && !strcmp(name, "QEMU-TCG");
-		l = add_layer(env, name ? name : "unknown",
-			      tcg ? "emulation" : xen ? "virtual machine below Xen"
-			      : "hardware virtualization");
-		if (in->sig[0])
-			cite(l, "CPUID 0x%x \"%s\"%s", in->sig_leaf, in->sig,
-			     xen ? " (a Xen PV guest's plain CPUID: what Xen runs on)" : "");
-		else
-			cite(l, "CPUID.1:ECX[31] (hypervisor bit) set, no signature at 0x40000000");
-		if (name && !strcmp(name, "KVM"))
-			cite(l, "CPUID 0x%x EAX 0x%x (KVM features%s)", in->sig_leaf + 1,
-			     in->sig_info[0],
-			     in->sig_info[0] & (1u << 3 | 1u << 0) ? ": kvm-clock" : "");
-		if (!xen) {
-			cite_platform(in, l, name ? name : "");
-			/* The kernel speaks another hypervisor's protocol than the
-			 * signature names (a PVM or bhyve host serving KVM's clock):
-			 * say both. */
-			for (size_t i = 0; i < sizeof(pv_clocks) / sizeof(pv_clocks[0]); i++)
-				if (has_word(in->cs_available, pv_clocks[i].clocksource) &&
-				    (!name || strcmp(pv_clocks[i].hypervisor, name))) {
-					cite(l, "but the kernel uses %s's paravirtual clock (clocksource "
-					     "%s): the hypervisor speaks %s's interface, whatever "
-					     "its CPUID signature says", pv_clocks[i].hypervisor,
-					     pv_clocks[i].clocksource, pv_clocks[i].hypervisor);
-					pmc_fmt(l->kind, sizeof(l->kind), "%s interfaces (kernel)",
-						pv_clocks[i].hypervisor);
-				}
-		} else if (in->dmi_vendor[0]) {
-			cite(l, "DMI \"%s\" \"%s\"", in->dmi_vendor, in->dmi_product);
-		}
-		env->hv_name = name ? name : "other";
-		pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s", in->sig);
-	}
+	if (in->hv_bit && !(xen && plain_xen))
+		layer_cpuid(in, env, xen);
 	if (xen) {
-		char ver[24] = "";
-		bool dom0 = strstr(in->xen_caps, "control_d") != NULL;
-		const char *guest = in->sys_guest[0] ? in->sys_guest : plain_xen ? "HVM" : "PV";
-
-		if (in->xen_version)
-			pmc_fmt(ver, sizeof(ver), "%u.%u", in->xen_version >> 16,
-				in->xen_version & 0xffff);
-		else if (plain_xen && in->sig_info[0])
-			pmc_fmt(ver, sizeof(ver), "%u.%u", in->sig_info[0] >> 16,
-				in->sig_info[0] & 0xffff);
-		l = add_layer(env, "Xen", "");
-		if (!l)
-			return;
-		pmc_fmt(l->version, sizeof(l->version), "%s", in->sys_version[0] ? in->sys_version : ver);
-		pmc_fmt(l->kind, sizeof(l->kind), "%s %s", guest,
-			dom0 ? "dom0" : in->xen_caps[0] || in->proc_xen ? "domU" : "guest");
-		cite(l, "/sys/hypervisor/type %s", in->sys_type[0] ? in->sys_type : "absent");
-		if (in->sys_guest[0])
-			cite(l, "guest_type %s", in->sys_guest);
-		if (in->sys_version[0])
-			cite(l, "version %s", in->sys_version);
-		if (in->xen_features[0])
-			cite(l, "/sys/hypervisor/properties/features %s", in->xen_features);
-		if (in->xen_caps[0])
-			cite(l, "/proc/xen/capabilities \"%s\"", in->xen_caps);
-		else if (in->proc_xen)
-			cite(l, "/proc/xen (xenfs not mounted)");
-		if (in->xen_sig[0])
-			cite(l, "forced-emulation CPUID 0x40000000 \"%s\"%s%s", in->xen_sig,
-			     ver[0] ? ", version " : "", ver);
-		else if (plain_xen)
-			cite(l, "CPUID 0x%x \"%s\"%s%s", in->sig_leaf, in->sig, ver[0] ? ", version " : "",
-			     ver);
-		cite_platform(in, l, "Xen");
-		if (!strncmp(in->sys_pmu, "error: ", 7))
-			pmc_fmt(l->vpmu, sizeof(l->vpmu), "off: disabled by Xen "
-				"(pmu_mode: %s; Xen boots with vpmu=off)", in->sys_pmu + 7);
-		else if (in->sys_pmu[0])
-			pmc_fmt(l->vpmu, sizeof(l->vpmu), "%s (/sys/hypervisor/pmu/pmu_mode)", in->sys_pmu);
-		env->hv_name = "Xen";
-		pmc_fmt(env->hv_signature, sizeof(env->hv_signature), "%s",
-			in->xen_sig[0] ? in->xen_sig : in->sig);
+		layer_xen(in, env, plain_xen);
 		return;
 	}
 	if (env->n_layers && in->cpuinfo_hv)
 		cite(&env->layers[env->n_layers - 1], "/proc/cpuinfo flag hypervisor");
-	if (env->n_layers)
-		return;
-	if (in->cpuinfo_hv && !in->dmi_vendor[0]) {
-		l = add_layer(env, "unknown", "virtual machine (kernel flag only)");
-		cite(l, "/proc/cpuinfo flag hypervisor, though CPUID.1:ECX[31] is clear and there "
-		     "is no /sys/hypervisor or DMI");
-		env->hv_present = true;
-		env->hv_name = "other";
-		return;
-	}
-	if (!in->dmi_vendor[0])
-		return;
-	/* No hypervisor bit, but the firmware is a virtual machine's. */
-	for (size_t i = 0; i < sizeof(dmi_vms) / sizeof(dmi_vms[0]); i++)
-		if (!strcmp(in->dmi_vendor, dmi_vms[i].vendor) &&
-		    (strcmp(dmi_vms[i].vendor, "Microsoft Corporation") ||
-		     strstr(in->dmi_product, "Virtual Machine"))) {
-			l = add_layer(env, dmi_vms[i].name, "virtual machine (DMI only)");
-			cite(l, "DMI \"%s\" \"%s\", though CPUID.1:ECX[31] (hypervisor bit) is clear",
-			     in->dmi_vendor, in->dmi_product);
-			env->hv_present = true;
-			env->hv_name = dmi_vms[i].name;
-			return;
-		}
+	if (!env->n_layers)
+		layer_hidden(in, env);
 }
 
 static void probe_hypervisor(struct pmc_env *env)
@@ -401,6 +427,69 @@ static void probe_hypervisor(struct pmc_env *env)
 }
 
 #endif
+
+/* Intel's architectural PMU, from CPUID 0AH. */
+static void decode_intel(const struct env_cpuid *in, struct pmc_env *env)
+{
+	const uint32_t *r = in->la;
+
+	if (in->l0[0] < 0xa || !(r[0] & 0xff)) {
+		pmc_fmt(env->pmu_desc, sizeof(env->pmu_desc),
+			"no core counters (CPUID 0AH version 0)");
+		return;
+	}
+	env->pmu_version = r[0] & 0xff;
+	env->n_gp = (r[0] >> 8) & 0xff;
+	env->gp_width = (r[0] >> 16) & 0xff;
+	env->n_arch_events = (r[0] >> 24) & 0xff;
+	/* EBX: a set bit means the event is NOT available. */
+	env->arch_events = ~r[1] & (env->n_arch_events >= 32 ? ~0u
+					: (1u << env->n_arch_events) - 1);
+	if (env->pmu_version > 1) {
+		env->n_fixed = r[3] & 0x1f;
+		env->fixed_width = (r[3] >> 5) & 0xff;
+	}
+	pmc_fmt(env->pmu_desc, sizeof(env->pmu_desc),
+		"Intel architectural PMU version %d (CPUID 0AH): %d general counters x %d "
+		"bits, %d fixed x %d bits",
+		env->pmu_version, env->n_gp, env->gp_width, env->n_fixed, env->fixed_width);
+}
+
+/* AMD has no leaf 0AH: PerfMonV2 (0x80000022) counts its counters,
+ * PerfCtrExtCore (0x80000001 ECX[23]) means 6, and without either only
+ * the 4 legacy K7 counters can exist, which a guest without a vPMU does
+ * not have: then only perf_event can tell. */
+static void decode_amd(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env)
+{
+	bool v2 = in->emax >= 0x80000022 && (in->e22[0] & 1);
+	bool ext = in->emax >= 0x80000001 && (in->e1[2] & (1u << 23));
+	size_t len = sizeof(env->pmu_desc);
+
+	env->gp_width = 48;
+	if (v2) {
+		env->pmu_version = 2;
+		env->n_gp = in->e22[1] & 0xf;
+		pmc_fmt(env->pmu_desc, len,
+			"AMD PerfMonV2 (CPUID 0x80000022): %d core counters x 48 bits", env->n_gp);
+	} else if (ext) {
+		env->pmu_version = 1;
+		env->n_gp = 6;
+		pmc_fmt(env->pmu_desc, len,
+			"AMD PerfCtrExtCore (CPUID 0x80000001 ECX[23]): 6 core counters x 48 bits");
+	} else if (cpu_pmu) {
+		env->pmu_version = 1;
+		env->n_gp = 4;
+		pmc_fmt(env->pmu_desc, len,
+			"AMD legacy PMU: 4 core counters x 48 bits (no PerfCtrExtCore or "
+			"PerfMonV2 in CPUID; perf_event has a CPU PMU)");
+	} else {
+		env->gp_width = 0;
+		pmc_fmt(env->pmu_desc, len,
+			"no core counters: AMD CPU without PerfCtrExtCore or PerfMonV2 in "
+			"CPUID, and perf_event has no CPU PMU "
+			"(/sys/bus/event_source/devices/cpu missing)");
+	}
+}
 
 void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *env)
 {
@@ -421,60 +510,12 @@ void env_decode_pmu(const struct env_cpuid *in, bool cpu_pmu, struct pmc_env *en
 	env->arch_events = 0;
 	env->n_arch_events = 0;
 
-	if (env->cpu_vendor == PMC_CPU_INTEL && in->l0[0] >= 0xa && (in->la[0] & 0xff)) {
-		const uint32_t *r = in->la;
-		env->pmu_version = r[0] & 0xff;
-		env->n_gp = (r[0] >> 8) & 0xff;
-		env->gp_width = (r[0] >> 16) & 0xff;
-		env->n_arch_events = (r[0] >> 24) & 0xff;
-		/* EBX: a set bit means the event is NOT available. */
-		env->arch_events = ~r[1] & (env->n_arch_events >= 32 ? ~0u
-						: (1u << env->n_arch_events) - 1);
-		if (env->pmu_version > 1) {
-			env->n_fixed = r[3] & 0x1f;
-			env->fixed_width = (r[3] >> 5) & 0xff;
-		}
-		pmc_fmt(env->pmu_desc, len,
-			"Intel architectural PMU version %d (CPUID 0AH): %d general counters x %d "
-			"bits, %d fixed x %d bits",
-			env->pmu_version, env->n_gp, env->gp_width, env->n_fixed, env->fixed_width);
-	} else if (env->cpu_vendor == PMC_CPU_INTEL) {
-		pmc_fmt(env->pmu_desc, len, "no core counters (CPUID 0AH version 0)");
-	} else if (env->cpu_vendor == PMC_CPU_AMD) {
-		/* AMD has no leaf 0AH: PerfMonV2 (0x80000022) counts its counters,
-		 * PerfCtrExtCore (0x80000001 ECX[23]) means 6, and without either
-		 * only the 4 legacy K7 counters can exist, which a guest without a
-		 * vPMU does not have: then only perf_event can tell. */
-		bool v2 = in->emax >= 0x80000022 && (in->e22[0] & 1);
-		bool ext = in->emax >= 0x80000001 && (in->e1[2] & (1u << 23));
-		env->gp_width = 48;
-		if (v2) {
-			env->pmu_version = 2;
-			env->n_gp = in->e22[1] & 0xf;
-			pmc_fmt(env->pmu_desc, len,
-				"AMD PerfMonV2 (CPUID 0x80000022): %d core counters x 48 bits",
-				env->n_gp);
-		} else if (ext) {
-			env->pmu_version = 1;
-			env->n_gp = 6;
-			pmc_fmt(env->pmu_desc, len,
-				"AMD PerfCtrExtCore (CPUID 0x80000001 ECX[23]): 6 core counters x 48 bits");
-		} else if (cpu_pmu) {
-			env->pmu_version = 1;
-			env->n_gp = 4;
-			pmc_fmt(env->pmu_desc, len,
-				"AMD legacy PMU: 4 core counters x 48 bits (no PerfCtrExtCore or "
-				"PerfMonV2 in CPUID; perf_event has a CPU PMU)");
-		} else {
-			env->gp_width = 0;
-			pmc_fmt(env->pmu_desc, len,
-				"no core counters: AMD CPU without PerfCtrExtCore or PerfMonV2 in "
-				"CPUID, and perf_event has no CPU PMU "
-				"(/sys/bus/event_source/devices/cpu missing)");
-		}
-	} else {
+	if (env->cpu_vendor == PMC_CPU_INTEL)
+		decode_intel(in, env);
+	else if (env->cpu_vendor == PMC_CPU_AMD)
+		decode_amd(in, cpu_pmu, env);
+	else
 		pmc_fmt(env->pmu_desc, len, "no core counters known (CPU vendor \"%s\")", vendor);
-	}
 	/* Counters CPUID describes but the kernel does not drive are not there. */
 	if (env->n_gp > 0 && !cpu_pmu) {
 		pmc_fmt(claim, sizeof(claim), "%s", env->pmu_desc);

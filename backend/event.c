@@ -392,15 +392,13 @@ static int encode_pfm(const char *full, const char *shown, struct pmc_event *ev,
 	return 0;
 }
 
-int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t msglen)
+/* Check spec, keep it in ev->spec, take its @PERIOD or @fFREQ into ev and
+ * the event name before it (with modifiers) into name. */
+static int split_spec(const char *spec, struct pmc_event *ev, char *name, size_t len, char *msg,
+		      size_t msglen)
 {
-	char name[PMC_NAME_MAX], base[PMC_NAME_MAX], full[PMC_NAME_MAX + 32], hint[PMC_NAME_MAX];
-	const char *at, *mods;
-	int ret;
+	const char *at;
 
-	memset(ev, 0, sizeof(*ev));
-	if (msglen)
-		msg[0] = '\0';
 	if (!spec || !*spec) {
 		pmc_fmt(msg, msglen, "empty event specification");
 		return -PMC_ESPEC;
@@ -411,7 +409,6 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 		return -PMC_ESPEC;
 	}
 	pmc_fmt(ev->spec, sizeof(ev->spec), "%s", spec);
-
 	at = strrchr(spec, '@');
 	if (at) {
 		const char *p = at + 1;
@@ -427,9 +424,9 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 			ev->freq = v;
 		else
 			ev->period = v;
-		pmc_fmt(name, sizeof(name), "%.*s", (int)(at - spec), spec);
+		pmc_fmt(name, len, "%.*s", (int)(at - spec), spec);
 	} else {
-		pmc_fmt(name, sizeof(name), "%s", spec);
+		pmc_fmt(name, len, "%s", spec);
 	}
 	if (!name[0]) {
 		pmc_fmt(msg, msglen, "missing event name before '@' in '%s'", spec);
@@ -441,21 +438,59 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 			return -PMC_ESPEC;
 		}
 	}
+	return 0;
+}
 
-	/* base = name without modifiers; pmu::event keeps its "::". */
-	mods = strchr(strstr(name, "::") ? strstr(name, "::") + 2 : name, ':');
-	pmc_fmt(base, sizeof(base), "%.*s", (int)(mods ? (size_t)(mods - name) : strlen(name)),
-		name);
+/* base = name without modifiers (pmu::event keeps its "::"); *mods = the
+ * modifiers' ':' in name, or NULL. */
+static int split_mods(const char *name, char *base, size_t len, const char **mods, char *msg,
+		      size_t msglen)
+{
+	*mods = strchr(strstr(name, "::") ? strstr(name, "::") + 2 : name, ':');
+	pmc_fmt(base, len, "%.*s", (int)(*mods ? (size_t)(*mods - name) : strlen(name)), name);
 	if (!base[0] || strcmp(base, "::") == 0 || (strstr(base, "::") && !strstr(base, "::")[2])) {
 		pmc_fmt(msg, msglen, "malformed event name '%s'", name);
 		return -PMC_ESPEC;
 	}
+	return 0;
+}
+
+/* What to say of an event no one knows: a near name, or a plugin that
+ * might have named it. */
+static void unknown_event(const char *base, char *msg, size_t msglen)
+{
+	char hint[PMC_NAME_MAX];
+
+	if (suggest(base, hint, sizeof(hint)))
+		pmc_fmt(msg, msglen, "unknown event '%s' \xe2\x80\x94 did you mean '%s'?", base,
+			hint);
+	else if (scan_refused[0])
+		pmc_fmt(msg, msglen, "unknown event '%s' (a backend plugin that may name it "
+			"was not loaded: %s)", base, scan_refused);
+	else
+		pmc_fmt(msg, msglen, "unknown event '%s' (see 'pmcprof list' for the events here)",
+			base);
+}
+
+int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t msglen)
+{
+	char name[PMC_NAME_MAX], base[PMC_NAME_MAX], full[PMC_NAME_MAX + 32];
+	const char *mods;
+	int ret;
+
+	memset(ev, 0, sizeof(*ev));
+	if (msglen)
+		msg[0] = '\0';
+	ret = split_spec(spec, ev, name, sizeof(name), msg, msglen);
+	if (ret == 0)
+		ret = split_mods(name, base, sizeof(base), &mods, msg, msglen);
+	if (ret < 0)
+		return ret;
 
 	/* a plugin's event: registered by a loaded plugin, or (not a
 	 * libpfm4 name either) found by reading the plugins */
 	const struct plugin_event_name *b = plugin_event_find(base, false);
 	const struct pmc_alias *a = b ? NULL : alias_find(base);
-	ret = 0;
 	if (!b) {
 		pmc_fmt(full, sizeof(full), "%s%s", a ? a->target : base, mods ? mods : "");
 		ret = encode_pfm(full, name, ev, msg, msglen);
@@ -479,17 +514,8 @@ int pmc_event_parse(const char *spec, struct pmc_event *ev, char *msg, size_t ms
 		ev->unit = b->unit;
 		return 0;
 	}
-	if (ret == -PMC_EEVENT) {
-		if (suggest(base, hint, sizeof(hint)))
-			pmc_fmt(msg, msglen, "unknown event '%s' \xe2\x80\x94 did you mean '%s'?",
-				base, hint);
-		else if (scan_refused[0])
-			pmc_fmt(msg, msglen, "unknown event '%s' (a backend plugin that may name it "
-				"was not loaded: %s)", base, scan_refused);
-		else
-			pmc_fmt(msg, msglen,
-				"unknown event '%s' (see 'pmcprof list' for the events here)", base);
-	}
+	if (ret == -PMC_EEVENT)
+		unknown_event(base, msg, msglen);
 	return ret;
 }
 

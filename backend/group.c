@@ -93,10 +93,20 @@ int pmc_group_rearm(struct pmc_group *g, int idx, uint64_t period)
 					: -PMC_ENOTSUP;
 }
 
-int pmc_group_stats(struct pmc_group *g, struct pmc_sample_stats *st)
+int pmc_group_stats_sz(struct pmc_group *g, struct pmc_sample_stats *st, size_t size)
 {
-	memset(st, 0, sizeof(*st));
-	return g->be->plugin->ops.stats ? g->be->plugin->ops.stats(g->ctx, st) : 0;
+	struct pmc_sample_stats full;
+	int ret;
+
+	memset(&full, 0, sizeof(full));
+	ret = g->be->plugin->ops.stats ? g->be->plugin->ops.stats(g->ctx, &full) : 0;
+	memcpy(st, &full, size < sizeof(full) ? size : sizeof(full));
+	return ret;
+}
+
+int(pmc_group_stats)(struct pmc_group *g, struct pmc_sample_stats *st)
+{
+	return pmc_group_stats_sz(g, st, sizeof(*st));
 }
 
 int pmc_group_kernel_chain(struct pmc_group *g, int idx, uint64_t *pcs, size_t max,

@@ -64,6 +64,18 @@ struct env_virt {
  * hv_signature, hv_present) from in. */
 void env_decode_layers(const struct env_virt *in, struct pmc_env *env);
 
+/* A plan (backend/plan.c): the events requested and used, the backend. */
+struct pmc_plan {
+	struct pmc_backend *be;
+	size_t n, n_req;
+	struct pmc_event ev[PMC_MAX_EVENTS];	/* used */
+	struct pmc_event req[PMC_MAX_EVENTS];	/* requested (parsed) */
+	bool period_given[PMC_MAX_EVENTS];	/* ev[i]'s period is the user's */
+	bool defaulted;				/* nothing requested: the default */
+	bool fell_back;
+	char why[512];				/* one line: what was chosen and why */
+};
+
 struct pmc_group {
 	struct pmc_backend *be;
 	void *ctx;

@@ -1,19 +1,25 @@
 # backend/: libpmc (event specs, plugin loading, counter API, environment probe)
 noinst_LTLIBRARIES += backend/libpmc-core.la
 backend_libpmc_core_la_SOURCES = \
-	backend/pmc.h backend/pmc_plugin.h backend/internal.h \
+	backend/pmc.h $(pmcinclude_HEADERS) backend/pmc_plugin.h backend/internal.h \
 	backend/error.c backend/event.c backend/alias.c backend/plugin.c \
 	backend/group.c backend/env.c backend/env_aarch64.c backend/plan.c backend/calibrate.c
 backend_libpmc_core_la_CFLAGS = $(AM_CFLAGS) -fPIC
 backend_libpmc_core_la_LIBADD = $(PFM_LIBS) -ldl
 
 lib_LTLIBRARIES += backend/libpmc.la
-backend_libpmc_la_SOURCES =
+# compat.c: 0.1's calls whose interface changed, as NAME@PMC_0.1 (shared only).
+backend_libpmc_la_SOURCES = backend/compat.c
 backend_libpmc_la_LIBADD = backend/libpmc-core.la
 backend_libpmc_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-Wl,--version-script=$(top_srcdir)/backend/libpmc.map
 EXTRA_DIST += backend/libpmc.map backend/pmc.pc.in
 include_HEADERS += backend/pmc.h
+# One header per object, installed as <pmc/NAME.h> (pmc.h includes them all).
+pmcincludedir = $(includedir)/pmc
+pmcinclude_HEADERS = backend/pmc/core.h backend/pmc/event.h backend/pmc/env.h \
+	backend/pmc/backend.h backend/pmc/group.h backend/pmc/sample.h backend/pmc/plan.h \
+	backend/pmc/calibrate.h
 pkgconfig_DATA += backend/pmc.pc
 
 check_PROGRAMS += tests/unit/test-event tests/unit/test-plugin tests/unit/test-calibrate \

@@ -2,8 +2,8 @@
  * event for real, and follow the documented fallback chain
  *     EVENT -> EVENT:u where perf_event_paranoid refuses this user the kernel
  *     hardware event (perf_event) -> cpu-clock (perf_event) -> CPUTIME (cputimer)
- * saying why at each step.  Nothing changes silently: plan->why is meant
- * for one stderr line, and callers record requested vs used. */
+ * saying why at each step.  Nothing changes silently: pmc_plan_why() is
+ * meant for one stderr line, and callers record requested vs used. */
 #include "config.h"
 
 #include <errno.h>
@@ -54,11 +54,6 @@ static void set_period(struct pmc_event *ev, unsigned flags)
 {
 	if ((flags & PMC_PLAN_SAMPLING) && !ev->period && !ev->freq)
 		ev->period = pmc_event_default_period(ev);
-}
-
-static int load(const char *name, struct pmc_backend **be, char *err_msg, size_t len)
-{
-	return pmc_backend_load(name, be, err_msg, len);
 }
 
 /* Why an event failed, for the user. */
@@ -200,8 +195,8 @@ static void describe(struct pmc_plan *plan)
 }
 
 /* Drop duplicates created by fallback (cycles and instructions both -> cpu-clock);
- * explicit[] (whether the user gave each event's period) follows its event. */
-static void dedupe(struct pmc_plan *plan, bool *explicit)
+ * period_given[] follows its event. */
+static void dedupe(struct pmc_plan *plan)
 {
 	size_t k = 0;
 
@@ -210,73 +205,186 @@ static void dedupe(struct pmc_plan *plan, bool *explicit)
 		for (size_t j = 0; j < k; j++)
 			dup |= strcmp(plan->ev[j].name, plan->ev[i].name) == 0;
 		if (!dup) {
-			explicit[k] = explicit[i];
+			plan->period_given[k] = plan->period_given[i];
 			plan->ev[k++] = plan->ev[i];
 		}
 	}
 	plan->n = k;
 }
 
-int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsigned flags,
-		  struct pmc_plan *plan, struct pmc_diag *diag, char *err_msg, size_t len)
+/* Parse the request (the machine's default when n is 0) into plan->req
+ * and plan->ev, with the periods sampling needs. */
+static int plan_parse(struct pmc_plan *plan, const char *const *specs, size_t n, unsigned flags,
+		      struct pmc_diag *diag, char *err_msg, size_t len)
 {
 	static const char *const defaults[] = { "cycles" };
-	struct pmc_env env;
-	bool defaulted = n == 0;
 	int ret;
 
-	memset(plan, 0, sizeof(*plan));
-	if (diag)
-		diag->n = 0;
-	if (err_msg && len)
-		err_msg[0] = '\0';
-	if (defaulted) {
+	if (n == 0) {
 		specs = defaults;
 		n = 1;
+		plan->defaulted = true;
 	}
 	ret = pmc_event_parse_list(specs, n, plan->req, diag);
 	if (ret < 0) {
 		pmc_fmt(err_msg, len, "bad event list");
 		return ret;
 	}
-	plan->n = n;
+	plan->n = plan->n_req = n;
 	memcpy(plan->ev, plan->req, n * sizeof(plan->ev[0]));
-	bool explicit[PMC_MAX_EVENTS];
 	for (size_t i = 0; i < n; i++) {
-		explicit[i] = plan->ev[i].period || plan->ev[i].freq;
+		plan->period_given[i] = plan->ev[i].period || plan->ev[i].freq;
 		set_period(&plan->ev[i], flags);
 	}
+	return 0;
+}
 
-	/* One group, one backend. */
+/* One group, one backend: the one named, else the first event's, which
+ * every event must share and the backend must accept. */
+static int plan_load(struct pmc_plan *plan, const char *backend, char *err_msg, size_t len)
+{
 	const char *want = backend ? backend : backend_for(&plan->ev[0]);
-	if (!backend) {
-		for (size_t i = 1; i < n; i++) {
-			if (strcmp(backend_for(&plan->ev[i]), want) != 0) {
-				pmc_fmt(err_msg, len,
-					"events from different backends cannot be sampled together: "
-					"'%s' (%s) and '%s' (%s)",
-					plan->ev[0].spec, want, plan->ev[i].spec,
-					backend_for(&plan->ev[i]));
-				return -PMC_EBACKEND;
-			}
-		}
-	}
-	ret = load(want, &plan->be, err_msg, len);
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < n; i++) {
-		if (!pmc_backend_accepts(plan->be, &plan->ev[i])) {
-			pmc_fmt(err_msg, len, "the %s backend cannot count '%s'", want,
-				plan->ev[i].spec);
-			pmc_plan_release(plan);
+	int ret;
+
+	for (size_t i = 1; !backend && i < plan->n; i++) {
+		if (strcmp(backend_for(&plan->ev[i]), want) != 0) {
+			pmc_fmt(err_msg, len,
+				"events from different backends cannot be sampled together: "
+				"'%s' (%s) and '%s' (%s)",
+				plan->ev[0].spec, want, plan->ev[i].spec,
+				backend_for(&plan->ev[i]));
 			return -PMC_EBACKEND;
 		}
 	}
+	ret = pmc_backend_load(want, &plan->be, err_msg, len);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (!pmc_backend_accepts(plan->be, &plan->ev[i])) {
+			pmc_fmt(err_msg, len, "the %s backend cannot count '%s'", want,
+				plan->ev[i].spec);
+			return -PMC_EBACKEND;
+		}
+	}
+	return 0;
+}
 
+/* User space only where the kernel is refused: as perf does, and said.
+ * Kept when the ':u' events fail for another reason (cycles:u without a
+ * PMU goes on to cpu-clock:u); dropped if paranoid refuses them too.
+ * Returns the new trial's result, or failed when nothing changed. */
+static int plan_user_only(struct pmc_plan *plan, const struct pmc_env *env, unsigned flags,
+			  int failed)
+{
+	struct pmc_event before[PMC_MAX_EVENTS];
+	char changed[256];
+	int ret;
+
+	memcpy(before, plan->ev, sizeof(before));
+	if (exclude_kernel(plan, changed, sizeof(changed)) == 0)
+		return failed;
+	ret = trial(plan->be, plan->ev, plan->n, flags);
+	if (ret == -EACCES || ret == -EPERM) {
+		memcpy(plan->ev, before, sizeof(before));
+		return failed;
+	}
+	plan->fell_back = true;
+	pmc_fmt(plan->why, sizeof(plan->why),
+		"kernel excluded: perf_event_paranoid=%d lets this user "
+		"measure user space only (%s; root, CAP_PERFMON or "
+		"perf_event_paranoid <= 1 would include the kernel)",
+		env->paranoid, changed);
+	return ret;
+}
+
+/* One step down the chain after the trial failed with `failed`: the
+ * events that do not open alone (all of them after the first step) take
+ * their next link, and the plan moves to that link's backend.  Returns 0
+ * (try again), 1 at the end of the chain, or a load error. */
+static int chain_step(struct pmc_plan *plan, const struct pmc_env *env, unsigned flags, int step,
+		      int failed, char *err_msg, size_t len)
+{
+	char reason[400], from[PMC_NAME_MAX];
+	const char *next_backend = NULL;
+
+	failure_reason(failed, plan->be, env, reason, sizeof(reason));
+	pmc_fmt(from, sizeof(from), "%s", plan->n == 1 ? plan->ev[0].spec : "the events");
+	for (size_t i = 0; i < plan->n; i++) {
+		struct pmc_event *ev = &plan->ev[i];
+		bool alone_ok = trial(plan->be, ev, 1, flags) == 0;
+		/* After perf_event failed as a whole, everything moves on. */
+		if (alone_ok && step == 0)
+			continue;
+		if (fall_back(ev, env, flags, plan->period_given[i]) && !next_backend)
+			next_backend = backend_for(ev);
+	}
+	if (!next_backend)
+		return 1;
+	dedupe(plan);
+	size_t w = strlen(plan->why);
+	pmc_fmt(plan->why + w, sizeof(plan->why) - w, "%s%s: %s", w ? "; " : "",
+		plan->defaulted && step == 0 ? "no hardware cycles event (the default)" : from,
+		reason);
+	for (size_t i = 0; i < plan->n; i++) {
+		if (strcmp(backend_for(&plan->ev[i]), next_backend) != 0 &&
+		    !fall_back(&plan->ev[i], env, flags, plan->period_given[i]))
+			break;
+	}
+	dedupe(plan);
+	plan->fell_back = true;
+	if (strcmp(pmc_backend_name(plan->be), next_backend) == 0)
+		return 0;
+	pmc_backend_unload(plan->be);
+	plan->be = NULL;
+	return pmc_backend_load(next_backend, &plan->be, err_msg, len);
+}
+
+/* The end of the chain and still nothing opens: say why, and what ':k'
+ * or ':u' has to do with it.  Returns failed. */
+static int plan_failed(const struct pmc_plan *plan, const struct pmc_env *env, int failed,
+		       char *err_msg, size_t len)
+{
+	char reason[400];
+	bool k = false, u = false;
+
+	for (size_t i = 0; i < plan->n; i++) {
+		k |= plan->ev[i].exclude_user;
+		u |= plan->ev[i].exclude_kernel;
+	}
+	if (k && kernel_refused(failed, env)) {
+		pmc_fmt(err_msg, len,
+			"cannot measure the kernel: ':k' samples only the kernel, which "
+			"perf_event_paranoid=%d refuses to this user (root, CAP_PERFMON or "
+			"'sysctl kernel.perf_event_paranoid=1' allow it); without ':k' user "
+			"space is measured", env->paranoid);
+		return failed;
+	}
+	failure_reason(failed, plan->be, env, reason, sizeof(reason));
+	pmc_fmt(err_msg, len, "no usable sample source: %s%s", reason,
+		k ? " (':k' samples only the kernel, which needs root, CAP_PERFMON or "
+		    "perf_event_paranoid <= 1; the cputimer fallback cannot tell kernel "
+		    "from user time)"
+		: u ? " (':u' needs perf_event: the cputimer fallback cannot tell kernel "
+		      "from user time)"
+		    : "");
+	return failed;
+}
+
+static int plan_make(struct pmc_plan *plan, const char *const *specs, size_t n,
+		     const char *backend, unsigned flags, struct pmc_diag *diag, char *err_msg,
+		     size_t len)
+{
+	struct pmc_env env;
+	int ret = plan_parse(plan, specs, n, flags, diag, err_msg, len);
+
+	if (ret == 0)
+		ret = plan_load(plan, backend, err_msg, len);
+	if (ret < 0)
+		return ret;
 	pmc_env_probe(&env);
 	ret = trial(plan->be, plan->ev, plan->n, flags);
 	if (ret == 0) {
-		if (defaulted)
+		if (plan->defaulted)
 			pmc_fmt(plan->why, sizeof(plan->why), "default event: a hardware PMU works here");
 		describe(plan);
 		return 0;
@@ -285,108 +393,85 @@ int pmc_plan_make(const char *const *specs, size_t n, const char *backend, unsig
 		char reason[400];
 		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
 		pmc_fmt(err_msg, len, "cannot use %s on the %s backend: %s",
-			plan->n == 1 ? plan->ev[0].spec : "these events", want, reason);
-		pmc_plan_release(plan);
+			plan->n == 1 ? plan->ev[0].spec : "these events",
+			pmc_backend_name(plan->be), reason);
 		return ret;
 	}
-
-	/* User space only where the kernel is refused: as perf does, and said.
-	 * Kept when the ':u' events fail for another reason (cycles:u without
-	 * a PMU goes on to cpu-clock:u); dropped if paranoid refuses them too. */
-	if (kernel_refused(ret, &env)) {
-		struct pmc_event before[PMC_MAX_EVENTS];
-		char changed[256];
-		int uret;
-
-		memcpy(before, plan->ev, sizeof(before));
-		if (exclude_kernel(plan, changed, sizeof(changed)) > 0) {
-			uret = trial(plan->be, plan->ev, plan->n, flags);
-			if (uret == -EACCES || uret == -EPERM) {
-				memcpy(plan->ev, before, sizeof(before));
-			} else {
-				ret = uret;
-				plan->fell_back = true;
-				pmc_fmt(plan->why, sizeof(plan->why),
-					"kernel excluded: perf_event_paranoid=%d lets this user "
-					"measure user space only (%s; root, CAP_PERFMON or "
-					"perf_event_paranoid <= 1 would include the kernel)",
-					env.paranoid, changed);
-			}
-		}
-	}
-
+	if (kernel_refused(ret, &env))
+		ret = plan_user_only(plan, &env, flags, ret);
 	/* Walk the chain until the whole list opens. */
 	for (int step = 0; step < 3 && ret < 0; step++) {
-		char reason[400], from[PMC_NAME_MAX];
-		const char *next_backend = NULL;
-
-		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
-		pmc_fmt(from, sizeof(from), "%s", plan->n == 1 ? plan->ev[0].spec : "the events");
-		for (size_t i = 0; i < plan->n; i++) {
-			struct pmc_event *ev = &plan->ev[i];
-			bool alone_ok = trial(plan->be, ev, 1, flags) == 0;
-			/* After perf_event failed as a whole, everything moves on. */
-			if (alone_ok && step == 0)
-				continue;
-			if (fall_back(ev, &env, flags, explicit[i]) && !next_backend)
-				next_backend = backend_for(ev);
-		}
-		if (!next_backend)
+		int moved = chain_step(plan, &env, flags, step, ret, err_msg, len);
+		if (moved < 0)
+			return moved;
+		if (moved > 0)
 			break;
-		dedupe(plan, explicit);
-		size_t w = strlen(plan->why);
-		pmc_fmt(plan->why + w, sizeof(plan->why) - w, "%s%s: %s", w ? "; " : "",
-			defaulted && step == 0 ? "no hardware cycles event (the default)" : from,
-			reason);
-		for (size_t i = 0; i < plan->n; i++) {
-			if (strcmp(backend_for(&plan->ev[i]), next_backend) != 0 &&
-			    !fall_back(&plan->ev[i], &env, flags, explicit[i]))
-				break;
-		}
-		dedupe(plan, explicit);
-		if (strcmp(pmc_backend_name(plan->be), next_backend) != 0) {
-			pmc_backend_unload(plan->be);
-			plan->be = NULL;
-			ret = load(next_backend, &plan->be, err_msg, len);
-			if (ret < 0)
-				return ret;
-		}
-		plan->fell_back = true;
 		ret = trial(plan->be, plan->ev, plan->n, flags);
 	}
-	if (ret < 0) {
-		char reason[400];
-		bool k = false, u = false;
-		for (size_t i = 0; i < plan->n; i++) {
-			k |= plan->ev[i].exclude_user;
-			u |= plan->ev[i].exclude_kernel;
-		}
-		if (k && kernel_refused(ret, &env)) {
-			pmc_fmt(err_msg, len,
-				"cannot measure the kernel: ':k' samples only the kernel, which "
-				"perf_event_paranoid=%d refuses to this user (root, CAP_PERFMON or "
-				"'sysctl kernel.perf_event_paranoid=1' allow it); without ':k' user "
-				"space is measured", env.paranoid);
-			pmc_plan_release(plan);
-			return ret;
-		}
-		failure_reason(ret, plan->be, &env, reason, sizeof(reason));
-		pmc_fmt(err_msg, len, "no usable sample source: %s%s", reason,
-			k ? " (':k' samples only the kernel, which needs root, CAP_PERFMON or "
-			    "perf_event_paranoid <= 1; the cputimer fallback cannot tell kernel "
-			    "from user time)"
-			: u ? " (':u' needs perf_event: the cputimer fallback cannot tell kernel "
-			      "from user time)"
-			    : "");
-		pmc_plan_release(plan);
-		return ret;
-	}
+	if (ret < 0)
+		return plan_failed(plan, &env, ret, err_msg, len);
 	describe(plan);
 	return 0;
 }
 
-void pmc_plan_release(struct pmc_plan *plan)
+int pmc_plan_new(const char *const *specs, size_t n, const char *backend, unsigned flags,
+		 struct pmc_plan **out, struct pmc_diag *diag, char *err_msg, size_t len)
 {
+	struct pmc_plan *plan;
+	int ret;
+
+	*out = NULL;
+	if (diag)
+		diag->n = 0;
+	if (err_msg && len)
+		err_msg[0] = '\0';
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return -ENOMEM;
+	ret = plan_make(plan, specs, n, backend, flags, diag, err_msg, len);
+	if (ret < 0) {
+		pmc_plan_free(plan);
+		return ret;
+	}
+	*out = plan;
+	return 0;
+}
+
+void pmc_plan_free(struct pmc_plan *plan)
+{
+	if (!plan)
+		return;
 	pmc_backend_unload(plan->be);
-	plan->be = NULL;
+	free(plan);
+}
+
+struct pmc_backend *pmc_plan_backend(const struct pmc_plan *plan)
+{
+	return plan ? plan->be : NULL;
+}
+
+size_t pmc_plan_nevents(const struct pmc_plan *plan)
+{
+	return plan ? plan->n : 0;
+}
+
+const struct pmc_event *pmc_plan_events(const struct pmc_plan *plan)
+{
+	return plan ? plan->ev : NULL;
+}
+
+const struct pmc_event *pmc_plan_requested(const struct pmc_plan *plan, size_t *n)
+{
+	*n = plan ? plan->n_req : 0;
+	return plan ? plan->req : NULL;
+}
+
+bool pmc_plan_fell_back(const struct pmc_plan *plan)
+{
+	return plan && plan->fell_back;
+}
+
+const char *pmc_plan_why(const struct pmc_plan *plan)
+{
+	return plan ? plan->why : "";
 }

@@ -8,6 +8,7 @@
 #ifndef PMC_PLUGIN_H
 #define PMC_PLUGIN_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "pmc.h"
@@ -85,5 +86,16 @@ struct pmc_plugin {
 };
 
 #define PMC_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/* The head of a descriptor: abi and size from this header (what the core
+ * checks before it calls anything), then the plugin's name, description
+ * and version.  For designated initializers:
+ *   PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
+ *           PMC_PLUGIN_HEAD("NAME", "what it counts", "1.0"),
+ *           .flags = ..., .ops = { ... },
+ *   }; */
+#define PMC_PLUGIN_HEAD(name_, description_, version_)                                   \
+	.abi = PMC_PLUGIN_ABI, .size = sizeof(struct pmc_plugin), .name = (name_),          \
+	.description = (description_), .version = (version_)
 
 #endif /* PMC_PLUGIN_H */

@@ -1,4 +1,4 @@
-/* Text tables, shared options, headers and notes for report and diff. */
+/* Shared options, headers and notes for report and diff. */
 #include "config.h"
 
 #include <dirent.h>
@@ -17,22 +17,6 @@
 
 #include "cli/analyze.h"
 
-struct table {
-	const struct tcol *col;
-	size_t ncol, n, cap;
-	char **cell;
-};
-
-struct table *table_new(const struct tcol *cols, size_t n)
-{
-	struct table *t = calloc(1, sizeof(*t));
-	if (t) {
-		t->col = cols;
-		t->ncol = n;
-	}
-	return t;
-}
-
 /* Control bytes from a profile (names, paths, metadata are untrusted) must
  * not reach the terminal as escape sequences: shown as '?'. */
 static void clean_controls(char *s)
@@ -42,25 +26,6 @@ static void clean_controls(char *s)
 			*s = '?';
 }
 
-int table_add(struct table *t, const char *const *cells)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		char **c = realloc(t->cell, cap * t->ncol * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		t->cell = c;
-		t->cap = cap;
-	}
-	for (size_t k = 0; k < t->ncol; k++) {
-		if (!(t->cell[t->n * t->ncol + k] = strdup(cells[k] ? cells[k] : "")))
-			return -ENOMEM;
-		clean_controls(t->cell[t->n * t->ncol + k]);
-	}
-	t->n++;
-	return 0;
-}
-
 /* Display width: count UTF-8 lead bytes only. */
 static int dwidth(const char *s)
 {
@@ -68,122 +33,6 @@ static int dwidth(const char *s)
 	for (; *s; s++)
 		w += ((unsigned char)*s & 0xc0) != 0x80;
 	return w;
-}
-
-/* A line being built: one buffer for every line (a report prints
- * thousands of padded rows; stdio per cell cost more than the rest of it). */
-struct linebuf {
-	char *s;
-	size_t n, cap;
-};
-
-static bool lb_room(struct linebuf *b, size_t more)
-{
-	if (b->n + more <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->n + more)
-		cap *= 2;
-	char *s = realloc(b->s, cap);
-	if (!s)
-		return false;
-	b->s = s;
-	b->cap = cap;
-	return true;
-}
-
-static bool lb_put(struct linebuf *b, const char *s, size_t n, size_t pad, bool pad_first)
-{
-	if (!lb_room(b, n + pad))
-		return false;
-	if (pad_first) {
-		memset(b->s + b->n, ' ', pad);
-		b->n += pad;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	if (!pad_first) {
-		memset(b->s + b->n, ' ', pad);
-		b->n += pad;
-	}
-	return true;
-}
-
-static bool put_cell(struct linebuf *b, const char *s, int w, bool left)
-{
-	int n = dwidth(s);
-	if (n <= w)
-		return lb_put(b, s, strlen(s), (size_t)(w - n), !left);
-	/* too long: keep the start and mark the cut with '+' */
-	const char *p = s;
-	for (int k = 0; *p; p++) {
-		if (((unsigned char)*p & 0xc0) != 0x80 && ++k > w - 1)
-			break;
-	}
-	return lb_put(b, s, (size_t)(p - s), 0, false) && lb_put(b, "+", 1, 0, false);
-}
-
-void table_print(struct table *t, FILE *f, int width)
-{
-	int w[32];
-	size_t nc = t->ncol < 32 ? t->ncol : 32;
-	int total = 0;
-	for (size_t k = 0; k < nc; k++) {
-		w[k] = dwidth(t->col[k].title);
-		for (size_t i = 0; i < t->n; i++) {
-			int x = dwidth(t->cell[i * t->ncol + k]);
-			if (x > w[k])
-				w[k] = x;
-		}
-		total += w[k] + (k ? 2 : 0);
-	}
-	/* shrink the most shrinkable columns first: to their soft width, then
-	 * (second pass) to their minimum */
-	for (int pass = 0; pass < 2; pass++)
-		for (int pr = 9; pr > 0 && width > 0 && total > width; pr--)
-			for (size_t k = 0; k < nc && total > width; k++) {
-				int floor = pass ? t->col[k].min : t->col[k].soft;
-				if (floor < t->col[k].min)
-					floor = t->col[k].min;
-				if (t->col[k].shrink != pr || w[k] <= floor)
-					continue;
-				int cut = total - width;
-				if (cut > w[k] - floor)
-					cut = w[k] - floor;
-				w[k] -= cut;
-				total -= cut;
-			}
-	/* each line goes through a buffer so trailing blanks can be cut */
-	struct linebuf b = { 0 };
-	for (size_t i = 0; i <= t->n; i++) {
-		b.n = 0;
-		for (size_t k = 0; k < nc; k++) {
-			const char *s = i ? t->cell[(i - 1) * t->ncol + k] : t->col[k].title;
-			if ((k && !lb_put(&b, "  ", 2, 0, false)) || !put_cell(&b, s, w[k], t->col[k].left)) {
-				free(b.s);
-				return;
-			}
-		}
-		while (b.n && b.s[b.n - 1] == ' ')
-			b.n--;
-		if (!lb_room(&b, 1)) {
-			free(b.s);
-			return;
-		}
-		b.s[b.n++] = '\n';
-		fwrite(b.s, 1, b.n, f);
-	}
-	free(b.s);
-}
-
-void table_free(struct table *t)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->n * t->ncol; i++)
-		free(t->cell[i]);
-	free(t->cell);
-	free(t);
 }
 
 void analysis_malloc_policy(void)
@@ -934,6 +783,15 @@ const char *base_name(const char *path)
 		return "";
 	const char *s = strrchr(path, '/');
 	return s && s[1] ? s + 1 : path;
+}
+
+void fmt_name(char *buf, size_t len, const struct ana_row *r, int indent, bool mark)
+{
+	if (r->inlined_into)
+		snprintf(buf, len, "%*s%s [inlined into %s]", indent, "", r->name, r->inlined_into);
+	else
+		snprintf(buf, len, "%*s%s%s", indent, "", r->name,
+			 mark && r->flags & ANA_ROW_INLINED ? " [inlined]" : "");
 }
 
 void fmt_source(char *buf, size_t len, const struct ana_row *r)

@@ -6,22 +6,24 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/table.h"
 #include "cli/options.h"
 
-/* A text table: cells are copied; columns shrink to fit a width. */
-#define CELL_MAX 2048	/* a cell's text, at most (a C++ name with its inlining) */
-struct tcol {
-	const char *title;
-	bool left;		/* left-aligned (text) */
-	int shrink;		/* 0: never; higher numbers shrink first */
-	int min;		/* narrowest it may get */
-	int soft;		/* first pass shrinks only down to this */
-};
-struct table;
-struct table *table_new(const struct tcol *cols, size_t n);
-int table_add(struct table *t, const char *const *cells);
-void table_print(struct table *t, FILE *f, int width);
-void table_free(struct table *t);
+/* Text tables are the analyzer's (analyzer/table.h): struct ana_table over
+ * struct ana_col columns.  A cell's text, at most (a C++ name with its
+ * inlining): */
+#define CELL_MAX 2048
+/* A text-only column: its heading, alignment and cut hints (ana_col's). */
+static inline struct ana_col text_col(const char *title, bool left, int shrink, int min, int soft)
+{
+	return (struct ana_col){ .title = title, .left = left, .shrink = shrink, .min = min,
+				 .soft = soft };
+}
+/* Model column id, with its heading and layout, for a text table. */
+static inline struct ana_col model_col(enum ana_col_id id)
+{
+	return *ana_col(id);
+}
 
 /* Option groups the analysis commands share, as rows of their tables bound
  * to a struct common *c (one text, one behaviour for every command). */
@@ -190,6 +192,9 @@ void print_group_line(const struct common *c, const struct ana_set *s, unsigned 
 /* The full "what ran" header of one run (--header); role is "run", "base", ... */
 void print_run_header(const struct common *c, const struct ana_set *s, unsigned run,
 		      const char *role, FILE *out);
+/* A row's function name, indented, with "[inlined into CALLER]" (or, if
+ * mark, " [inlined]" for an inlined instance). */
+void fmt_name(char *buf, size_t len, const struct ana_row *r, int indent, bool mark);
 /* Column text for a row (shared by flat tables). */
 void fmt_source(char *buf, size_t len, const struct ana_row *r);
 const char *base_name(const char *path);

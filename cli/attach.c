@@ -436,17 +436,18 @@ int attach_stat(const struct attach_req *r, const struct pmc_plan *plan, struct 
 	int ret;
 
 	targets_of(prog, r, &t);
-	refuse_backend(prog, pmc_backend_name(plan->be));
+	refuse_backend(prog, pmc_backend_name(pmc_plan_backend(plan)));
 	raise_nofile();
 	{
 		ATT_OPTS(o, .pids = t.pids, .n_pids = t.n_pids, .tids = t.tids, .n_tids = t.n_tids,
-			 .all_cpus = r->all_cpus, .ev = plan->ev, .n_ev = plan->n);
+			 .all_cpus = r->all_cpus, .ev = pmc_plan_events(plan),
+			 .n_ev = pmc_plan_nevents(plan));
 		ret = att_count_open(&o, &c, &e);
 	}
 	if (ret == -PMC_ENOTSUP)
 		die(prog, EXIT_RUNTIME, "only perf_event counters can count another process "
 					"(the %s backend counts from inside it)",
-		    pmc_backend_name(plan->be));
+		    pmc_backend_name(pmc_plan_backend(plan)));
 	if (ret < 0)
 		advise(prog, &e, r->all_cpus);
 	catch_stops();
@@ -460,7 +461,7 @@ int attach_stat(const struct attach_req *r, const struct pmc_plan *plan, struct 
 		usleep((useconds_t)((left < 0.1 ? left : 0.1) * 1e6));
 	}
 	*elapsed = now() - t0;
-	att_count_read(c, vals, plan->n);
+	att_count_read(c, vals, pmc_plan_nevents(plan));
 	att_count_close(c);
 	if (cmd > 0 && !cmd_done(cmd))
 		waitpid(cmd, NULL, 0);

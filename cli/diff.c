@@ -256,103 +256,125 @@ static bool own_kernel_row(const struct ana_set *s, struct ana_rows *rows, size_
 	return one_side;
 }
 
-static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
+/* The table's columns: names, the base's share, per other run its share,
+ * ratio (or delta), interval, flag and (with repeats) spread. */
+static size_t table_cols(const struct opts *o, const struct ana_set *s, bool spread,
+			 struct ana_col *cols, char (*titles)[48])
 {
-	const struct common *c = &o->c;
-	unsigned nr = ana_set_n_runs(s), base = (unsigned)o->q.base;
-	bool spread = false;
-	for (unsigned r = 0; r < nr; r++)
-		spread |= ana_set_run(s, r)->n_repeats > 1;
-	struct tcol cols[128];
-	char titles[128][48];
+	enum ana_view v = o->c.view;
+	unsigned nr = ana_set_n_runs(s);
 	size_t nc = 0;
-	cols[nc++] = (struct tcol){ c->view == ANA_VIEW_MODULES ? "Module" : "Function", true, 1, 14, 24 };
-	if (c->view != ANA_VIEW_MODULES)
-		cols[nc++] = (struct tcol){ c->view == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12 };
-	cols[nc++] = (struct tcol){ "Base%", false, 0, 0, 0 };
+
+	cols[nc++] = text_col(v == ANA_VIEW_MODULES ? "Module" : "Function", true, 1, 14, 24);
+	if (v != ANA_VIEW_MODULES)
+		cols[nc++] = text_col(v == ANA_VIEW_LINES ? "Line" : "Module", true, 2, 6, 12);
+	cols[nc++] = model_col(ANA_COL_BASE_PCT);
 	for (unsigned r = 0; r < nr && nc + 5 < 128; r++) {
+		if (r == (unsigned)o->q.base)
+			continue;
+		if (nr == 2)
+			snprintf(titles[nc], 48, "Run%%");
+		else
+			snprintf(titles[nc], 48, "R%u%%", r);
+		cols[nc] = text_col(titles[nc], false, 0, 0, 0);
+		nc++;
+		cols[nc++] = text_col(o->q.ratio == ANA_RATIO_DELTA ? "Delta" : "Ratio", false, 0, 0, 0);
+		snprintf(titles[nc], 48, "%g%% CI", 100 * (o->q.conf > 0 ? o->q.conf : 0.95));
+		cols[nc] = text_col(titles[nc], true, 0, 0, 0);
+		nc++;
+		cols[nc++] = text_col("", true, 0, 0, 0);
+		if (spread)
+			cols[nc++] = text_col("Spread", false, 0, 0, 0);
+	}
+	return nc;
+}
+
+/* Run r's cells of row i into buf[k...] (own: a kernel row of one side,
+ * see own_kernel_row); the next free one. */
+static size_t run_cells(const struct opts *o, const struct ana_set *s, struct ana_rows *rows,
+			size_t i, unsigned r, const struct ana_cmp *cmp, bool own, bool spread,
+			char (*buf)[CELL_MAX], size_t k)
+{
+	double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
+
+	snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
+	if (own && cmp->presence != ANA_IN_BOTH) {
+		snprintf(buf[k++], CELL_MAX, "%s kernel",
+			 cmp->presence == ANA_ONLY_RUN ? "run's" : "base's");
+		buf[k++][0] = 0;
+		buf[k++][0] = 0;
+	} else {
+		ratio_cell(buf[k++], CELL_MAX, cmp, o->q.ratio);
+		ana_fmt_interval(buf[k++], CELL_MAX, cmp, o->q.ratio);
+		snprintf(buf[k++], CELL_MAX, "%s", cmp->significant ? "*" : cmp->withheld ? "?" : "");
+	}
+	withheld += cmp->withheld;
+	if (spread)
+		snprintf(buf[k++], CELL_MAX, isnan(cmp->spread) ? "" : "%.1f%%", 100 * cmp->spread);
+	return k;
+}
+
+/* Row i's cells into buf: 0, or -EINVAL when a comparison cannot be had. */
+static int row_cells(const struct opts *o, const struct ana_set *s, struct ana_rows *rows,
+		     size_t i, bool own, bool spread, char (*buf)[CELL_MAX])
+{
+	const struct ana_row *row = ana_rows_row(rows, i);
+	enum ana_view v = o->c.view;
+	unsigned nr = ana_set_n_runs(s), base = (unsigned)o->q.base;
+	size_t k = 0;
+
+	if (v == ANA_VIEW_FUNCS)
+		fmt_name(buf[k++], CELL_MAX, row, 0, false);
+	else
+		snprintf(buf[k++], CELL_MAX, "%s", row->name);
+	if (v == ANA_VIEW_LINES)
+		fmt_source(buf[k++], CELL_MAX, row);
+	else if (v != ANA_VIEW_MODULES)
+		snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
+	double bp = ana_rows_pct(rows, i, base, run_event(o, s, base), o->q.kind);
+	snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
+	for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
+		struct ana_cmp cmp;
 		if (r == base)
 			continue;
-		const char *tag = nr == 2 ? "Run" : NULL;
-		char t[16];
-		if (!tag) {
-			snprintf(t, sizeof(t), "R%u", r);
-			tag = t;
-		}
-		snprintf(titles[nc], 48, "%s%%", tag);
-		cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
-		nc++;
-		snprintf(titles[nc], 48, o->q.ratio == ANA_RATIO_DELTA ? "Delta" : "Ratio");
-		cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
-		nc++;
-		snprintf(titles[nc], 48, "%g%% CI", 100 * (o->q.conf > 0 ? o->q.conf : 0.95));
-		cols[nc] = (struct tcol){ titles[nc], true, 0, 0, 0 };
-		nc++;
-		cols[nc++] = (struct tcol){ "", true, 0, 0, 0 };
-		if (spread) {
-			cols[nc] = (struct tcol){ "Spread", false, 0, 0, 0 };
-			nc++;
-		}
+		if (ana_rows_compare(rows, i, r, &cmp))
+			return -EINVAL;
+		k = run_cells(o, s, rows, i, r, &cmp, own, spread, buf, k);
 	}
-	struct table *t = table_new(cols, nc);
-	if (!t)
-		return -ENOMEM;
+	return 0;
+}
+
+static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
+{
 	static char buf[128][CELL_MAX];	/* whole names: piped output is never cut */
+	static char titles[128][48];
 	const char *cell[128];
+	struct ana_col cols[128];
+	unsigned base = (unsigned)o->q.base;
+	bool spread = false;
+
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++)
+		spread |= ana_set_run(s, r)->n_repeats > 1;
+	size_t nc = table_cols(o, s, spread, cols, titles);
+	struct ana_table *t = ana_table_new(cols, nc);
+	int e = t ? 0 : -ENOMEM;
+	for (size_t j = 0; j < nc; j++)
+		cell[j] = buf[j];
 	/* kernel rows of one side when the runs ran different kernels: that
 	 * side's kernel, not a change; after the rows that compare */
-	for (int pass = 0; pass < 2; pass++)
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
-		const struct ana_row *row = ana_rows_row(rows, i);
-		bool own = own_kernel_row(s, rows, i, base);
-		if (own != (pass == 1))
-			continue;
-		size_t k = 0;
-		if (row->inlined_into && c->view == ANA_VIEW_FUNCS)
-			snprintf(buf[k++], CELL_MAX, "%s [inlined into %s]", row->name, row->inlined_into);
-		else
-			snprintf(buf[k++], CELL_MAX, "%s", row->name);
-		if (c->view == ANA_VIEW_LINES)
-			fmt_source(buf[k++], CELL_MAX, row);
-		else if (c->view != ANA_VIEW_MODULES)
-			snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
-		double bp = ana_rows_pct(rows, i, base, run_event(o, s, base), o->q.kind);
-		snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
-		for (unsigned r = 0; r < nr && k + 5 < 128; r++) {
-			if (r == base)
+	for (int pass = 0; pass < 2 && !e; pass++)
+		for (size_t i = 0; i < ana_rows_n(rows) && !e; i++) {
+			bool own = own_kernel_row(s, rows, i, base);
+			if (own != (pass == 1))
 				continue;
-			struct ana_cmp cmp;
-			if (ana_rows_compare(rows, i, r, &cmp)) {
-				table_free(t);
-				return -EINVAL;
-			}
-			double rp = ana_rows_pct(rows, i, r, run_event(o, s, r), o->q.kind);
-			snprintf(buf[k++], CELL_MAX, isnan(rp) ? "" : "%.2f", rp);
-			if (own && cmp.presence != ANA_IN_BOTH) {
-				snprintf(buf[k++], CELL_MAX, "%s kernel",
-					 cmp.presence == ANA_ONLY_RUN ? "run's" : "base's");
-				buf[k++][0] = 0;
-				buf[k++][0] = 0;
-			} else {
-				ratio_cell(buf[k++], CELL_MAX, &cmp, o->q.ratio);
-				ana_fmt_interval(buf[k++], CELL_MAX, &cmp, o->q.ratio);
-				snprintf(buf[k++], CELL_MAX, "%s",
-					 cmp.significant ? "*" : cmp.withheld ? "?" : "");
-			}
-			withheld += cmp.withheld;
-			if (spread)
-				snprintf(buf[k++], CELL_MAX, isnan(cmp.spread) ? "" : "%.1f%%", 100 * cmp.spread);
+			e = row_cells(o, s, rows, i, own, spread, buf);
+			if (!e)
+				e = ana_table_add(t, cell);
 		}
-		for (size_t j = 0; j < nc; j++)
-			cell[j] = buf[j];
-		if (table_add(t, cell)) {
-			table_free(t);
-			return -ENOMEM;
-		}
-	}
-	table_print(t, out, out_width(c));
-	table_free(t);
-	return 0;
+	if (!e)
+		e = ana_table_write_text(t, out, out_width(&o->c));
+	ana_table_free(t);
+	return e;
 }
 
 /* What the intervals cover and what '*' controls. */
@@ -494,6 +516,92 @@ static size_t pivot_event(const struct pivot *pv, const struct ana_set *s, unsig
 	return run_event(pv->ctx, s, r);
 }
 
+/* --table: the rows laid out by pivot.c. */
+static int print_pivot(const struct opts *op, struct ana_set *s, struct ana_rows *rows,
+		       const char *noise, FILE *out)
+{
+	const struct common *c = &op->c;
+	struct pivot pv = {
+		.fmt = op->markdown ? PIVOT_MD : c->out == OUT_CSV ? PIVOT_CSV
+		       : c->out == OUT_JSON ? PIVOT_JSON : PIVOT_TEXT,
+		.base = 0, .ratio = op->q.ratio, .kind = op->q.kind, .conf = op->q.conf,
+		.width = out_width(c), .no_header = c->no_header, .event_of = pivot_event,
+		.ctx = op,
+	};
+	snprintf(pv.noise, sizeof(pv.noise), "%s", noise);
+	print_notes(c, s, NULL);
+	check_events(op, s, stderr);
+	int e = pivot_print(&pv, s, rows, out);
+	fflush(out);
+	return !e && ferror(out) ? -EIO : e;
+}
+
+/* The text comparison: the header lines, the table, what its marks mean. */
+static int print_text(const struct opts *op, struct ana_set *s, struct ana_rows *rows,
+		      const char *noise, FILE *out)
+{
+	const struct common *c = &op->c;
+	unsigned nr = ana_set_n_runs(s);
+
+	if (c->no_header)
+		print_notes(c, s, NULL);
+	else if (c->header)
+		print_notes(c, s, out);
+	else
+		print_errors(c, s);
+	check_events(op, s, c->no_header ? stderr : out);
+	for (unsigned r = 0; r < nr && !c->no_header; r++) {
+		char role[32];
+		snprintf(role, sizeof(role), r == 0 ? "base" : nr == 2 ? "run" : "R%u", r);
+		if (c->header)
+			print_run_header(c, s, r, role, out);
+		else
+			print_group_line(c, s, r, role, out);
+	}
+	if (!c->no_header && !c->header)
+		print_warning_line(c, s, out);
+	int e = print_table(op, s, rows, out);
+	if (!c->no_header && withheld)
+		fprintf(out, "# ?: the interval excludes 1, but not marked significant: lines "
+			"against a run under an emulator, whose per-line attribution is "
+			"unreliable (%zu rows)\n", withheld);
+	if (!c->no_header)
+		footer(op, s, rows, noise, out);
+	fflush(out);
+	return ferror(out) ? -EIO : e;
+}
+
+/* The compared rows as a --table, CSV, JSON or text (base_arg: BASE as
+ * given, for --noise-floor).  An exit status. */
+static int print_results(struct opts *op, struct ana_set *s, const char *base_arg)
+{
+	const struct common *c = &op->c;
+	struct ana_rows *rows = ana_set_query(s, &op->q);
+	FILE *out = stdout;
+	char noise[512] = "";
+	int e;
+
+	if (!rows) {
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (op->noise && !noise_floor(op, base_arg, noise, sizeof(noise)))
+		fprintf(stderr, "%s: noise floor %s\n", c->prog, noise);
+	if (op->table) {
+		e = print_pivot(op, s, rows, noise, out);
+	} else if (c->out == OUT_CSV || c->out == OUT_JSON) {
+		print_notes(c, s, NULL);
+		check_events(op, s, stderr);
+		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
+	} else {
+		e = print_text(op, s, rows, noise, out);
+	}
+	ana_rows_free(rows);
+	if (e)
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+	return e || ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
+}
+
 
 /* Each operand one run ("A,B": its repeats), named by --label or itself:
  * 0, or -1 (s freed). */
@@ -565,78 +673,11 @@ static int flame_only(struct opts *op, struct ana_set *s)
 static int run(struct ana_set *s, int argc, char **argv, int first)
 {
 	struct opts *op = &args;
-	struct common *c = &op->c;
-	int e, rc;
+	int rc;
 
 	if (op->flame)
 		return flame_only(op, s);
-	struct ana_rows *rows = ana_set_query(s, &op->q);
-	if (!rows) {
-		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(errno));
-		ana_set_free(s);
-		return EXIT_RUNTIME;
-	}
-	FILE *out = stdout;
-	rc = EXIT_OK;
-	char noise[512] = "";
-	if (op->noise && !noise_floor(op, argv[first], noise, sizeof(noise)))
-		fprintf(stderr, "%s: noise floor %s\n", c->prog, noise);
-	if (op->table) {
-		struct pivot pv = {
-			.fmt = op->markdown ? PIVOT_MD : c->out == OUT_CSV ? PIVOT_CSV
-			       : c->out == OUT_JSON ? PIVOT_JSON : PIVOT_TEXT,
-			.base = 0, .ratio = op->q.ratio, .kind = op->q.kind, .conf = op->q.conf,
-			.width = out_width(c), .no_header = c->no_header, .event_of = pivot_event,
-			.ctx = op,
-		};
-		snprintf(pv.noise, sizeof(pv.noise), "%s", noise);
-		print_notes(c, s, NULL);
-		check_events(op, s, stderr);
-		e = pivot_print(&pv, s, rows, out);
-		fflush(out);
-		if (!e && ferror(out))
-			e = -EIO;
-	} else if (c->out == OUT_CSV || c->out == OUT_JSON) {
-		print_notes(c, s, NULL);
-		check_events(op, s, stderr);
-		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
-	} else {
-		if (c->no_header)
-			print_notes(c, s, NULL);
-		else if (c->header)
-			print_notes(c, s, out);
-		else
-			print_errors(c, s);
-		check_events(op, s, op->c.no_header ? stderr : out);
-		for (unsigned r = 0; r < ana_set_n_runs(s) && !c->no_header; r++) {
-			char role[32];
-			snprintf(role, sizeof(role), r == 0 ? "base" : ana_set_n_runs(s) == 2 ? "run"
-				 : "R%u", r);
-			if (c->header)
-				print_run_header(c, s, r, role, out);
-			else
-				print_group_line(c, s, r, role, out);
-		}
-		if (!c->no_header && !c->header)
-			print_warning_line(c, s, out);
-		e = print_table(op, s, rows, out);
-		if (!op->c.no_header && withheld)
-			fprintf(out, "# ?: the interval excludes 1, but not marked significant: lines "
-				"against a run under an emulator, whose per-line attribution is "
-				"unreliable (%zu rows)\n", withheld);
-		if (!op->c.no_header)
-			footer(op, s, rows, noise, out);
-		fflush(out);
-		if (ferror(out))
-			e = -EIO;
-	}
-	if (e) {
-		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-		rc = EXIT_RUNTIME;
-	}
-	if (rc == EXIT_OK && ana_set_n_errors(s))
-		rc = EXIT_RUNTIME;
-	ana_rows_free(rows);
+	rc = print_results(op, s, argv[first]);
 	ana_set_free(s);
 	return rc;
 }

@@ -8,56 +8,40 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/json.h"
 #include "cli/pivot.h"
 
-/* JSON string (RFC 8259 escapes). */
-static void json_str(FILE *f, const char *s)
+/* CSV fields, as the analyzer writes them (RFC 4180). */
+static void csv_text(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	struct ana_value v = { .type = ANA_T_TEXT, .s = s, .none = !s };
+
+	ana_value_write_csv(&v, NULL, f);
 }
 
-static void json_num(FILE *f, double x)
-{
-	if (isnan(x) || isinf(x))
-		fputs("null", f);
-	else
-		fprintf(f, "%.6g", x);
-}
-
-/* RFC 4180: quoted when it holds a comma, quote or line break. */
-static void csv_str(FILE *f, const char *s)
-{
-	s = s ? s : "";
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
+/* Ratios, intervals, shares: 6 digits; NAN blank. */
 static void csv_num(FILE *f, double x)
 {
-	if (!isnan(x) && !isinf(x))
-		fprintf(f, "%.6g", x);
-	else if (isinf(x))
-		fputs(x > 0 ? "inf" : "-inf", f);
+	struct ana_value v = { .type = ANA_T_RATIO, .d = x, .none = isnan(x) };
+
+	ana_value_write_csv(&v, "%.6g", f);
+}
+
+/* A member "key": x with 6 digits (NAN and infinities: null). */
+static void json_num6(struct json *j, const char *key, double x)
+{
+	char b[32];
+
+	json_key(j, key);
+	if (isnan(x) || isinf(x)) {
+		json_null(j);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.6g", x);
+	json_raw_num(j, b);
 }
 
 /* "1.23 [1.10, 1.40] *", "new", "gone". */
@@ -125,200 +109,239 @@ static void notes(const struct pivot *pv, const struct ana_set *s, const struct 
 		fprintf(out, "%snoise floor: %s\n", pre, pv->noise);
 }
 
-static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out,
-		bool md)
+/* The text or Markdown table's columns: the function, its module, the
+ * base's share, a column per other run. */
+static size_t text_cols(const struct pivot *pv, struct ana_set *s, struct ana_col *cols,
+			char *bt, size_t len)
 {
-	unsigned nr = ana_set_n_runs(s);
-	struct tcol cols[64];
-	static char buf[64][CELL_MAX];
-	const char *cell[64];
 	size_t nc = 0;
 
-	cols[nc++] = (struct tcol){ "Function", true, 1, 14, 24 };
-	cols[nc++] = (struct tcol){ "Module", true, 2, 6, 12 };
-	char bt[80];
-	snprintf(bt, sizeof(bt), "%s%%", label(s, pv->base));
-	cols[nc++] = (struct tcol){ bt, false, 0, 0, 0 };
-	for (unsigned r = 0; r < nr && nc < 64; r++)
+	cols[nc++] = text_col("Function", true, 1, 14, 24);
+	cols[nc++] = text_col("Module", true, 2, 6, 12);
+	snprintf(bt, len, "%s%%", label(s, pv->base));
+	cols[nc++] = text_col(bt, false, 0, 0, 0);
+	for (unsigned r = 0; r < ana_set_n_runs(s) && nc < 64; r++)
 		if (r != pv->base)
-			cols[nc++] = (struct tcol){ label(s, r), true, 0, 0, 0 };
-	if (!pv->no_header)
-		notes(pv, s, rows, out, md ? "- " : "# ");
-	if (md) {
-		fputs(md && !pv->no_header ? "\n|" : "|", out);
-		for (size_t j = 0; j < nc; j++)
-			fprintf(out, " %s |", cols[j].title);
-		fputs("\n|", out);
-		for (size_t j = 0; j < nc; j++)
-			fputs(cols[j].left ? ":---|" : "---:|", out);
-		fputc('\n', out);
-	}
-	struct table *t = md ? NULL : table_new(cols, nc);
-	if (!md && !t)
-		return -ENOMEM;
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
-		const struct ana_row *row = ana_rows_row(rows, i);
-		size_t k = 0;
-		snprintf(buf[k++], CELL_MAX, "%s", row->name);
-		snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
-		double bp = ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind);
-		snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
-		for (unsigned r = 0; r < nr && k < 64; r++) {
-			struct ana_cmp c;
-			if (r == pv->base)
-				continue;
-			if (ana_rows_compare(rows, i, r, &c)) {
-				table_free(t);
-				return -EINVAL;
-			}
-			cell_text(buf[k++], CELL_MAX, &c, pv->ratio);
-		}
-		for (size_t j = 0; j < nc; j++)
-			cell[j] = buf[j];
-		if (md) {
-			fputc('|', out);
-			for (size_t j = 0; j < nc; j++) {
-				fputc(' ', out);
-				/* a '|' in a C++ name would end the cell */
-				for (const char *p = cell[j]; *p; p++)
-					fputs(*p == '|' ? "\\|" : (char[2]){ *p, 0 }, out);
-				fputs(" |", out);
-			}
-			fputc('\n', out);
-		} else if (table_add(t, cell)) {
-			table_free(t);
-			return -ENOMEM;
-		}
-	}
-	if (t) {
-		table_print(t, out, pv->width);
-		table_free(t);
+			cols[nc++] = text_col(label(s, r), true, 0, 0, 0);
+	return nc;
+}
+
+/* Row i's text cells into buf: 0 or -EINVAL. */
+static int text_cells(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, size_t i,
+		      char (*buf)[CELL_MAX])
+{
+	const struct ana_row *row = ana_rows_row(rows, i);
+	size_t k = 0;
+
+	snprintf(buf[k++], CELL_MAX, "%s", row->name);
+	snprintf(buf[k++], CELL_MAX, "%s", base_name(row->module));
+	double bp = ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind);
+	snprintf(buf[k++], CELL_MAX, isnan(bp) ? "" : "%.2f", bp);
+	for (unsigned r = 0; r < ana_set_n_runs(s) && k < 64; r++) {
+		struct ana_cmp c;
+		if (r == pv->base)
+			continue;
+		if (ana_rows_compare(rows, i, r, &c))
+			return -EINVAL;
+		cell_text(buf[k++], CELL_MAX, &c, pv->ratio);
 	}
 	return 0;
 }
 
-static int csv(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out)
+static int text(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out,
+		bool md)
 {
-	unsigned nr = ana_set_n_runs(s);
+	static char buf[64][CELL_MAX];
+	const char *cell[64];
+	struct ana_col cols[64];
+	char bt[80];
+	size_t nc = text_cols(pv, s, cols, bt, sizeof(bt));
+	struct ana_table *t = ana_table_new(cols, nc);
+	int e = t ? 0 : -ENOMEM;
 
-	fputs("function,module,base_pct", out);
-	for (unsigned r = 0; r < nr; r++) {
+	for (size_t j = 0; j < nc; j++)
+		cell[j] = buf[j];
+	for (size_t i = 0; i < ana_rows_n(rows) && !e; i++)
+		if (!(e = text_cells(pv, s, rows, i, buf)))
+			e = ana_table_add(t, cell);
+	if (!e && !pv->no_header)
+		notes(pv, s, rows, out, md ? "- " : "# ");
+	if (!e && md)
+		e = fputs(pv->no_header ? "" : "\n", out) < 0 ? -EIO : ana_table_write_markdown(t, out);
+	else if (!e)
+		e = ana_table_write_text(t, out, pv->width);
+	ana_table_free(t);
+	return e;
+}
+
+/* Run `run`'s cell of a row: its share and its comparison with the base. */
+struct cell {
+	unsigned run;
+	double pct;
+	struct ana_cmp c;
+};
+
+/* Row i's cells, one per run but the base, into cells: 0 or -EINVAL. */
+static int row_cells(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, size_t i,
+		     struct cell *cells)
+{
+	size_t k = 0;
+
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
 		if (r == pv->base)
 			continue;
-		static const char *const sub[] = { "pct", "ratio", "ci_low", "ci_high", "significant",
-						   "p", "from_repeats" };
+		if (ana_rows_compare(rows, i, r, &cells[k].c))
+			return -EINVAL;
+		cells[k].run = r;
+		cells[k++].pct = ana_rows_pct(rows, i, r, pv->event_of(pv, s, r), pv->kind);
+	}
+	return 0;
+}
+
+static void csv_header(const struct pivot *pv, struct ana_set *s, FILE *out)
+{
+	static const char *const sub[] = { "pct", "ratio", "ci_low", "ci_high", "significant", "p",
+					   "from_repeats" };
+
+	fputs("function,module,base_pct", out);
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		if (r == pv->base)
+			continue;
 		for (size_t k = 0; k < sizeof(sub) / sizeof(*sub); k++) {
 			char h[300];
 			snprintf(h, sizeof(h), "%s:%s", label(s, r), sub[k]);
 			fputc(',', out);
-			csv_str(out, h);
+			csv_text(out, h);
 		}
 	}
 	fputc('\n', out);
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
-		const struct ana_row *row = ana_rows_row(rows, i);
-		csv_str(out, row->name);
-		fputc(',', out);
-		csv_str(out, row->module);
-		fputc(',', out);
-		csv_num(out, ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind));
-		for (unsigned r = 0; r < nr; r++) {
-			struct ana_cmp c;
-			if (r == pv->base)
-				continue;
-			if (ana_rows_compare(rows, i, r, &c))
-				return -EINVAL;
+}
+
+static void csv_row(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, size_t i,
+		    const struct cell *cells, FILE *out)
+{
+	const struct ana_row *row = ana_rows_row(rows, i);
+
+	csv_text(out, row->name ? row->name : "");
+	fputc(',', out);
+	csv_text(out, row->module ? row->module : "");
+	fputc(',', out);
+	csv_num(out, ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind));
+	for (unsigned k = 0; k + 1 < ana_set_n_runs(s); k++) {
+		const struct ana_cmp *c = &cells[k].c;
+		double nums[] = { cells[k].pct, c->ratio, c->lo, c->hi };
+		for (size_t n = 0; n < sizeof(nums) / sizeof(*nums); n++) {
 			fputc(',', out);
-			csv_num(out, ana_rows_pct(rows, i, r, pv->event_of(pv, s, r), pv->kind));
-			fputc(',', out);
-			csv_num(out, c.ratio);
-			fputc(',', out);
-			csv_num(out, c.lo);
-			fputc(',', out);
-			csv_num(out, c.hi);
-			fprintf(out, ",%s,", c.significant ? "true" : "false");
-			csv_num(out, c.p);
-			fprintf(out, ",%s", c.from_repeats ? "true" : "false");
+			csv_num(out, nums[n]);
 		}
-		fputc('\n', out);
+		fprintf(out, ",%s,", c->significant ? "true" : "false");
+		csv_num(out, c->p);
+		fprintf(out, ",%s", c->from_repeats ? "true" : "false");
 	}
-	return 0;
+	fputc('\n', out);
+}
+
+static int csv(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out)
+{
+	struct cell *cells = malloc(ana_set_n_runs(s) * sizeof(*cells));
+	int e = cells ? 0 : -ENOMEM;
+
+	if (!e)
+		csv_header(pv, s, out);
+	for (size_t i = 0; i < ana_rows_n(rows) && !e; i++)
+		if (!(e = row_cells(pv, s, rows, i, cells)))
+			csv_row(pv, s, rows, i, cells, out);
+	free(cells);
+	return e;
+}
+
+/* The runs: label, repeats, where they ran, how far to trust them. */
+static void json_runs(struct json *j, struct ana_set *s)
+{
+	char fl[128];
+
+	json_key(j, "runs");
+	json_arr_begin(j);
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_run *ru = ana_set_run(s, r);
+		json_obj_begin(j);
+		json_kstr(j, "label", ru->label);
+		json_ku64(j, "repeats", ru->n_repeats);
+		json_kstr(j, "virtualization", ru->virtualization);
+		json_kstr(j, "trust", ana_trust_str(ru->trust, fl, sizeof(fl)));
+		json_num6(j, "loss_scale", ru->loss_scale);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void json_cell(struct json *j, struct ana_set *s, const struct cell *x)
+{
+	json_obj_begin(j);
+	json_kstr(j, "run", label(s, x->run));
+	json_num6(j, "pct", x->pct);
+	json_num6(j, "ratio", x->c.ratio);
+	json_num6(j, "ci_low", x->c.lo);
+	json_num6(j, "ci_high", x->c.hi);
+	json_kbool(j, "significant", x->c.significant);
+	json_num6(j, "p", x->c.p);
+	json_kbool(j, "from_repeats", x->c.from_repeats);
+	json_num6(j, "uncorrected", x->c.uncorrected);
+	json_obj_end(j);
+}
+
+static int json_rows(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows,
+		     struct json *j)
+{
+	struct cell *cells = malloc(ana_set_n_runs(s) * sizeof(*cells));
+	int e = cells ? 0 : -ENOMEM;
+
+	json_key(j, "rows");
+	json_arr_begin(j);
+	for (size_t i = 0; i < ana_rows_n(rows) && !e; i++) {
+		const struct ana_row *row = ana_rows_row(rows, i);
+		if ((e = row_cells(pv, s, rows, i, cells)))
+			break;
+		json_obj_begin(j);
+		json_kstr(j, "function", row->name ? row->name : "");
+		json_kstr(j, "module", row->module ? row->module : "");
+		json_num6(j, "base_pct", ana_rows_pct(rows, i, pv->base,
+						      pv->event_of(pv, s, pv->base), pv->kind));
+		json_key(j, "cells");
+		json_arr_begin(j);
+		for (unsigned k = 0; k + 1 < ana_set_n_runs(s); k++)
+			json_cell(j, s, &cells[k]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	free(cells);
+	return e;
 }
 
 static int json(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out)
 {
-	unsigned nr = ana_set_n_runs(s);
 	size_t m = 0;
 	double fdr = ana_rows_fdr(rows, &m);
-	char fl[128];
+	struct json *j = json_open(out);
 
-	fprintf(out, "{\"mode\":\"%s\",\"conf\":", pv->ratio == ANA_RATIO_DELTA ? "delta"
-						   : pv->ratio == ANA_RATIO_RAW ? "raw" : "share");
-	json_num(out, pv->conf > 0 ? pv->conf : 0.95);
-	fputs(",\"fdr\":", out);
-	json_num(out, fdr);
-	fprintf(out, ",\"comparisons\":%zu,\"noise_floor\":", m);
-	if (pv->noise[0])
-		json_str(out, pv->noise);
-	else
-		fputs("null", out);
-	fputs(",\"base\":", out);
-	json_str(out, label(s, pv->base));
-	fputs(",\"runs\":[", out);
-	for (unsigned r = 0; r < nr; r++) {
-		const struct ana_run *ru = ana_set_run(s, r);
-		fprintf(out, "%s{\"label\":", r ? "," : "");
-		json_str(out, ru->label);
-		fprintf(out, ",\"repeats\":%u,\"virtualization\":", ru->n_repeats);
-		if (ru->virtualization)
-			json_str(out, ru->virtualization);
-		else
-			fputs("null", out);
-		fputs(",\"trust\":", out);
-		json_str(out, ana_trust_str(ru->trust, fl, sizeof(fl)));
-		fputs(",\"loss_scale\":", out);
-		json_num(out, ru->loss_scale);
-		fputc('}', out);
-	}
-	fputs("],\"rows\":[", out);
-	for (size_t i = 0; i < ana_rows_n(rows); i++) {
-		const struct ana_row *row = ana_rows_row(rows, i);
-		fprintf(out, "%s{\"function\":", i ? "," : "");
-		json_str(out, row->name);
-		fputs(",\"module\":", out);
-		json_str(out, row->module);
-		fputs(",\"base_pct\":", out);
-		json_num(out, ana_rows_pct(rows, i, pv->base, pv->event_of(pv, s, pv->base), pv->kind));
-		fputs(",\"cells\":[", out);
-		bool first = true;
-		for (unsigned r = 0; r < nr; r++) {
-			struct ana_cmp c;
-			if (r == pv->base)
-				continue;
-			if (ana_rows_compare(rows, i, r, &c))
-				return -EINVAL;
-			fprintf(out, "%s{\"run\":", first ? "" : ",");
-			first = false;
-			json_str(out, label(s, r));
-			fputs(",\"pct\":", out);
-			json_num(out, ana_rows_pct(rows, i, r, pv->event_of(pv, s, r), pv->kind));
-			fputs(",\"ratio\":", out);
-			json_num(out, c.ratio);
-			fputs(",\"ci_low\":", out);
-			json_num(out, c.lo);
-			fputs(",\"ci_high\":", out);
-			json_num(out, c.hi);
-			fprintf(out, ",\"significant\":%s,\"p\":", c.significant ? "true" : "false");
-			json_num(out, c.p);
-			fprintf(out, ",\"from_repeats\":%s,\"uncorrected\":",
-				c.from_repeats ? "true" : "false");
-			json_num(out, c.uncorrected);
-			fputc('}', out);
-		}
-		fputs("]}", out);
-	}
-	fputs("]}\n", out);
-	return 0;
+	if (!j)
+		return -errno;
+	json_obj_begin(j);
+	json_kstr(j, "mode", pv->ratio == ANA_RATIO_DELTA ? "delta"
+			     : pv->ratio == ANA_RATIO_RAW ? "raw" : "share");
+	json_num6(j, "conf", pv->conf > 0 ? pv->conf : 0.95);
+	json_num6(j, "fdr", fdr);
+	json_ku64(j, "comparisons", m);
+	json_kstr(j, "noise_floor", pv->noise[0] ? pv->noise : NULL);
+	json_kstr(j, "base", label(s, pv->base));
+	json_runs(j, s);
+	int e = json_rows(pv, s, rows, j);
+	json_obj_end(j);
+	int ec = json_close(j);
+	if (!e && !ec)
+		fputc('\n', out);
+	return e ? e : ec;
 }
 
 int pivot_print(const struct pivot *pv, struct ana_set *s, struct ana_rows *rows, FILE *out)

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 {
 	struct pmc_env env;
 	bool calibrate = false;
-	struct pmc_plan plan;
+	struct pmc_plan *plan;
 	struct pmc_diag diag;
 	char err[512];
 
@@ -166,9 +166,9 @@ int main(int argc, char **argv)
 #endif
 	printf("Backends:\n");
 	pmc_backend_foreach(show_backend, NULL);
-	if (pmc_plan_make(NULL, 0, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err)) == 0) {
-		printf("Default:     %s\n", plan.why);
-		pmc_plan_release(&plan);
+	if (pmc_plan_new(NULL, 0, NULL, PMC_PLAN_SAMPLING, &plan, &diag, err, sizeof(err)) == 0) {
+		printf("Default:     %s\n", pmc_plan_why(plan));
+		pmc_plan_free(plan);
 	} else {
 		printf("Default:     nothing usable: %s\n", err);
 	}

@@ -1,6 +1,6 @@
 /* pmcprof record: run a command under the LD_PRELOAD collector.
  *
- * Chooses the events (pmc_plan_make: parsing, trials, the fallback chain),
+ * Chooses the events (pmc_plan_new: parsing, trials, the fallback chain),
  * creates the output directory, hands the collector its settings through
  * PMCPROF_* variables (collector/settings.h), then forks the command, waits,
  * says where the profiles are and exits as the command did. */
@@ -68,7 +68,6 @@ struct opts {
 	bool no_timeline;
 	bool no_archive;
 	/* settings the collector's own parsers check (settings_set) */
-	const char *call_graph, *signal, *random_bits, *seed;
 	struct rec_settings set;
 };
 
@@ -103,43 +102,51 @@ static int add_events(void *ctx, const char *list)
 	return 0;
 }
 
-/* -g: perf's, the default call graph. */
-static int call_graph_default(void *ctx, const char *unused)
+/* The options that are the collector's settings: each value checked by
+ * its parser as it comes (a bad value is refused even when a later one
+ * replaces it). */
+static int setting(void *ctx, const char *env, const char *label, const char *v)
 {
-	*(const char **)ctx = "unwind";
+	struct opts *o = ctx;
+	char msg[512];
+
+	if (settings_set(&o->set, env, label, v, msg, sizeof(msg)) < 0)
+		usage_error(msg);
 	return 0;
 }
 
+/* -g: perf's, the default call graph. */
+static int call_graph_default(void *ctx, const char *unused)
+{
+	(void)unused;
+	return setting(ctx, "PMCPROF_CALL_GRAPH", "-g", "unwind");
+}
+
 /* perf's --call-graph: dwarf means the libunwind unwinder here. */
-static const char *call_graph(const char *v)
+static int call_graph(void *ctx, const char *v)
 {
 	if (!strcmp(v, "dwarf") || !strncmp(v, "dwarf,", 6))
-		return "unwind";
+		v = "unwind";
 	if (!strcmp(v, "lbr"))
 		opts_die(&record_cmd, "--call-graph lbr: not supported: pmcprof has no "
 				      "last-branch-record unwinder; use dwarf (the default) or fp");
-	return v;
+	return setting(ctx, "PMCPROF_CALL_GRAPH", "--call-graph", v);
 }
 
-/* The options that are the collector's settings, checked by its parsers. */
-static void settings(struct opts *o)
+static int signal_opt(void *ctx, const char *v)
 {
-	const struct { const char *value, *label, *env; } set[] = {
-		{ o->call_graph ? call_graph(o->call_graph) : NULL, "--call-graph",
-		  "PMCPROF_CALL_GRAPH" },
-		{ o->signal, "--signal", "PMCPROF_SIGNAL" },
-		{ o->random_bits, "--random-period", "PMCPROF_RANDOM_BITS" },
-		{ o->seed, "--seed", "PMCPROF_SEED" },
-	};
-	char msg[512];
+	return setting(ctx, "PMCPROF_SIGNAL", "--signal", v);
+}
 
-	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-		if (set[i].value &&
-		    settings_set(&o->set, set[i].env, set[i].label, set[i].value, msg, sizeof(msg)) < 0)
-			usage_error(msg);
-	o->seed_given = o->seed != NULL;
-	if (o->no_timeline)
-		o->set.timeline_bytes = 0;
+static int random_period(void *ctx, const char *v)
+{
+	return setting(ctx, "PMCPROF_RANDOM_BITS", "--random-period", v);
+}
+
+static int seed(void *ctx, const char *v)
+{
+	((struct opts *)ctx)->seed_given = true;
+	return setting(ctx, "PMCPROF_SEED", "--seed", v);
 }
 
 /* -F FREQ / -c PERIOD: every event that names no rate of its own gets it;
@@ -186,9 +193,9 @@ static const struct opt record_opts[] = {
 		   "profiles needs --append).  Default:\n"
 		   "./pmcprof-CMD-HOST-PID/, which must not exist"),
 	OPT_BOOL(0, "append", &args.append, "add this run's profiles to those already in -o DIR"),
-	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args.call_graph, NULL,
+	OPT_CALLBACK('g', NULL, no_argument, call_graph_default, &args, NULL,
 		     "record call graphs (the default: --call-graph dwarf)"),
-	OPT_STRING(0, "call-graph", &args.call_graph, "MODE",
+	OPT_CALLBACK(0, "call-graph", required_argument, call_graph, &args, "MODE",
 		   "dwarf or unwind (libunwind, the default), fp (frame\n"
 		   "pointers), none (the sampled instruction only);\n"
 		   "lbr is refused: no last-branch-record support"),
@@ -201,14 +208,14 @@ static const struct opt record_opts[] = {
 	OPT_BOOL(0, "force", &args.force,
 		 "record even with a hardware counter that failed\n"
 		 "calibration (counted zero or implausibly)"),
-	OPT_STRING(0, "signal", &args.signal, "N",
+	OPT_CALLBACK(0, "signal", required_argument, signal_opt, &args, "N",
 		   "sampling signal, N or RTMIN+N (default RTMIN+4);\n"
 		   "5 (SIGTRAP): perf_event's synchronous signal, no\n"
 		   "interrupt per sample (cheaper, in a VM much cheaper)"),
-	OPT_STRING(0, "random-period", &args.random_bits, "BITS",
+	OPT_CALLBACK(0, "random-period", required_argument, random_period, &args, "BITS",
 		   "randomize each period: PERIOD + (random & (2^BITS-1)),\n"
 		   "against lockstep with periodic code"),
-	OPT_STRING(0, "seed", &args.seed, "N",
+	OPT_CALLBACK(0, "seed", required_argument, seed, &args, "N",
 		   "seed for --random-period (default: from the clock;\n"
 		   "recorded in the profiles either way)"),
 	OPT_BOOL(0, "private", &args.set.private_files, "directory mode 0700 and files 0600"),
@@ -231,7 +238,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	settings_defaults(&o->set);
 	first = opts_parse(&record_cmd, record_opts, argc, argv);
-	settings(o);
+	if (o->no_timeline)
+		o->set.timeline_bytes = 0;
 	attach_operands(&o->att, &record_cmd, argc, argv, first, "no command to run");
 	apply_rate(o);
 	return first;
@@ -265,23 +273,25 @@ static void check_periods(const struct opts *o, const struct pmc_plan *plan)
 	struct pmc_env env;
 
 	pmc_env_probe(&env);
-	size_t n_req = o->n_specs ? o->n_specs : 1;
-	for (size_t i = 0; i < n_req && plan->fell_back && plan->n; i++) {
-		const struct pmc_event *req = &plan->req[i], *used = NULL;
+	size_t n = pmc_plan_nevents(plan), n_req;
+	const struct pmc_event *ev = pmc_plan_events(plan);
+	const struct pmc_event *reqs = pmc_plan_requested(plan, &n_req);
+	for (size_t i = 0; i < n_req && pmc_plan_fell_back(plan) && n; i++) {
+		const struct pmc_event *req = &reqs[i], *used = NULL;
 		char rate[64] = "";
 
 		/* its own event (perhaps with ':u') is used: nothing converted */
-		for (size_t k = 0; k < plan->n && used != req; k++)
-			if (plan->ev[k].kind == req->kind && plan->ev[k].type == req->type &&
-			    plan->ev[k].config == req->config)
+		for (size_t k = 0; k < n && used != req; k++)
+			if (ev[k].kind == req->kind && ev[k].type == req->type &&
+			    ev[k].config == req->config)
 				used = req;
 		if (!req->period || used == req)
 			continue;
 		/* what it became (fallen-back events were merged: cycles and
 		 * instructions both into one cpu-clock) */
-		used = &plan->ev[i < plan->n ? i : plan->n - 1];
-		for (size_t k = 0; k < plan->n && strcmp(used->unit, req->unit) == 0; k++)
-			used = &plan->ev[k];
+		used = &ev[i < n ? i : n - 1];
+		for (size_t k = 0; k < n && strcmp(used->unit, req->unit) == 0; k++)
+			used = &ev[k];
 		if (!strcmp(req->unit, used->unit))
 			continue;
 		bool same_time = !strcmp(req->unit, "ns") && !strcmp(used->unit, "us");
@@ -328,24 +338,25 @@ static void check_periods(const struct opts *o, const struct pmc_plan *plan)
 /* Count a loop of known work on each hardware event before trusting it
  * with a whole run: a virtual PMU may open an event and count nothing.
  * The verdicts go into the profiles ("calibration"). */
-static void calibrate(struct opts *o, struct pmc_plan *plan)
+static void calibrate(struct opts *o, const struct pmc_plan *plan)
 {
+	const struct pmc_event *ev = pmc_plan_events(plan);
 	size_t off = 0;
 	bool bad = false;
 
-	for (size_t i = 0; i < plan->n; i++) {
+	for (size_t i = 0; i < pmc_plan_nevents(plan); i++) {
 		struct pmc_calibration cal;
 
-		if (!plan->ev[i].hardware || pmc_calibrate(plan->be, &plan->ev[i], &cal) < 0)
+		if (!ev[i].hardware || pmc_calibrate(pmc_plan_backend(plan), &ev[i], &cal) < 0)
 			continue;
 		snprintf(o->set.calibration + off, sizeof(o->set.calibration) - off, "%s%s=%s (%s)",
-			 off ? "; " : "", plan->ev[i].name, pmc_trust_name(cal.trust), cal.why);
+			 off ? "; " : "", ev[i].name, pmc_trust_name(cal.trust), cal.why);
 		off = strlen(o->set.calibration);
 		if (cal.trust == PMC_TRUST_VALID || cal.trust == PMC_TRUST_UNVERIFIED)
 			continue;
 		bad = true;
 		fprintf(stderr, "pmcprof record: %s counter %s failed calibration: %s\n",
-			o->force ? "WARNING:" : "", plan->ev[i].name, cal.why);
+			o->force ? "WARNING:" : "", ev[i].name, cal.why);
 	}
 	if (bad && !o->force)
 		die(EXIT_RUNTIME, "refusing to sample with an untrustworthy counter; "
@@ -360,30 +371,33 @@ static void calibrate(struct opts *o, struct pmc_plan *plan)
  * collector/kernel.c). */
 static void signals_only_note(const struct pmc_plan *plan)
 {
+	const struct pmc_event *ev = pmc_plan_events(plan);
+	const char *be = pmc_backend_name(pmc_plan_backend(plan));
 	bool excludable = true;
 
-	for (size_t i = 0; i < plan->n; i++)
-		excludable &= plan->ev[i].kind == PMC_KIND_PERF;
+	for (size_t i = 0; i < pmc_plan_nevents(plan); i++)
+		excludable &= ev[i].kind == PMC_KIND_PERF;
 	if (excludable)
 		fprintf(stderr, "pmcprof record: the %s backend samples only by signal: kernel mode is "
 			"not sampled (PMCPROF_KERNEL=leaf samples it, and then the program's system "
-			"calls may return short or fail with EINTR)\n", pmc_backend_name(plan->be));
+			"calls may return short or fail with EINTR)\n", be);
 	else
 		fprintf(stderr, "pmcprof record: the %s backend samples only by signal, in the kernel "
 			"too: the program's system calls may return short or fail with EINTR "
-			"(docs/collector.md)\n", pmc_backend_name(plan->be));
+			"(docs/collector.md)\n", be);
 }
 
 static void make_plan(struct opts *o)
 {
-	struct pmc_plan plan;
+	struct pmc_plan *plan;
+	const struct pmc_event *ev, *asked;
 	struct pmc_diag diag;
 	char err[512];
 	unsigned flags = PMC_PLAN_SAMPLING | (o->no_fallback ? PMC_PLAN_NO_FALLBACK : 0);
 	int ret;
 
-	ret = pmc_plan_make(o->specs, o->n_specs, o->backend, flags, &plan, &diag, err,
-			    sizeof(err));
+	ret = pmc_plan_new(o->specs, o->n_specs, o->backend, flags, &plan, &diag, err,
+			   sizeof(err));
 	if (ret < 0) {
 		for (int i = 0; i < diag.n; i++)
 			fprintf(stderr, "pmcprof record: -e '%s': %s\n",
@@ -392,37 +406,40 @@ static void make_plan(struct opts *o)
 			exit(EXIT_USAGE);
 		die(EXIT_RUNTIME, "%s", err[0] ? err : pmc_strerror(ret));
 	}
-	check_periods(o, &plan);
+	check_periods(o, plan);
+	ev = pmc_plan_events(plan);
+	asked = pmc_plan_requested(plan, &o->set.n_requested);
 	if (!o->quiet)
-		fprintf(stderr, "pmcprof record: %s\n", plan.why);
-	if (!o->quiet && pmc_backend_signals_only(plan.be))
-		signals_only_note(&plan);
-	calibrate(o, &plan);
-	snprintf(o->set.backend, sizeof(o->set.backend), "%s", pmc_backend_name(plan.be));
-	for (size_t i = 0; i < plan.n; i++) {
-		if (o->set.random_bits && !plan.ev[i].period)
+		fprintf(stderr, "pmcprof record: %s\n", pmc_plan_why(plan));
+	if (!o->quiet && pmc_backend_signals_only(pmc_plan_backend(plan)))
+		signals_only_note(plan);
+	calibrate(o, plan);
+	snprintf(o->set.backend, sizeof(o->set.backend), "%s",
+		 pmc_backend_name(pmc_plan_backend(plan)));
+	for (size_t i = 0; i < pmc_plan_nevents(plan); i++) {
+		if (o->set.random_bits && !ev[i].period)
 			usage_error("--random-period needs events sampled by period, not @fFREQ");
-		event_spec(&plan.ev[i], o->set.events[i], sizeof(o->set.events[i]));
+		event_spec(&ev[i], o->set.events[i], sizeof(o->set.events[i]));
 	}
-	o->set.n_events = plan.n;
-	/* The plan's parsed request: the default event when none was given. */
-	o->set.n_requested = o->n_specs ? o->n_specs : 1;
+	o->set.n_events = pmc_plan_nevents(plan);
+	/* The plan's parsed request (set above): the default event when none
+	 * was given. */
 	for (size_t i = 0; i < o->set.n_requested; i++)
-		snprintf(o->set.requested[i], sizeof(o->set.requested[i]), "%s", plan.req[i].spec);
+		snprintf(o->set.requested[i], sizeof(o->set.requested[i]), "%s", asked[i].spec);
 	/* The profile's "fallback": "REQUESTED -> USED: why", empty if none. */
-	if (plan.fell_back) {
+	if (pmc_plan_fell_back(plan)) {
 		char req[240] = "", used[240] = "";
 
 		for (size_t i = 0; i < o->set.n_requested; i++)
 			snprintf(req + strlen(req), sizeof(req) - strlen(req), "%s%s", i ? "," : "",
 				 o->set.requested[i]);
-		for (size_t i = 0; i < plan.n; i++)
+		for (size_t i = 0; i < pmc_plan_nevents(plan); i++)
 			snprintf(used + strlen(used), sizeof(used) - strlen(used), "%s%s",
 				 i ? "," : "", o->set.events[i]);
 		snprintf(o->set.fallback, sizeof(o->set.fallback), "%s -> %s: %s", req, used,
-			 plan.why);
+			 pmc_plan_why(plan));
 	}
-	pmc_plan_release(&plan);
+	pmc_plan_free(plan);
 }
 
 /* The MPI rank this launcher runs as, from the variables the collector

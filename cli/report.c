@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyzer/json.h"
 #include "cli/analyze.h"
 
 static const struct opt_cmd report_cmd = {
@@ -341,140 +342,166 @@ static size_t *run_order(const struct opts *o, struct ana_set *s, struct ana_row
 	return ord;
 }
 
+/* A run's text table: the event columns it shows (events, then
+ * metrics), every column's heading and layout, and where Function and
+ * Module are (--sort dso,sym swaps them). */
+struct layout {
+	size_t evs[64], n_ev, n_real;
+	bool tree, incl_first, swap;
+	size_t fcol, mcol, nc;
+	struct ana_col col[200];
+	char titles[200][64];
+};
+
+/* Per event its shares and count (a top-down tree is read by inclusive
+ * cost: those first), per metric its value. */
+static void event_cols(const struct opts *o, struct ana_set *s, struct layout *L)
+{
+	static const char *const t_flat[] = { "Self%", "Incl%", "Self" };
+	static const char *const t_tree[] = { "Incl%", "Self%", "Incl" };
+	const struct common *c = &o->c;
+	size_t ne = ana_set_n_events(s);
+
+	L->n_real = ne - c->n_metrics;
+	for (size_t e = 0; e < ne && L->n_ev < 64; e++)
+		if (!c->event || e == o->q.event || e >= L->n_real)
+			L->evs[L->n_ev++] = e;
+	for (size_t k = 0; k < L->n_ev; k++) {
+		size_t e = L->evs[k];
+		char sh[48];
+		const char *pre = L->n_real > 1 || c->n_metrics
+				  ? short_event(ana_set_event(s, e), sh, sizeof(sh)) : "";
+		for (int j = 0; j < (e >= L->n_real ? 1 : 3); j++) {
+			if (e >= L->n_real)
+				snprintf(L->titles[L->nc], 64, "%s", ana_set_event(s, e));
+			else if (j == 1 && o->no_children)
+				continue;
+			else
+				snprintf(L->titles[L->nc], 64, "%s%s%s", pre, *pre ? ":" : "",
+					 (L->incl_first ? t_tree : t_flat)[j]);
+			L->col[L->nc] = text_col(L->titles[L->nc], false, 0, 0, 0);
+			L->nc++;
+		}
+	}
+}
+
+/* The row's names: by view, in --sort's order. */
+static void name_cols(const struct opts *o, struct layout *L)
+{
+	enum ana_view v = o->c.view;
+	struct ana_col *col = L->col;
+	size_t nc = L->nc;
+
+	if (v == ANA_VIEW_LINES)
+		col[nc++] = text_col("Line", true, 2, 10, 16);
+	if (v == ANA_VIEW_MODULES) {
+		col[nc++] = text_col("Module", true, 1, 10, 16);
+		col[nc++] = text_col("Path", true, 2, 10, 10);
+	} else {
+		col[nc++] = model_col(ANA_COL_FUNCTION);
+		col[nc++] = model_col(ANA_COL_MODULE);
+		if (v != ANA_VIEW_LINES)
+			col[nc++] = model_col(ANA_COL_FILE);
+	}
+	L->fcol = L->mcol = nc;
+	for (size_t j = 0; j < nc; j++) {
+		if (!strcmp(col[j].title, "Function"))
+			L->fcol = j;
+		else if (!strcmp(col[j].title, "Module"))
+			L->mcol = j;
+	}
+	L->swap = o->dso_first && L->fcol < nc && L->mcol < nc;
+	if (L->swap) {
+		struct ana_col tmp = col[L->fcol];
+		col[L->fcol] = col[L->mcol];
+		col[L->mcol] = tmp;
+	}
+	L->nc = nc;
+}
+
+/* The text of model column id at at. */
+static char *model_cell(char *buf, enum ana_col_id id, const struct ana_at *at)
+{
+	struct ana_value v;
+
+	ana_col_value(ana_col(id), at, &v);
+	return ana_value_text(&v, buf, CELL_MAX);
+}
+
+/* Row i's event cells of run into buf[0...]; the next free one. */
+static size_t event_cells(const struct opts *o, const struct layout *L, struct ana_rows *rows,
+			  size_t i, unsigned run, char (*buf)[CELL_MAX])
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < L->n_ev; j++) {
+		struct ana_at at = { rows, i, L->evs[j], run, NULL };
+		bool incl = L->incl_first;
+		if (L->evs[j] >= L->n_real) {
+			model_cell(buf[k++], ANA_COL_SELF_VALUE, &at);
+			continue;
+		}
+		model_cell(buf[k++], incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT, &at);
+		if (!o->no_children)
+			model_cell(buf[k++], incl ? ANA_COL_SELF_PCT : ANA_COL_INCL_PCT, &at);
+		if (o->c.o.weighted)
+			model_cell(buf[k++], incl ? ANA_COL_INCL_VALUE : ANA_COL_SELF_VALUE, &at);
+		else
+			model_cell(buf[k++], incl ? ANA_COL_INCL_SAMPLES : ANA_COL_SELF_SAMPLES, &at);
+	}
+	return k;
+}
+
+/* Row r's name cells into buf[k...]. */
+static void name_cells(const struct opts *o, const struct layout *L, const struct ana_row *r,
+		       char (*buf)[CELL_MAX], size_t k)
+{
+	enum ana_view v = o->c.view;
+
+	if (v == ANA_VIEW_LINES)
+		fmt_source(buf[k++], CELL_MAX, r);
+	if (v == ANA_VIEW_MODULES) {
+		snprintf(buf[k++], CELL_MAX, "%s", r->name);
+		snprintf(buf[k++], CELL_MAX, "%s", r->module ? r->module : "");
+		return;
+	}
+	int ind = L->tree ? 2 * (int)(r->depth - 1) : 0;
+	fmt_name(buf[k++], CELL_MAX, r, ind > 60 ? 60 : ind, true);
+	snprintf(buf[k++], CELL_MAX, "%s", base_name(r->module));
+	if (v != ANA_VIEW_LINES)
+		fmt_source(buf[k++], CELL_MAX, r);
+}
+
 /* Text table for the rows of one run. */
 static int print_table(const struct opts *o, struct ana_set *s, struct ana_rows *rows, unsigned run,
 		       FILE *out)
 {
-	const struct common *c = &o->c;
-	size_t ne = ana_set_n_events(s), n_ev_cols = 0;
-	size_t evs[64];
-	size_t n_real = ne - c->n_metrics;	/* events, then metrics */
-	for (size_t e = 0; e < ne && n_ev_cols < 64; e++)
-		if (!c->event || e == o->q.event || e >= n_real)
-			evs[n_ev_cols++] = e;
-	bool tree = c->view == ANA_VIEW_FUNCS && o->tree;
-	/* a top-down tree is read by inclusive cost, a bottom-up one by self */
-	bool incl_first = tree && !o->bottom_up;
-	struct tcol cols[200];
-	char titles[200][64];
-	size_t nc = 0;
-	for (size_t k = 0; k < n_ev_cols; k++) {
-		size_t e = evs[k];
-		char sh[48];
-		const char *pre = n_real > 1 || c->n_metrics ? short_event(ana_set_event(s, e), sh, sizeof(sh)) : "";
-		const char *sep = *pre ? ":" : "";
-		if (e >= n_real) {
-			snprintf(titles[nc], 64, "%s", ana_set_event(s, e));
-			cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
-			nc++;
-			continue;
-		}
-		static const char *const t_flat[] = { "Self%", "Incl%", "Self" };
-		static const char *const t_tree[] = { "Incl%", "Self%", "Incl" };
-		for (int j = 0; j < 3; j++) {
-			if (j == 1 && o->no_children)
-				continue;
-			snprintf(titles[nc], 64, "%s%s%s", pre, sep, (incl_first ? t_tree : t_flat)[j]);
-			cols[nc] = (struct tcol){ titles[nc], false, 0, 0, 0 };
-			nc++;
-		}
-	}
-	if (c->view == ANA_VIEW_LINES)
-		cols[nc++] = (struct tcol){ "Line", true, 2, 10, 16 };
-	if (c->view == ANA_VIEW_MODULES) {
-		cols[nc++] = (struct tcol){ "Module", true, 1, 10, 16 };
-		cols[nc++] = (struct tcol){ "Path", true, 2, 10, 10 };
-	} else {
-		cols[nc++] = (struct tcol){ "Function", true, 1, 14, 24 };
-		cols[nc++] = (struct tcol){ "Module", true, 2, 6, 12 };
-		if (c->view != ANA_VIEW_LINES)
-			cols[nc++] = (struct tcol){ "Source", true, 3, 8, 16 };
-	}
-	/* --sort dso,sym: columns in the keys' order */
-	size_t fcol = nc, mcol = nc;
-	for (size_t j = 0; j < nc; j++) {
-		if (!strcmp(cols[j].title, "Function"))
-			fcol = j;
-		else if (!strcmp(cols[j].title, "Module"))
-			mcol = j;
-	}
-	bool swap = o->dso_first && fcol < nc && mcol < nc;
-	if (swap) {
-		struct tcol tmp = cols[fcol];
-		cols[fcol] = cols[mcol];
-		cols[mcol] = tmp;
-	}
-	size_t n_order, *order = run_order(o, s, rows, run, &n_order);
-	struct table *t = order ? table_new(cols, nc) : NULL;
-	if (!t) {
-		free(order);
-		return -ENOMEM;
-	}
 	static char buf[200][CELL_MAX];	/* whole names: piped output is never cut */
 	const char *cell[200];
-	for (size_t oi = 0; oi < n_order; oi++) {
+	struct layout L = { .tree = o->c.view == ANA_VIEW_FUNCS && o->tree };
+	L.incl_first = L.tree && !o->bottom_up;
+	event_cols(o, s, &L);
+	name_cols(o, &L);
+	size_t n_order, *order = run_order(o, s, rows, run, &n_order);
+	struct ana_table *t = order ? ana_table_new(L.col, L.nc) : NULL;
+	int e = t ? 0 : -ENOMEM;
+
+	for (size_t oi = 0; oi < n_order && !e; oi++) {
 		size_t i = order[oi];
-		const struct ana_row *r = ana_rows_row(rows, i);
-		size_t k = 0;
-		for (size_t j = 0; j < n_ev_cols; j++) {
-			size_t e = evs[j];
-			if (e >= n_real) {
-				double v = ana_rows_value(rows, i, run, e, ANA_SELF);
-				if (isnan(v))
-					buf[k][0] = 0;
-				else
-					snprintf(buf[k], CELL_MAX, "%.4g", v);
-				k++;
-				continue;
-			}
-			enum ana_kind a = incl_first ? ANA_INCL : ANA_SELF;
-			enum ana_kind b = incl_first ? ANA_SELF : ANA_INCL;
-			double pa = ana_rows_pct(rows, i, run, e, a), pb = ana_rows_pct(rows, i, run, e, b);
-			snprintf(buf[k++], CELL_MAX, isnan(pa) ? "" : "%.2f", pa);
-			if (!o->no_children)
-				snprintf(buf[k++], CELL_MAX, isnan(pb) ? "" : "%.2f", pb);
-			if (c->o.weighted)
-				snprintf(buf[k++], CELL_MAX, "%.4g", ana_rows_value(rows, i, run, e, a));
-			else
-				snprintf(buf[k++], CELL_MAX, "%llu",
-					 (unsigned long long)ana_rows_samples(rows, i, run, e, a));
-		}
-		if (c->view == ANA_VIEW_LINES) {
-			fmt_source(buf[k++], CELL_MAX, r);
-		}
-		if (c->view == ANA_VIEW_MODULES) {
-			snprintf(buf[k++], CELL_MAX, "%s", r->name);
-			snprintf(buf[k++], CELL_MAX, "%s", r->module ? r->module : "");
-		} else {
-			int ind = tree ? 2 * (int)(r->depth - 1) : 0;
-			if (ind > 60)
-				ind = 60;
-			if (r->inlined_into)
-				snprintf(buf[k++], CELL_MAX, "%*s%s [inlined into %s]", ind, "", r->name,
-					 r->inlined_into);
-			else
-				snprintf(buf[k++], CELL_MAX, "%*s%s%s", ind, "", r->name,
-					 r->flags & ANA_ROW_INLINED ? " [inlined]" : "");
-			snprintf(buf[k++], CELL_MAX, "%s", base_name(r->module));
-			if (c->view != ANA_VIEW_LINES)
-				fmt_source(buf[k++], CELL_MAX, r);
-		}
-		for (size_t j = 0; j < nc; j++)
+		name_cells(o, &L, ana_rows_row(rows, i), buf, event_cells(o, &L, rows, i, run, buf));
+		for (size_t j = 0; j < L.nc; j++)
 			cell[j] = buf[j];
-		if (swap) {
-			cell[fcol] = buf[mcol];
-			cell[mcol] = buf[fcol];
+		if (L.swap) {
+			cell[L.fcol] = buf[L.mcol];
+			cell[L.mcol] = buf[L.fcol];
 		}
-		if (table_add(t, cell)) {
-			table_free(t);
-			free(order);
-			return -ENOMEM;
-		}
+		e = ana_table_add(t, cell);
 	}
-	table_print(t, out, out_width(c));
-	table_free(t);
+	if (!e)
+		e = ana_table_write_text(t, out, out_width(&o->c));
+	ana_table_free(t);
 	free(order);
-	return 0;
+	return e;
 }
 
 /* --sort comm|pid|tid[,...]: the column's title and a run's value in it
@@ -501,15 +528,13 @@ static double run_total(const struct opts *o, const struct ana_set *s, unsigned 
 	return o->c.o.weighted ? r->events[ev].weight : (double)r->events[ev].samples;
 }
 
-/* --sort comm (pid, tid) alone: one row per thread group, perf's way:
- * its share of all the samples, as text, CSV or JSON. */
-static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
+/* The thread groups, largest first, into ord (nr of them); returns the
+ * total of all. */
+static double group_order(const struct opts *o, const struct ana_set *s, size_t *ord)
 {
 	unsigned nr = ana_set_n_runs(s);
 	double all = 0;
-	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
-	if (!ord)
-		return -ENOMEM;
+
 	for (unsigned r = 0; r < nr; r++) {
 		all += run_total(o, s, r);
 		ord[r] = r;
@@ -521,56 +546,82 @@ static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
 			ord[b] = ord[b - 1];
 			ord[b - 1] = t;
 		}
+	return all;
+}
+
+/* One group's row: text table, CSV line or JSON object. */
+static int group_row(const struct opts *o, struct ana_table *t, struct json *j, const char *key,
+		     const char *name, double v, double pct, FILE *out)
+{
+	char c0[32], c1[32];
+
+	snprintf(c0, sizeof(c0), "%.2f%%", pct);
+	snprintf(c1, sizeof(c1), "%.15g", v);
+	if (t)
+		return ana_table_add(t, (const char *const[]){ c0, c1, name });
+	if (o->c.out == OUT_CSV) {
+		fputc('"', out);
+		for (const char *p = name; *p; p++)
+			fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
+		fprintf(out, "\",%s,%.4f\n", c1, pct);
+		return 0;
+	}
+	snprintf(c0, sizeof(c0), "%.4f", pct);
+	json_obj_begin(j);
+	json_kstr(j, key, name);
+	json_key(j, "samples");
+	json_raw_num(j, c1);
+	json_key(j, "pct");
+	json_raw_num(j, c0);
+	json_obj_end(j);
+	return 0;
+}
+
+/* --sort comm (pid, tid) alone: one row per thread group, perf's way:
+ * its share of all the samples, as text, CSV or JSON. */
+static int print_groups(const struct opts *o, struct ana_set *s, FILE *out)
+{
+	unsigned nr = ana_set_n_runs(s);
+	size_t *ord = malloc((nr ? nr : 1) * sizeof(*ord));
 	const char *key = o->key_thread == ANA_SPLIT_COMM ? "comm" :
 			  o->key_thread == ANA_SPLIT_PROCESS ? "pid" : "tid";
-	if (o->c.out == OUT_CSV)
+	struct ana_col cols[] = { text_col("Overhead", false, 0, 0, 0),
+				  text_col(o->c.o.weighted ? "Weight" : "Samples", false, 0, 0, 0),
+				  text_col(key_title(o), true, 1, 8, 16) };
+	struct ana_table *t = o->c.out == OUT_TEXT ? ana_table_new(cols, 3) : NULL;
+	struct json *j = o->c.out == OUT_JSON ? json_open(out) : NULL;
+	int e = !ord || (o->c.out == OUT_TEXT && !t) || (o->c.out == OUT_JSON && !j) ? -ENOMEM : 0;
+
+	if (!e && o->c.out == OUT_CSV)
 		fprintf(out, "%s,samples,pct\n", key);
-	else if (o->c.out == OUT_JSON)
-		fprintf(out, "{\"schema\":\"pmcprof-report-keys/1\",\"sort\":\"%s\",\"rows\":[", key);
-	struct tcol cols[] = { { "Overhead", false, 0, 0, 0 }, { o->c.o.weighted ? "Weight" : "Samples",
-				false, 0, 0, 0 }, { key_title(o), true, 1, 8, 16 } };
-	struct table *t = o->c.out == OUT_TEXT ? table_new(cols, 3) : NULL;
-	if (o->c.out == OUT_TEXT && !t) {
-		free(ord);
-		return -ENOMEM;
+	if (j) {
+		json_obj_begin(j);
+		json_kstr(j, "schema", "pmcprof-report-keys/1");
+		json_kstr(j, "sort", key);
+		json_key(j, "rows");
+		json_arr_begin(j);
 	}
+	double all = e ? 0 : group_order(o, s, ord);
 	size_t shown = o->top && o->top < nr ? o->top : nr;
-	for (size_t k = 0; k < shown; k++) {
+	for (size_t k = 0; k < shown && !e; k++) {
 		unsigned r = (unsigned)ord[k];
 		double v = run_total(o, s, r), pct = all > 0 ? 100 * v / all : 0;
-		const char *name = key_value(s, r);
-		char c0[32], c1[32];
-		if (o->q.min_pct > 0 && pct < o->q.min_pct)
-			continue;
-		snprintf(c0, sizeof(c0), "%.2f%%", pct);
-		snprintf(c1, sizeof(c1), "%.15g", v);
-		if (t) {
-			const char *cell[] = { c0, c1, name };
-			if (table_add(t, cell)) {
-				table_free(t);
-				free(ord);
-				return -ENOMEM;
-			}
-		} else if (o->c.out == OUT_CSV) {
-			fputc('"', out);
-			for (const char *p = name; *p; p++)
-				fprintf(out, *p == '"' ? "\"\"" : "%c", *p);
-			fprintf(out, "\",%s,%.4f\n", c1, pct);
-		} else {
-			fprintf(out, "%s{\"%s\":\"", k ? "," : "", key);
-			for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-				fprintf(out, *p == '"' || *p == '\\' ? "\\%c" : *p < 0x20 ? "\\u%04x" : "%c", *p);
-			fprintf(out, "\",\"samples\":%s,\"pct\":%.4f}", c1, pct);
-		}
+		if (!(o->q.min_pct > 0 && pct < o->q.min_pct))
+			e = group_row(o, t, j, key, key_value(s, r), v, pct, out);
 	}
-	if (o->c.out == OUT_JSON)
-		fprintf(out, "]}\n");
-	if (t) {
-		table_print(t, out, out_width(&o->c));
-		table_free(t);
+	if (j) {
+		json_arr_end(j);
+		json_obj_end(j);
+		int ec = json_close(j);
+		e = e ? e : ec;
+		if (!e)
+			fputc('\n', out);
 	}
+	if (t && !e)
+		e = ana_table_write_text(t, out, out_width(&o->c));
+	ana_table_free(t);
 	free(ord);
-	return 0;
+	return e;
 }
 
 struct keyed {
@@ -587,96 +638,109 @@ static int by_keyed_value(const void *a, const void *b)
 	return x->run != y->run ? (x->run > y->run) - (x->run < y->run) : (x->row > y->row) - (x->row < y->row);
 }
 
+/* The (group, row) entries of a keyed table, largest first, into *k;
+ * *all: the samples (or weight) of every group.  NULL: out of memory. */
+static struct keyed *keyed_entries(const struct opts *o, struct ana_set *s, struct ana_rows *rows,
+				   size_t *k, double *all)
+{
+	unsigned nr = ana_set_n_runs(s);
+	size_t n = ana_rows_n(rows), cap = n * nr;
+	struct keyed *e = malloc((cap ? cap : 1) * sizeof(*e));
+
+	*k = 0;
+	*all = 0;
+	for (unsigned r = 0; e && r < nr; r++) {
+		*all += run_total(o, s, r);
+		int rev = ana_set_run_event(s, r, o->q.event);
+		for (size_t i = 0; rev >= 0 && i < n; i++) {
+			if (!ana_rows_samples(rows, i, r, (size_t)rev, ANA_SELF) &&
+			    !ana_rows_samples(rows, i, r, (size_t)rev, ANA_INCL))
+				continue;
+			e[(*k)++] = (struct keyed){ r, i, ana_rows_value(rows, i, r, (size_t)rev,
+									 o->q.kind) };
+		}
+	}
+	if (e)
+		qsort(e, *k, sizeof(*e), by_keyed_value);
+	return e;
+}
+
+/* A keyed table's columns: shares, the group, the names in --sort's order. */
+static size_t keyed_cols(const struct opts *o, struct ana_col *cols)
+{
+	bool mods = o->c.view == ANA_VIEW_MODULES, lines = o->c.view == ANA_VIEW_LINES;
+	size_t nc = 0;
+
+	cols[nc++] = text_col("Self%", false, 0, 0, 0);
+	if (!o->no_children)
+		cols[nc++] = text_col("Incl%", false, 0, 0, 0);
+	cols[nc++] = text_col(o->c.o.weighted ? "Self value" : "Self", false, 0, 0, 0);
+	cols[nc++] = text_col(key_title(o), true, 2, 8, 12);
+	cols[nc++] = text_col(mods || o->dso_first ? "Module" : "Function", true, 1, 10, 20);
+	cols[nc++] = text_col(mods ? "Path" : o->dso_first ? "Function" : "Module", true, 2, 6, 12);
+	if (!mods)
+		cols[nc++] = text_col(lines ? "Line" : "Source", true, 3, 8, 16);
+	return nc;
+}
+
+/* An entry's cells into buf (as many as keyed_cols' columns). */
+static void keyed_cells(const struct opts *o, struct ana_set *s, struct ana_rows *rows,
+			const struct keyed *e, double ps, double pi, char (*buf)[CELL_MAX])
+{
+	const struct ana_row *r = ana_rows_row(rows, e->row);
+	bool mods = o->c.view == ANA_VIEW_MODULES, swap = o->dso_first && !mods;
+	size_t rev = (size_t)ana_set_run_event(s, e->run, o->q.event), m = 0;
+	char fn[CELL_MAX], mod[CELL_MAX];
+
+	snprintf(buf[m++], CELL_MAX, "%.2f", ps);
+	if (!o->no_children)
+		snprintf(buf[m++], CELL_MAX, "%.2f", pi);
+	snprintf(buf[m++], CELL_MAX, o->c.o.weighted ? "%.4g" : "%.0f",
+		 ana_rows_value(rows, e->row, e->run, rev, ANA_SELF));
+	snprintf(buf[m++], CELL_MAX, "%s", key_value(s, e->run));
+	if (mods) {
+		snprintf(fn, sizeof(fn), "%s", r->name);
+		snprintf(mod, sizeof(mod), "%s", r->module ? r->module : "");
+	} else {
+		fmt_name(fn, sizeof(fn), r, 0, false);
+		snprintf(mod, sizeof(mod), "%s", base_name(r->module));
+	}
+	snprintf(buf[m++], CELL_MAX, "%s", swap ? mod : fn);
+	snprintf(buf[m++], CELL_MAX, "%s", swap ? fn : mod);
+	if (!mods)
+		fmt_source(buf[m++], CELL_MAX, r);
+}
+
 /* --sort comm,sym (pid,dso, tid,srcline ...): one table over the thread
  * groups, a row per (group, row), percentages of all their samples (as
  * perf prints them), largest first; --top and --min-pct over the whole. */
 static int print_keyed(const struct opts *o, struct ana_set *s, struct ana_rows *rows, FILE *out)
 {
-	const struct common *c = &o->c;
-	unsigned nr = ana_set_n_runs(s);
-	size_t n = ana_rows_n(rows), k = 0, ev = o->q.event;
-	double all = 0;
-	size_t cap = n * nr;
-	struct keyed *e = malloc((cap ? cap : 1) * sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	for (unsigned r = 0; r < nr; r++) {
-		all += run_total(o, s, r);
-		int rev = ana_set_run_event(s, r, ev);
-		for (size_t i = 0; rev >= 0 && i < n; i++) {
-			if (!ana_rows_samples(rows, i, r, (size_t)rev, ANA_SELF) &&
-			    !ana_rows_samples(rows, i, r, (size_t)rev, ANA_INCL))
-				continue;
-			e[k++] = (struct keyed){ r, i, ana_rows_value(rows, i, r, (size_t)rev, o->q.kind) };
-		}
-	}
-	qsort(e, k, sizeof(*e), by_keyed_value);
-	struct tcol cols[8];
-	size_t nc = 0;
-	cols[nc++] = (struct tcol){ "Self%", false, 0, 0, 0 };
-	if (!o->no_children)
-		cols[nc++] = (struct tcol){ "Incl%", false, 0, 0, 0 };
-	cols[nc++] = (struct tcol){ c->o.weighted ? "Self value" : "Self", false, 0, 0, 0 };
-	cols[nc++] = (struct tcol){ key_title(o), true, 2, 8, 12 };
-	bool mods = c->view == ANA_VIEW_MODULES, lines = c->view == ANA_VIEW_LINES;
-	const char *a = mods ? "Module" : o->dso_first ? "Module" : "Function";
-	const char *b = mods ? "Path" : o->dso_first ? "Function" : "Module";
-	cols[nc++] = (struct tcol){ a, true, 1, 10, 20 };
-	cols[nc++] = (struct tcol){ b, true, 2, 6, 12 };
-	if (!mods)
-		cols[nc++] = (struct tcol){ lines ? "Line" : "Source", true, 3, 8, 16 };
-	struct table *t = table_new(cols, nc);
-	if (!t) {
-		free(e);
-		return -ENOMEM;
-	}
 	static char buf[8][CELL_MAX];
-	const char *cell[8];
-	size_t shown = 0;
-	for (size_t j = 0; j < k && (!o->top || shown < o->top); j++) {
-		const struct ana_row *r = ana_rows_row(rows, e[j].row);
-		unsigned run = e[j].run;
-		size_t rev = (size_t)ana_set_run_event(s, run, ev);
-		double self = ana_rows_value(rows, e[j].row, run, rev, ANA_SELF);
-		double incl = ana_rows_value(rows, e[j].row, run, rev, ANA_INCL);
+	const char *cell[8] = { buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7] };
+	struct ana_col cols[8];
+	size_t k, shown = 0;
+	double all;
+	struct keyed *e = keyed_entries(o, s, rows, &k, &all);
+	struct ana_table *t = e ? ana_table_new(cols, keyed_cols(o, cols)) : NULL;
+	int err = t ? 0 : -ENOMEM;
+
+	for (size_t j = 0; j < k && !err && (!o->top || shown < o->top); j++) {
+		size_t rev = (size_t)ana_set_run_event(s, e[j].run, o->q.event);
+		double self = ana_rows_value(rows, e[j].row, e[j].run, rev, ANA_SELF);
+		double incl = ana_rows_value(rows, e[j].row, e[j].run, rev, ANA_INCL);
 		double ps = all > 0 ? 100 * self / all : 0, pi = all > 0 ? 100 * incl / all : 0;
 		if (o->q.min_pct > 0 && (o->q.kind == ANA_SELF ? ps : pi) < o->q.min_pct)
 			continue;
-		size_t m = 0;
-		snprintf(buf[m++], CELL_MAX, "%.2f", ps);
-		if (!o->no_children)
-			snprintf(buf[m++], CELL_MAX, "%.2f", pi);
-		snprintf(buf[m++], CELL_MAX, c->o.weighted ? "%.4g" : "%.0f", self);
-		snprintf(buf[m++], CELL_MAX, "%s", key_value(s, run));
-		char fn[CELL_MAX], mod[CELL_MAX];
-		if (mods) {
-			snprintf(fn, sizeof(fn), "%s", r->name);
-			snprintf(mod, sizeof(mod), "%s", r->module ? r->module : "");
-		} else {
-			if (r->inlined_into)
-				snprintf(fn, sizeof(fn), "%s [inlined into %s]", r->name, r->inlined_into);
-			else
-				snprintf(fn, sizeof(fn), "%s", r->name);
-			snprintf(mod, sizeof(mod), "%s", base_name(r->module));
-		}
-		bool swap = o->dso_first && !mods;
-		snprintf(buf[m++], CELL_MAX, "%s", swap ? mod : fn);
-		snprintf(buf[m++], CELL_MAX, "%s", swap ? fn : mod);
-		if (!mods)
-			fmt_source(buf[m++], CELL_MAX, r);
-		for (size_t x = 0; x < m; x++)
-			cell[x] = buf[x];
-		if (table_add(t, cell)) {
-			table_free(t);
-			free(e);
-			return -ENOMEM;
-		}
+		keyed_cells(o, s, rows, &e[j], ps, pi, buf);
+		err = ana_table_add(t, cell);
 		shown++;
 	}
-	table_print(t, out, out_width(c));
-	table_free(t);
+	if (!err)
+		err = ana_table_write_text(t, out, out_width(&o->c));
+	ana_table_free(t);
 	free(e);
-	return 0;
+	return err;
 }
 
 static int collapsed(struct ana_set *s, const struct opts *o, FILE *out)
@@ -824,6 +888,124 @@ static int exports(struct opts *o, struct ana_set *s, int argc, char **argv, int
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* The short header of a text report (data first): the runs, what --time
+ * and --dso/--symbols kept, a warning. */
+static void print_short_header(const struct opts *op, const struct ana_set *s, FILE *out)
+{
+	const struct common *c = &op->c;
+
+	print_errors(c, s);
+	print_summary(c, s, NULL, out);
+	if (c->time_spec)
+		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
+			c->time_spec);
+	if (c->filter[3] || c->filter[4])
+		fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
+			"are of all the run's samples\n", c->filter[3] ? " --dso " : "",
+			c->filter[3] ? c->filter[3] : "", c->filter[4] ? " --symbols " : "",
+			c->filter[4] ? c->filter[4] : "");
+	print_warning_line(c, s, out);
+}
+
+/* The text report: the header, then a table per run (--by), or one table
+ * over the thread groups (--sort comm,sym).  0 or -errno. */
+static int print_text(const struct opts *op, struct ana_set *s, struct ana_rows *rows, FILE *out)
+{
+	const struct common *c = &op->c;
+	unsigned nr = ana_set_n_runs(s);
+	int e = 0;
+
+	if (c->no_header)
+		print_notes(c, s, NULL);
+	else if (c->header)
+		print_notes(c, s, out);
+	else
+		print_short_header(op, s, out);
+	if (op->key_thread && !op->tree) {
+		e = print_keyed(op, s, rows, out);
+		nr = 0;
+	}
+	for (unsigned r = 0; r < nr && !e; r++) {
+		if (r)
+			fputc('\n', out);
+		if (c->header)
+			print_run_header(c, s, r, "run", out);
+		else if (!c->no_header && nr > 1)
+			print_group_line(c, s, r, "run", out);
+		if (c->header && (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES))
+			fprintf(out, "# %s of %s (self: its own samples under it; incl: its "
+				"inclusive samples under it)\n",
+				c->view == ANA_VIEW_CALLERS ? "callers" : "callees", c->func);
+		e = print_table(op, s, rows, r, out);
+	}
+	fflush(out);
+	return ferror(out) ? -EIO : e;
+}
+
+/* The query's rows as CSV, JSON or text: an exit status. */
+static int print_rows(struct opts *op, struct ana_set *s, FILE *out)
+{
+	const struct common *c = &op->c;
+	int e;
+
+	if (op->key_thread && !op->tree && c->out == OUT_TEXT)
+		op->q.top = 0;	/* over all the groups, after sorting */
+	struct ana_rows *rows = ana_set_query(s, &op->q);
+	if (!rows) {
+		e = errno;
+		print_notes(c, s, NULL);
+		if (e == ANA_ENOFUNC)
+			fprintf(stderr, "%s: no function '%s' in these profiles\n", c->prog, c->func);
+		else
+			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+		return e == ANA_ENOFUNC ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	if (c->out == OUT_CSV || c->out == OUT_JSON) {
+		print_notes(c, s, NULL);
+		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
+	} else {
+		e = print_text(op, s, rows, out);
+	}
+	ana_rows_free(rows);
+	if (e)
+		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+	return e || ana_set_n_errors(s) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* What the options ask for, once the set is finished: the export files,
+ * collapsed stacks, the thread groups, or the rows.  An exit status. */
+static int print_results(struct opts *op, struct ana_set *s, int argc, char **argv, int first)
+{
+	struct common *c = &op->c;
+	FILE *out = stdout;
+	int rc = EXIT_OK, e;
+
+	if (!op->flame && !op->pprof && !op->speedscope && !op->trace && c->out != OUT_COLLAPSED &&
+	    !(op->key_thread && !op->key_rows && !op->tree))
+		return print_rows(op, s, out);
+	print_notes(c, s, NULL);
+	if (op->flame || op->pprof || op->speedscope || op->trace) {
+		rc = exports(op, s, argc, argv, first);
+	} else if (c->out == OUT_COLLAPSED) {
+		if (op->q.event >= ana_set_n_events(s) - c->n_metrics) {
+			fprintf(stderr, "%s: --collapsed needs an event, not a metric\n", c->prog);
+			rc = EXIT_USAGE;
+		} else if ((e = collapsed(s, op, out))) {
+			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+			rc = EXIT_RUNTIME;
+		}
+	} else {
+		/* --sort comm: the thread groups are the rows */
+		if (c->out == OUT_TEXT && !c->no_header)
+			print_summary(c, s, NULL, out);
+		if ((e = print_groups(op, s, out))) {
+			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
+			rc = EXIT_RUNTIME;
+		}
+	}
+	return rc == EXIT_OK && ana_set_n_errors(s) ? EXIT_RUNTIME : rc;
+}
+
 
 /* The query the options make, once the set's columns are known. */
 static void query(struct opts *op, int col)
@@ -872,104 +1054,7 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 
 static int run(struct ana_set *s, int argc, char **argv, int first)
 {
-	struct opts *op = &args;
-	struct common *c = &op->c;
-	int e, rc;
-	FILE *out = stdout;
-
-	rc = EXIT_OK;
-	if (op->flame || op->pprof || op->speedscope || op->trace) {
-		print_notes(c, s, NULL);
-		rc = exports(op, s, argc, argv, first);
-		goto done;
-	}
-	if (c->out == OUT_COLLAPSED) {
-		print_notes(c, s, NULL);
-		if (op->q.event >= ana_set_n_events(s) - c->n_metrics) {
-			fprintf(stderr, "%s: --collapsed needs an event, not a metric\n", c->prog);
-			rc = EXIT_USAGE;
-		} else if ((e = collapsed(s, op, out))) {
-			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-			rc = EXIT_RUNTIME;
-		}
-		goto done;
-	}
-	if (op->key_thread && !op->key_rows && !op->tree) {
-		/* --sort comm: the thread groups are the rows */
-		print_notes(c, s, NULL);
-		if (c->out == OUT_TEXT && !c->no_header)
-			print_summary(c, s, NULL, out);
-		if ((e = print_groups(op, s, out))) {
-			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-			rc = EXIT_RUNTIME;
-		}
-		goto done;
-	}
-	if (op->key_thread && !op->tree && c->out == OUT_TEXT)
-		op->q.top = 0;	/* over all the groups, after sorting */
-	struct ana_rows *rows = ana_set_query(s, &op->q);
-	if (!rows) {
-		e = errno;
-		print_notes(c, s, NULL);
-		if (e == ANA_ENOFUNC)
-			fprintf(stderr, "%s: no function '%s' in these profiles\n", c->prog, c->func);
-		else
-			fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-		ana_set_free(s);
-		return e == ANA_ENOFUNC ? EXIT_USAGE : EXIT_RUNTIME;
-	}
-	if (c->out == OUT_CSV || c->out == OUT_JSON) {
-		print_notes(c, s, NULL);
-		e = c->out == OUT_CSV ? ana_rows_write_csv(rows, out) : ana_rows_write_json(rows, out);
-	} else {
-		unsigned nr = ana_set_n_runs(s);
-		if (c->no_header) {
-			print_notes(c, s, NULL);
-		} else if (c->header) {
-			print_notes(c, s, out);
-		} else {
-			print_errors(c, s);
-			print_summary(c, s, NULL, out);
-			if (c->time_spec)
-				fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
-					c->time_spec);
-			if (c->filter[3] || c->filter[4])
-				fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
-					"are of all the run's samples\n", c->filter[3] ? " --dso " : "",
-					c->filter[3] ? c->filter[3] : "", c->filter[4] ? " --symbols " : "",
-					c->filter[4] ? c->filter[4] : "");
-			print_warning_line(c, s, out);
-		}
-		e = 0;
-		if (op->key_thread && !op->tree) {
-			e = print_keyed(op, s, rows, out);
-			nr = 0;
-		}
-		for (unsigned r = 0; r < nr && !e; r++) {
-			if (r)
-				fputc('\n', out);
-			if (c->header)
-				print_run_header(c, s, r, "run", out);
-			else if (!c->no_header && nr > 1)
-				print_group_line(c, s, r, "run", out);
-			if (c->header && (c->view == ANA_VIEW_CALLERS || c->view == ANA_VIEW_CALLEES))
-				fprintf(out, "# %s of %s (self: its own samples under it; incl: its "
-					"inclusive samples under it)\n",
-					c->view == ANA_VIEW_CALLERS ? "callers" : "callees", c->func);
-			e = print_table(op, s, rows, r, out);
-		}
-		fflush(out);
-		if (ferror(out))
-			e = -EIO;
-	}
-	if (e) {
-		fprintf(stderr, "%s: %s\n", c->prog, ana_strerror(e));
-		rc = EXIT_RUNTIME;
-	}
-	ana_rows_free(rows);
-done:
-	if (rc == EXIT_OK && ana_set_n_errors(s))
-		rc = EXIT_RUNTIME;
+	int rc = print_results(&args, s, argc, argv, first);
 	ana_set_free(s);
 	return rc;
 }

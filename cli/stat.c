@@ -170,11 +170,12 @@ static bool same_event(const struct pmc_event *req, const struct pmc_event *used
 
 /* --fallback / --no-fallback: one plan for the list, replacements said
  * on stderr; every row is an event of the plan. */
-static int plan_whole(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
+static int plan_whole(struct stat_args *a, struct pmc_plan **plan, struct row *rows, size_t *n_rows)
 {
+	const struct pmc_event *ev;
 	struct pmc_diag diag;
 	char err[512];
-	int ret = pmc_plan_make(a->specs, a->n, a->backend, a->flags, plan, &diag, err, sizeof(err));
+	int ret = pmc_plan_new(a->specs, a->n, a->backend, a->flags, plan, &diag, err, sizeof(err));
 
 	if (ret < 0) {
 		for (int i = 0; i < diag.n; i++)
@@ -184,27 +185,28 @@ static int plan_whole(struct stat_args *a, struct pmc_plan *plan, struct row *ro
 			fprintf(stderr, "pmcprof stat: %s\n", err);
 		return diag.n ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	if (plan->fell_back)
-		fprintf(stderr, "pmcprof stat: %s\n", plan->why);
-	for (size_t i = 0; i < plan->n; i++) {
+	if (pmc_plan_fell_back(*plan))
+		fprintf(stderr, "pmcprof stat: %s\n", pmc_plan_why(*plan));
+	ev = pmc_plan_events(*plan);
+	for (size_t i = 0; i < pmc_plan_nevents(*plan); i++) {
 		snprintf(rows[i].name, sizeof(rows[i].name), "%s",
-			 plan->ev[i].spec[0] ? plan->ev[i].spec : plan->ev[i].name);
+			 ev[i].spec[0] ? ev[i].spec : ev[i].name);
 		rows[i].ev = (int)i;
 	}
-	*n_rows = plan->n;
+	*n_rows = pmc_plan_nevents(*plan);
 	return 0;
 }
 
 /* perf stat's way: each event counted as asked, or a <not supported> row
  * (why on stderr, with the option that would count a replacement).
- * plan->n is 0 when none can be counted: the program still runs. */
-static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
+ * *plan is NULL when none can be counted: the program still runs. */
+static int plan_each(struct stat_args *a, struct pmc_plan **plan, struct row *rows, size_t *n_rows)
 {
-	static char used[PMC_MAX_EVENTS][PMC_NAME_MAX];
+	static char kept[PMC_MAX_EVENTS][PMC_NAME_MAX];
 	const char *keep[PMC_MAX_EVENTS];
 	struct pmc_event parsed[PMC_MAX_EVENTS];
 	struct pmc_diag diag;
-	size_t k = 0;
+	size_t k = 0, n;
 	char err[512];
 	bool say = !a->sep || a->outpath;	/* not into -x's lines on stderr */
 
@@ -215,8 +217,12 @@ static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *row
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < a->n; i++) {
-		struct pmc_plan one;
-		int ret = pmc_plan_make(&a->specs[i], 1, a->backend, 0, &one, NULL, err, sizeof(err));
+		struct pmc_plan *one;
+		int ret = pmc_plan_new(&a->specs[i], 1, a->backend, 0, &one, NULL, err,
+				       sizeof(err));
+		const struct pmc_event *used = pmc_plan_events(one);
+		const struct pmc_event *req = pmc_plan_requested(one, &n);
+		char why[512];
 
 		snprintf(rows[i].name, sizeof(rows[i].name), "%s", a->specs[i]);
 		rows[i].ev = -1;
@@ -225,34 +231,34 @@ static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *row
 			fprintf(stderr, "pmcprof stat: -e %s: %s\n", a->specs[i], err);
 			return EXIT_RUNTIME;
 		}
-		if (ret == 0 && (!one.fell_back || same_event(&one.req[0], &one.ev[0]))) {
-			if (one.fell_back)
-				fprintf(stderr, "pmcprof stat: %s\n", one.why);
-			snprintf(used[k], sizeof(used[k]), "%s", one.ev[0].spec);
-			snprintf(rows[i].name, sizeof(rows[i].name), "%s", one.ev[0].spec);
+		if (ret == 0 && (!pmc_plan_fell_back(one) || same_event(&req[0], &used[0]))) {
+			if (pmc_plan_fell_back(one))
+				fprintf(stderr, "pmcprof stat: %s\n", pmc_plan_why(one));
+			snprintf(kept[k], sizeof(kept[k]), "%s", used[0].spec);
+			snprintf(rows[i].name, sizeof(rows[i].name), "%s", used[0].spec);
 			rows[i].ev = (int)k;
-			keep[k] = used[k];
+			keep[k] = kept[k];
 			k++;
 		} else if (ret == 0 && say) {
 			/* why ends "; using X on the Y backend": the option says it */
-			char *using = strstr(one.why, "; using ");
+			snprintf(why, sizeof(why), "%s", pmc_plan_why(one));
+			char *using = strstr(why, "; using ");
 			if (using)
 				*using = '\0';
 			fprintf(stderr, "pmcprof stat: <not supported>: %s; --fallback counts %s "
-				"instead\n", one.why, one.ev[0].spec);
+				"instead\n", why, used[0].spec);
 		} else if (say) {
 			fprintf(stderr, "pmcprof stat: <not supported>: %s: %s\n", a->specs[i], err);
 		}
-		if (ret == 0)
-			pmc_plan_release(&one);
+		pmc_plan_free(one);
 	}
 	*n_rows = a->n;
-	memset(plan, 0, sizeof(*plan));
+	*plan = NULL;
 	if (!k)
 		return 0;
 	/* Each opens alone; together they must share a backend. */
-	int ret = pmc_plan_make(keep, k, a->backend, PMC_PLAN_NO_FALLBACK, plan, &diag, err,
-				sizeof(err));
+	int ret = pmc_plan_new(keep, k, a->backend, PMC_PLAN_NO_FALLBACK, plan, &diag, err,
+			       sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "pmcprof stat: %s\n", err);
 		return EXIT_RUNTIME;
@@ -261,7 +267,7 @@ static int plan_each(struct stat_args *a, struct pmc_plan *plan, struct row *row
 }
 
 /* 0, or the exit status for an error (printed). */
-static int make_plan(struct stat_args *a, struct pmc_plan *plan, struct row *rows, size_t *n_rows)
+static int make_plan(struct stat_args *a, struct pmc_plan **plan, struct row *rows, size_t *n_rows)
 {
 	if (a->fallback || (a->flags & PMC_PLAN_NO_FALLBACK))
 		return plan_whole(a, plan, rows, n_rows);
@@ -283,8 +289,10 @@ static void counts_from_rusage(const struct pmc_plan *plan, const struct rusage 
 	uint64_t cpu_us = (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000 +
 			  ru->ru_utime.tv_usec + ru->ru_stime.tv_usec;
 
-	for (size_t i = 0; i < plan->n; i++) {
-		bool wall = strcmp(plan->ev[i].name, "REALTIME") == 0;
+	const struct pmc_event *ev = pmc_plan_events(plan);
+
+	for (size_t i = 0; i < pmc_plan_nevents(plan); i++) {
+		bool wall = strcmp(ev[i].name, "REALTIME") == 0;
 
 		r->counts[i].value = r->counts[i].raw = wall ? (uint64_t)(r->elapsed * 1e6) : cpu_us;
 		r->counts[i].enabled = r->counts[i].running = (uint64_t)(r->elapsed * 1e9);
@@ -296,8 +304,10 @@ static void counts_from_rusage(const struct pmc_plan *plan, const struct rusage 
  * let it exec and wait.  0, or the exit status for an error (printed). */
 static int run_once(const struct stat_args *a, const struct pmc_plan *plan, struct run *r)
 {
-	bool none = plan->n == 0;	/* nothing countable: run it all the same */
-	bool by_rusage = !none && !pmc_backend_follows_children(plan->be);
+	struct pmc_backend *be = pmc_plan_backend(plan);
+	size_t n = pmc_plan_nevents(plan);
+	bool none = n == 0;		/* nothing countable: run it all the same */
+	bool by_rusage = !none && !pmc_backend_follows_children(be);
 	struct pmc_group *g = NULL;
 	struct rusage ru;
 	int go[2], ret;
@@ -327,10 +337,10 @@ static int run_once(const struct stat_args *a, const struct pmc_plan *plan, stru
 	close(go[0]);
 	if (!by_rusage && !none) {
 		PMC_GROUP_OPTS(opts, .pid = pid, .inherit = true, .enable_on_exec = true);
-		ret = pmc_group_open(plan->be, plan->ev, plan->n, &opts, &g);
+		ret = pmc_group_open(be, pmc_plan_events(plan), n, &opts, &g);
 		if (ret < 0) {
 			fprintf(stderr, "pmcprof stat: cannot count on the %s backend: %s\n",
-				pmc_backend_name(plan->be), pmc_strerror(ret));
+				pmc_backend_name(be), pmc_strerror(ret));
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			return EXIT_RUNTIME;
@@ -350,7 +360,7 @@ static int run_once(const struct stat_args *a, const struct pmc_plan *plan, stru
 	}
 	if (none)
 		return 0;
-	ret = pmc_group_read(g, r->counts, plan->n);
+	ret = pmc_group_read(g, r->counts, n);
 	if (ret < 0)
 		fprintf(stderr, "pmcprof stat: read failed: %s\n", pmc_strerror(ret));
 	r->counted = ret == 0;
@@ -485,20 +495,22 @@ static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_
 {
 	bool repeated = a->repeat > 1;
 	double elapsed = runs ? el_sum / runs : 0;
+	const struct pmc_backend *be = pmc_plan_backend(plan);
+	const struct pmc_event *ev = pmc_plan_events(plan);
 
 	if (!a->sep && attach_wanted(&a->att)) {
 		char who[300];
 
 		attach_describe(&a->att, who, sizeof(who));
 		fprintf(out, "\n Performance counter stats for %s (backend %s):\n\n", who,
-			pmc_backend_name(plan->be));
+			pmc_backend_name(be));
 	} else if (!a->sep) {
 		fprintf(out, "\n Performance counter stats for '");
 		for (char **c = a->cmd; *c; c++)
 			fprintf(out, "%s%s", c > a->cmd ? " " : "", *c);
-		if (plan->n)
-			fprintf(out, "' (backend %s%s)", pmc_backend_name(plan->be),
-				pmc_backend_follows_children(plan->be) ? "" : ", whole-tree rusage");
+		if (pmc_plan_nevents(plan))
+			fprintf(out, "' (backend %s%s)", pmc_backend_name(be),
+				pmc_backend_follows_children(be) ? "" : ", whole-tree rusage");
 		else
 			fputc('\'', out);
 		if (repeated)
@@ -506,12 +518,12 @@ static void print_counts(FILE *out, const struct stat_args *a, const struct pmc_
 		fprintf(out, ":\n\n");
 	}
 	double cycles = NAN;
-	for (size_t i = 0; i < plan->n; i++)
-		if (is_hw(&plan->ev[i], PERF_COUNT_HW_CPU_CYCLES) && !tally[i].not_counted)
+	for (size_t i = 0; i < pmc_plan_nevents(plan); i++)
+		if (is_hw(&ev[i], PERF_COUNT_HW_CPU_CYCLES) && !tally[i].not_counted)
 			cycles = tally_mean(&tally[i]);
 	for (size_t i = 0; i < n_rows; i++) {
 		int e = rows[i].ev;
-		print_count(out, a->sep, repeated, rows[i].name, e < 0 ? NULL : &plan->ev[e],
+		print_count(out, a->sep, repeated, rows[i].name, e < 0 ? NULL : &ev[e],
 			    e < 0 ? NULL : &tally[e], elapsed, cycles);
 	}
 	if (a->sep)
@@ -528,7 +540,7 @@ int main(int argc, char **argv)
 {
 	struct stat_args a = { 0 };
 	struct tally tally[PMC_MAX_EVENTS] = { 0 };
-	struct pmc_plan plan;
+	struct pmc_plan *plan;
 	struct row rows[PMC_MAX_EVENTS];
 	size_t n_rows = 0;
 	double el_sum = 0, el_sumsq = 0;
@@ -554,23 +566,24 @@ int main(int argc, char **argv)
 	}
 	if (attach_wanted(&a.att)) {
 		memset(&r, 0, sizeof(r));
-		if ((rc = attach_stat(&a.att, &plan, r.counts, &r.elapsed)))
+		if ((rc = attach_stat(&a.att, plan, r.counts, &r.elapsed)))
 			return rc;
-		for (size_t i = 0; i < plan.n; i++)
+		for (size_t i = 0; i < pmc_plan_nevents(plan); i++)
 			tally_add(&tally[i], &r.counts[i], true);
-		print_counts(out, &a, &plan, rows, n_rows, tally, 1, r.elapsed, r.elapsed * r.elapsed);
+		print_counts(out, &a, plan, rows, n_rows, tally, 1, r.elapsed,
+			     r.elapsed * r.elapsed);
 		if (out != stderr)
 			fclose(out);
-		pmc_plan_release(&plan);
+		pmc_plan_free(plan);
 		return 0;
 	}
 	/* Like perf stat: ^C goes to the program; we report and pass it on. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	for (unsigned long long k = 0; k < a.repeat; k++) {
-		if ((rc = run_once(&a, &plan, &r)))
+		if ((rc = run_once(&a, plan, &r)))
 			return rc;
-		for (size_t i = 0; i < plan.n; i++)
+		for (size_t i = 0; i < pmc_plan_nevents(plan); i++)
 			tally_add(&tally[i], &r.counts[i], r.counted);
 		el_sum += r.elapsed;
 		el_sumsq += r.elapsed * r.elapsed;
@@ -578,11 +591,10 @@ int main(int argc, char **argv)
 		if (WIFSIGNALED(r.status))
 			break;
 	}
-	print_counts(out, &a, &plan, rows, n_rows, tally, runs, el_sum, el_sumsq);
+	print_counts(out, &a, plan, rows, n_rows, tally, runs, el_sum, el_sumsq);
 	if (out != stderr)
 		fclose(out);
-	if (plan.n)
-		pmc_plan_release(&plan);
+	pmc_plan_free(plan);
 
 	if (WIFSIGNALED(r.status)) {
 		int sig = WTERMSIG(r.status);

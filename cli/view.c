@@ -148,11 +148,11 @@ static int load(struct args *a, struct ana_set **set, int argc, char **argv)
 {
 	struct common *c = &a->c;
 	struct load_opts *lo = &a->lo;
-	char err[1024], cache[4096];
+	char err[1024];
 
 	*lo = (struct load_opts){
 		.weighted = c->o.weighted, .debug_dirs = c->debug_dirs, .remap = c->remap,
-		.cache_dir = symbol_cache_dir(c->no_cache, cache, sizeof(cache)),
+		.cache_dir = symbol_cache_dir(c->no_cache, c->cache_dir, sizeof(c->cache_dir)),
 		.no_inline = c->o.no_inline, .short_names = c->o.short_names,
 		.comms = c->filter[0], .pids = c->filter[1], .tids = c->filter[2],
 		.dsos = c->filter[3], .symbols = c->filter[4],

@@ -1,11 +1,13 @@
 /* Cells: which columns a view shows in a state, and each cell's text and
- * role from analyzer rows. */
+ * role from analyzer rows: the values through the analyzer's column model
+ * (analyzer/table.h), the ratio and the names the viewer's own way. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/table.h"
 #include "viewer-tui/view.h"
 
 void view_query(const struct view_state *st, enum ana_view v, struct ana_query *q)
@@ -89,54 +91,67 @@ static void add(struct vcols *vc, enum vcol_kind k, unsigned run, size_t ev, con
 	vc->n++;
 }
 
+/* Compare mode: the base's share, a ratio per other run, the base's value. */
+static void compare_cols(struct vcols *vc, const struct view_state *st, const struct ana_set *s)
+{
+	bool raw = st->ratio == ANA_RATIO_RAW;
+	size_t bev = view_run_event(st, s, st->base);
+	char title[64];
+
+	add(vc, VC_BASE, st->base, bev, raw ? "Base" : "Base%");
+	if (st->sort == ANA_SORT_VALUE)
+		vc->sort_col = 0;
+	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
+		const struct ana_run *run = ana_set_run(s, r);
+		if (r == st->base)
+			continue;
+		snprintf(title, sizeof(title), "%s%s", st->ratio == ANA_RATIO_DELTA ? "pp " : "",
+			 run && run->label ? text_basename(run->label) : "run");
+		if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
+			vc->sort_col = (int)vc->n;
+		add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
+	}
+	add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev,
+	    st->kind == ANA_INCL ? "Incl" : "Self");
+}
+
+/* One run: the event's shares and values (inclusive ones where the view
+ * has them), then every other event's share. */
+static void value_cols(struct vcols *vc, const struct view_state *st, const struct ana_set *s,
+		       bool incl_cols)
+{
+	char title[64];
+
+	add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
+	if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))
+		vc->sort_col = 0;
+	if (incl_cols) {
+		if (st->sort == ANA_SORT_VALUE && st->kind == ANA_INCL)
+			vc->sort_col = (int)vc->n;
+		add(vc, VC_INCL_PCT, st->base, st->event, "Incl%");
+	}
+	add(vc, VC_SELF, st->base, st->event, "Self");
+	if (incl_cols)
+		add(vc, VC_INCL, st->base, st->event, "Incl");
+	for (size_t e = 0; e < ana_set_n_events(s); e++) {
+		if (e == st->event)
+			continue;
+		snprintf(title, sizeof(title), "%s%%", ana_set_event(s, e));
+		add(vc, VC_EVENT_PCT, st->base, e, title);
+	}
+}
+
 void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana_set *s,
 		 enum ana_view v)
 {
 	bool lines = v == ANA_VIEW_LINES, modules = v == ANA_VIEW_MODULES;
-	bool incl_cols = !lines && !modules;
-	size_t n_ev = ana_set_n_events(s);
-	char title[64];
 
 	memset(vc, 0, sizeof(*vc));
 	vc->sort_col = -1;
-	if (st->compare) {
-		bool raw = st->ratio == ANA_RATIO_RAW;
-		const char *k = st->kind == ANA_INCL ? "Incl" : "Self";
-		size_t bev = view_run_event(st, s, st->base);
-		snprintf(title, sizeof(title), raw ? "Base" : "Base%%");
-		add(vc, VC_BASE, st->base, bev, title);
-		if (st->sort == ANA_SORT_VALUE)
-			vc->sort_col = 0;
-		for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
-			const struct ana_run *run = ana_set_run(s, r);
-			if (r == st->base)
-				continue;
-			snprintf(title, sizeof(title), "%s%s", st->ratio == ANA_RATIO_DELTA ? "pp " : "",
-				 run && run->label ? text_basename(run->label) : "run");
-			if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
-				vc->sort_col = (int)vc->n;
-			add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
-		}
-		add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev, k);
-	} else {
-		add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
-		if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))
-			vc->sort_col = 0;
-		if (incl_cols) {
-			if (st->sort == ANA_SORT_VALUE && st->kind == ANA_INCL)
-				vc->sort_col = (int)vc->n;
-			add(vc, VC_INCL_PCT, st->base, st->event, "Incl%");
-		}
-		add(vc, VC_SELF, st->base, st->event, "Self");
-		if (incl_cols)
-			add(vc, VC_INCL, st->base, st->event, "Incl");
-		for (size_t e = 0; e < n_ev; e++) {
-			if (e == st->event)
-				continue;
-			snprintf(title, sizeof(title), "%s%%", ana_set_event(s, e));
-			add(vc, VC_EVENT_PCT, st->base, e, title);
-		}
-	}
+	if (st->compare)
+		compare_cols(vc, st, s);
+	else
+		value_cols(vc, st, s, !lines && !modules);
 	if (st->sort == ANA_SORT_NAME)
 		vc->sort_col = (int)vc->n;
 	if (lines) {
@@ -185,35 +200,57 @@ static void file_line(char *buf, size_t len, const char *file, unsigned line)
 		snprintf(buf, len, "%s", text_basename(file));
 }
 
+/* The model column (analyzer/table.h) whose value kind k shows in state
+ * st, or -1 for the viewer's own columns (the ratio, the names). */
+static int model_col(const struct view_state *st, enum vcol_kind k)
+{
+	bool incl = st->kind == ANA_INCL;
+
+	switch (k) {
+	case VC_SELF: return ANA_COL_SELF_VALUE;
+	case VC_INCL: return ANA_COL_INCL_VALUE;
+	case VC_SELF_PCT: return ANA_COL_SELF_PCT;
+	case VC_INCL_PCT: return ANA_COL_INCL_PCT;
+	case VC_EVENT_PCT: return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
+	case VC_BASE:
+		if (st->ratio == ANA_RATIO_RAW)
+			return incl ? ANA_COL_INCL_VALUE : ANA_COL_SELF_VALUE;
+		return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
+	case VC_MODULE: return ANA_COL_MODULE;
+	default: return -1;
+	}
+}
+
+/* The TUI's renderer of a model value: shares as percentages, values
+ * scaled to the column's width, paths by their base name. */
+static void fmt_value(char *buf, size_t len, const struct ana_value *v, int width)
+{
+	switch (v->type) {
+	case ANA_T_PCT: fmt_pct(buf, len, v->d); break;
+	case ANA_T_TEXT: snprintf(buf, len, "%s", text_basename(v->s)); break;
+	case ANA_T_COUNT: fmt_count(buf, len, (double)v->u, width); break;
+	default: fmt_count(buf, len, v->d, width); break;
+	}
+}
+
 enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 		    const struct ana_rows *r, size_t i, int width, char *buf, size_t len)
 {
 	const struct ana_row *row = ana_rows_row(r, i);
+	int id = model_col(st, c->kind);
 	struct ana_cmp cmp;
 
 	buf[0] = '\0';
 	if (!row)
 		return ROLE_NORMAL;
+	if (id >= 0) {
+		struct ana_at at = { r, i, c->ev, c->run, NULL };
+		struct ana_value v;
+		ana_col_value(ana_col((enum ana_col_id)id), &at, &v);
+		fmt_value(buf, len, &v, width);
+		return ROLE_NORMAL;
+	}
 	switch (c->kind) {
-	case VC_SELF:
-	case VC_INCL:
-		fmt_count(buf, len, ana_rows_value(r, i, c->run, c->ev,
-						   c->kind == VC_SELF ? ANA_SELF : ANA_INCL), width);
-		break;
-	case VC_SELF_PCT:
-	case VC_INCL_PCT:
-		fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev,
-					       c->kind == VC_SELF_PCT ? ANA_SELF : ANA_INCL));
-		break;
-	case VC_EVENT_PCT:
-		fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev, st->kind));
-		break;
-	case VC_BASE:
-		if (st->ratio == ANA_RATIO_RAW)
-			fmt_count(buf, len, ana_rows_value(r, i, c->run, c->ev, st->kind), width);
-		else
-			fmt_pct(buf, len, ana_rows_pct(r, i, c->run, c->ev, st->kind));
-		break;
 	case VC_RATIO:
 		if (ana_rows_compare(r, i, c->run, &cmp) != 0) {
 			snprintf(buf, len, "?");
@@ -228,12 +265,11 @@ enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 		else
 			snprintf(buf, len, "%s", row->name ? row->name : "?");
 		return row->flags & ANA_ROW_UNRESOLVED ? ROLE_DIM : ROLE_NORMAL;
-	case VC_MODULE:
-		snprintf(buf, len, "%s", text_basename(row->module));
-		break;
 	case VC_SOURCE:
 	case VC_LINE:
 		file_line(buf, len, row->file, row->line);
+		break;
+	default:
 		break;
 	}
 	return ROLE_NORMAL;

@@ -8,7 +8,7 @@
 #include "viewer-tui/view.h"
 
 void *panel_alloc(size_t size, struct ui *ui, const struct panel_ops *ops,
-		  const struct table_ops *table)
+		  const struct tui_table_ops *table)
 {
 	struct panel *p = calloc(1, size);
 
@@ -16,7 +16,7 @@ void *panel_alloc(size_t size, struct ui *ui, const struct panel_ops *ops,
 		return NULL;
 	p->ops = ops;
 	p->ui = ui;
-	table_init(&p->t, table, p);
+	tui_table_init(&p->t, table, p);
 	return p;
 }
 
@@ -41,8 +41,8 @@ void panel_show(struct panel *p, const struct col_spec *cols, size_t n, int sort
 	p->t.cols = cols;
 	p->t.n_cols = n;
 	p->t.sort_col = sort_col;
-	table_changed(&p->t);
-	table_select(&p->t, sel);
+	tui_table_changed(&p->t);
+	tui_table_select(&p->t, sel);
 }
 
 void panel_show_vcols(struct panel *p, const struct vcols *vc, size_t sel)

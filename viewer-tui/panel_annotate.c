@@ -69,7 +69,7 @@ static const char *ann_match(void *ctx, size_t row)
 	return r->in ? r->in->text : r->text;
 }
 
-static const struct table_ops ann_table = {
+static const struct tui_table_ops ann_table = {
 	.n_rows = ann_n, .cell = ann_cell, .match = ann_match,
 };
 
@@ -160,7 +160,7 @@ static int ann_refresh(struct panel *p, struct ui *ui)
 	if (e) {
 		if (!a->err[0])
 			snprintf(a->err, sizeof(a->err), "%s", ana_strerror(e));
-		table_changed(&p->t);
+		tui_table_changed(&p->t);
 		return 0;	/* said in the title */
 	}
 	return build(a);

@@ -39,7 +39,7 @@ static const char *flat_match(void *ctx, size_t row)
 	return r ? r->name : NULL;
 }
 
-static const struct table_ops flat_table = {
+static const struct tui_table_ops flat_table = {
 	.n_rows = flat_n, .cell = flat_cell, .match = flat_match,
 };
 

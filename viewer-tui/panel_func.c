@@ -105,7 +105,7 @@ static enum role func_row_role(void *ctx, size_t row)
 	return f->e[row].i == HEADING ? ROLE_TITLE : ROLE_NORMAL;
 }
 
-static const struct table_ops func_table = {
+static const struct tui_table_ops func_table = {
 	.n_rows = func_n, .cell = func_cell, .match = func_match, .row_role = func_row_role,
 };
 
@@ -241,7 +241,7 @@ static enum react func_key(struct panel *p, struct ui *ui, int key)
 	case VK_TAB:	/* next section */
 		for (size_t k = p->t.sel + 1; k < p->t.sel + f->n; k++)
 			if (f->e[k % f->n].i == HEADING) {
-				table_select(&p->t, k % f->n);
+				tui_table_select(&p->t, k % f->n);
 				return REACT_BODY;
 			}
 		return REACT_HANDLED;

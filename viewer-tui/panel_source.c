@@ -76,7 +76,7 @@ static const char *src_match(void *ctx, size_t row)
 	return s->text ? source_line(s->text, s->lineno[row]) : NULL;
 }
 
-static const struct table_ops src_table = {
+static const struct tui_table_ops src_table = {
 	.n_rows = src_n, .cell = src_cell, .match = src_match, .row_role = src_row_role,
 };
 
@@ -243,7 +243,7 @@ static enum react src_key(struct panel *p, struct ui *ui, int key)
 	for (size_t k = 1; k < s->n; k++) {
 		size_t r = key == ']' ? (p->t.sel + k) % s->n : (p->t.sel + s->n - k) % s->n;
 		if (hot(s, r)) {
-			table_select(&p->t, r);
+			tui_table_select(&p->t, r);
 			return REACT_BODY;
 		}
 	}

@@ -50,7 +50,7 @@ static const char *text_match(void *ctx, size_t row)
 	return ((struct text *)ctx)->r[row].value;
 }
 
-static const struct table_ops text_table = {
+static const struct tui_table_ops text_table = {
 	.n_rows = text_n, .cell = text_cell, .match = text_match, .row_role = text_row_role,
 };
 

@@ -70,7 +70,7 @@ static const char *tree_match(void *ctx, size_t row)
 	return row_of(ctx, row)->name;
 }
 
-static const struct table_ops tree_table = {
+static const struct tui_table_ops tree_table = {
 	.n_rows = tree_n, .cell = tree_cell, .match = tree_match,
 };
 
@@ -252,7 +252,7 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 	case VK_RIGHT:
 	case '+':
 		if (t->e[k].open && k + 1 < t->n)
-			table_select(&p->t, k + 1);
+			tui_table_select(&p->t, k + 1);
 		else
 			rc = expand(t, k);
 		break;
@@ -266,7 +266,7 @@ static enum react tree_key(struct panel *p, struct ui *ui, int key)
 			return REACT_NONE;	/* a closed root: Left goes back */
 		while (t->e[k].depth >= t->e[p->t.sel].depth)
 			k--;	/* up to the parent, which is above */
-		table_select(&p->t, k);
+		tui_table_select(&p->t, k);
 		break;
 	default:
 		return REACT_NONE;

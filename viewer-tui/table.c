@@ -8,7 +8,7 @@
 
 #include "viewer-tui/view.h"
 
-void table_init(struct table *t, const struct table_ops *ops, void *ctx)
+void tui_table_init(struct tui_table *t, const struct tui_table_ops *ops, void *ctx)
 {
 	memset(t, 0, sizeof(*t));
 	t->ops = ops;
@@ -17,26 +17,26 @@ void table_init(struct table *t, const struct table_ops *ops, void *ctx)
 	t->body_h = 1;
 }
 
-void table_changed(struct table *t)
+void tui_table_changed(struct tui_table *t)
 {
 	t->measured = false;
 }
 
-size_t table_n_rows(const struct table *t)
+size_t tui_table_n_rows(const struct tui_table *t)
 {
 	return t->ops ? t->ops->n_rows(t->ctx) : 0;
 }
 
-void table_select(struct table *t, size_t row)
+void tui_table_select(struct tui_table *t, size_t row)
 {
-	size_t n = table_n_rows(t);
+	size_t n = tui_table_n_rows(t);
 
 	t->sel = n == 0 ? 0 : row < n ? row : n - 1;
 }
 
-enum react table_on_key(struct table *t, int key)
+enum react tui_table_on_key(struct tui_table *t, int key)
 {
-	size_t n = table_n_rows(t), old = t->sel, page = t->body_h > 1 ? (size_t)t->body_h - 1 : 1;
+	size_t n = tui_table_n_rows(t), old = t->sel, page = t->body_h > 1 ? (size_t)t->body_h - 1 : 1;
 
 	switch (key) {
 	case VK_UP:
@@ -51,21 +51,21 @@ enum react table_on_key(struct table *t, int key)
 		t->sel = t->sel > 3 ? t->sel - 3 : 0;
 		break;
 	case VK_WHEEL_DOWN:
-		table_select(t, t->sel + 3);
+		tui_table_select(t, t->sel + 3);
 		break;
 	case VK_PGUP:
 		t->sel = t->sel > page ? t->sel - page : 0;
 		t->top = t->top > page ? t->top - page : 0;
 		break;
 	case VK_PGDN:
-		table_select(t, t->sel + page);
+		tui_table_select(t, t->sel + page);
 		t->top += page;
 		break;
 	case VK_HOME:
 		t->sel = 0;
 		break;
 	case VK_END:
-		table_select(t, n ? n - 1 : 0);
+		tui_table_select(t, n ? n - 1 : 0);
 		break;
 	default:
 		return REACT_NONE;
@@ -73,9 +73,9 @@ enum react table_on_key(struct table *t, int key)
 	return t->sel != old || key == VK_PGUP || key == VK_PGDN ? REACT_BODY : REACT_HANDLED;
 }
 
-bool table_search(struct table *t, const char *pat, size_t from, int dir)
+bool tui_table_search(struct tui_table *t, const char *pat, size_t from, int dir)
 {
-	size_t n = table_n_rows(t);
+	size_t n = tui_table_n_rows(t);
 
 	if (n == 0 || !t->ops->match)
 		return false;
@@ -91,7 +91,7 @@ bool table_search(struct table *t, const char *pat, size_t from, int dir)
 }
 
 /* Keep the selection on screen and the last page full. */
-static void scroll_to_sel(struct table *t, size_t n, size_t h)
+static void scroll_to_sel(struct tui_table *t, size_t n, size_t h)
 {
 	if (t->sel >= n)
 		t->sel = n ? n - 1 : 0;
@@ -108,7 +108,7 @@ static void scroll_to_sel(struct table *t, size_t n, size_t h)
 }
 
 /* Widest cell per column over the first rows and those on screen. */
-static void measure(struct table *t, size_t nc, size_t n, size_t h)
+static void measure(struct tui_table *t, size_t nc, size_t n, size_t h)
 {
 	char raw[1024];
 
@@ -133,12 +133,12 @@ static void measure(struct table *t, size_t nc, size_t n, size_t h)
 	t->measured = true;
 }
 
-void table_draw(struct table *t, struct canvas *c, int y, int h)
+void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h)
 {
 	int x[VCOL_MAX + 8], w[VCOL_MAX + 8];
 	struct col_spec spec[VCOL_MAX + 8];
 	size_t nc = t->n_cols < ARRAY_SIZE(x) ? t->n_cols : ARRAY_SIZE(x);
-	size_t n = table_n_rows(t);
+	size_t n = tui_table_n_rows(t);
 	char raw[1024], fit[2048];
 
 	if (h <= 0)

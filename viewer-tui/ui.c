@@ -265,14 +265,14 @@ static enum react key_search(struct ui *ui)
 
 static enum react search_again(struct ui *ui, int dir)
 {
-	struct table *t = &ui_top(ui)->t;
-	size_t n = table_n_rows(t);
+	struct tui_table *t = &ui_top(ui)->t;
+	size_t n = tui_table_n_rows(t);
 
 	if (!ui->search[0]) {
 		ui_message(ui, ROLE_NORMAL, "no search yet: press / first");
 		return REACT_BODY;
 	}
-	if (n == 0 || !table_search(t, ui->search, dir > 0 ? t->sel + 1 : t->sel + n - 1, dir))
+	if (n == 0 || !tui_table_search(t, ui->search, dir > 0 ? t->sel + 1 : t->sel + n - 1, dir))
 		ui_message(ui, ROLE_WARN, "not found: %s", ui->search);
 	return REACT_BODY;
 }
@@ -317,14 +317,14 @@ static enum react key_add(struct ui *ui)
 
 static enum react key_click(struct ui *ui)
 {
-	struct table *t = &ui_top(ui)->t;
+	struct tui_table *t = &ui_top(ui)->t;
 	int row = ui->click_y - ui->body_y - 1;
 
-	if (row < 0 || row >= ui->body_h - 1 || t->top + (size_t)row >= table_n_rows(t))
+	if (row < 0 || row >= ui->body_h - 1 || t->top + (size_t)row >= tui_table_n_rows(t))
 		return REACT_HANDLED;
 	if (t->top + (size_t)row == t->sel)	/* a click on the selection opens it */
 		return ui_on_key(ui, VK_ENTER);
-	table_select(t, t->top + (size_t)row);
+	tui_table_select(t, t->top + (size_t)row);
 	return REACT_BODY;
 }
 
@@ -543,14 +543,14 @@ bool ui_command(struct ui *ui, char *buf, size_t len)
 
 static enum react prompt_key(struct ui *ui, int key)
 {
-	struct table *t = &ui_top(ui)->t;
+	struct tui_table *t = &ui_top(ui)->t;
 	size_t len = strlen(ui->input);
 	enum prompt_kind k = ui->prompt;
 
 	switch (key) {
 	case VK_ESC:
 		if (k == PROMPT_SEARCH)
-			table_select(t, ui->search_from);
+			tui_table_select(t, ui->search_from);
 		ui->prompt = PROMPT_NONE;
 		return REACT_BODY;
 	case VK_ENTER:
@@ -589,8 +589,8 @@ static enum react prompt_key(struct ui *ui, int key)
 	if (k == PROMPT_SEARCH) {	/* incremental: from where it started */
 		ui->msg[0] = '\0';
 		if (!ui->input[0])
-			table_select(t, ui->search_from);
-		else if (!table_search(t, ui->input, ui->search_from, 1))
+			tui_table_select(t, ui->search_from);
+		else if (!tui_table_search(t, ui->input, ui->search_from, 1))
 			ui_message(ui, ROLE_WARN, "not found");
 	}
 	return REACT_BODY;
@@ -609,7 +609,7 @@ enum react ui_on_key(struct ui *ui, int key)
 	ui->msg[0] = '\0';
 	r = panel_on_key(p, ui, key);
 	if (r == REACT_NONE)
-		r = table_on_key(&ui_top(ui)->t, key);
+		r = tui_table_on_key(&ui_top(ui)->t, key);
 	for (size_t i = 0; r == REACT_NONE && i < ARRAY_SIZE(global_keys); i++)
 		if (global_keys[i].key == key)
 			r = global_keys[i].fn(ui);
@@ -948,7 +948,7 @@ void ui_draw(struct ui *ui, struct canvas *c, int what)
 	int hh = draw_header(ui, c, false);
 	/* The panel's title, with the position on the right. */
 	p->ops->title(p, ui, title, sizeof(title));
-	size_t n = table_n_rows(&p->t);
+	size_t n = tui_table_n_rows(&p->t);
 	snprintf(pos, sizeof(pos), " %zu/%zu", n ? p->t.sel + 1 : 0, n);
 	int pw = text_width(pos);
 	c->clear(c, hh, ROLE_TITLE);
@@ -957,7 +957,7 @@ void ui_draw(struct ui *ui, struct canvas *c, int what)
 	c->put(c, hh, c->w - pw, pos, ROLE_TITLE);
 	ui->body_y = hh + 1;
 	ui->body_h = c->h - hh - 3;
-	table_draw(&p->t, c, ui->body_y, ui->body_h);
+	tui_table_draw(&p->t, c, ui->body_y, ui->body_h);
 	draw_message(ui, c);
 }
 

@@ -128,7 +128,7 @@ int canvas_mem_find(const struct canvas *c, int y, const char *s);
 
 #define VCOL_MAX 32		/* columns in one table */
 
-struct table_ops {
+struct tui_table_ops {
 	size_t (*n_rows)(void *ctx);
 	/* Text of cell (row, col) for a column `width` wide (it may adapt, e.g.
 	 * drop an interval), into buf; returns the cell's role. */
@@ -138,8 +138,8 @@ struct table_ops {
 	/* Role for a whole row (e.g. a section heading), or ROLE_NORMAL; may be NULL. */
 	enum role (*row_role)(void *ctx, size_t row);
 };
-struct table {
-	const struct table_ops *ops;
+struct tui_table {
+	const struct tui_table_ops *ops;
 	void *ctx;
 	const struct col_spec *cols;
 	size_t n_cols;
@@ -152,18 +152,18 @@ struct table {
 	bool measured;
 	bool center;		/* next draw: scroll the selection to mid-screen */
 };
-void table_init(struct table *t, const struct table_ops *ops, void *ctx);
+void tui_table_init(struct tui_table *t, const struct tui_table_ops *ops, void *ctx);
 /* The rows or columns changed: measure the content again at the next draw. */
-void table_changed(struct table *t);
+void tui_table_changed(struct tui_table *t);
 /* Navigation keys: arrows, PgUp/PgDn, Home/End, wheel. */
-enum react table_on_key(struct table *t, int key);
+enum react tui_table_on_key(struct tui_table *t, int key);
 /* Column headings at row y, then rows y+1 .. y+h-1. */
-void table_draw(struct table *t, struct canvas *c, int y, int h);
-void table_select(struct table *t, size_t row);
+void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h);
+void tui_table_select(struct tui_table *t, size_t row);
 /* Select the first row from `from` on (dir +1 or -1, wrapping) whose match
  * text contains pat, ignoring case.  true if found. */
-bool table_search(struct table *t, const char *pat, size_t from, int dir);
-size_t table_n_rows(const struct table *t);
+bool tui_table_search(struct tui_table *t, const char *pat, size_t from, int dir);
+size_t tui_table_n_rows(const struct tui_table *t);
 
 /* ---- what is being viewed (shared by every panel) ---- */
 
@@ -287,7 +287,7 @@ struct panel_ops {
 };
 struct panel {
 	const struct panel_ops *ops;
-	struct table t;
+	struct tui_table t;
 	unsigned gen;		/* view_state.gen at the last refresh */
 	struct ui *ui;		/* the viewer it is shown in (panel_alloc) */
 };
@@ -394,7 +394,7 @@ int term_run(struct ui *ui, bool mouse, char *err, size_t len);
 /* A zeroed panel of `size` bytes (a struct that starts with struct panel)
  * in ui, with its ops and a table whose ctx is the panel.  NULL + errno. */
 void *panel_alloc(size_t size, struct ui *ui, const struct panel_ops *ops,
-		  const struct table_ops *table);
+		  const struct tui_table_ops *table);
 /* ops->done, then the panel itself (NULL: nothing). */
 void panel_free(struct panel *p);
 /* free() each of p[n] in turn (systemd's free_many), for a panel's done:

@@ -203,6 +203,22 @@ static int ct_start(void *ctx)
 	return 0;
 }
 
+/* Since e's start: *ns on its clock, *ena on CLOCK_MONOTONIC (enabled).
+ * Async-signal-safe. */
+static int since_start(const struct ct_ev *e, uint64_t *ns, uint64_t *ena)
+{
+	uint64_t now = 0, mono = 0;
+	int rc = clock_ns(e->clock, &now);
+
+	if (!rc)
+		rc = clock_ns(CLOCK_MONOTONIC, &mono);
+	if (rc)
+		return rc;
+	*ns = now - e->t0_ns;
+	*ena = mono - e->ena_t0_ns;
+	return 0;
+}
+
 static int ct_stop(void *ctx)
 {
 	struct ct_ctx *c = ctx;
@@ -216,15 +232,13 @@ static int ct_stop(void *ctx)
 		return 0;
 	for (size_t i = 0; i < c->n; i++) {
 		struct ct_ev *e = &c->ev[i];
-		uint64_t now = 0, mono = 0;
-		int rc = clock_ns(e->clock, &now);
+		uint64_t ns, ena;
+		int rc = since_start(e, &ns, &ena);
 
-		if (!rc)
-			rc = clock_ns(CLOCK_MONOTONIC, &mono);
 		if (rc)
 			return rc;
-		e->acc_ns += now - e->t0_ns;
-		e->ena_ns += mono - e->ena_t0_ns;
+		e->acc_ns += ns;
+		e->ena_ns += ena;
 	}
 	c->started = false;
 	return 0;
@@ -242,15 +256,13 @@ static int ct_read(void *ctx, struct pmc_count *vals, size_t n)
 		uint64_t ns = e->acc_ns, ena = e->ena_ns;
 
 		if (on) {
-			uint64_t now = 0, mono = 0;
-			int rc = clock_ns(e->clock, &now);
+			uint64_t run, up;
+			int rc = since_start(e, &run, &up);
 
-			if (!rc)
-				rc = clock_ns(CLOCK_MONOTONIC, &mono);
 			if (rc)
 				return rc;
-			ns += now - e->t0_ns;
-			ena += mono - e->ena_t0_ns;
+			ns += run;
+			ena += up;
 		}
 		vals[i].raw = vals[i].value = ns / 1000;
 		vals[i].enabled = vals[i].running = ena;	/* never multiplexed */
@@ -324,11 +336,9 @@ static int ct_close(void *ctx)
 }
 
 PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
-	.abi = PMC_PLUGIN_ABI,
-	.size = sizeof(struct pmc_plugin),
-	.name = "cputimer",
-	.description = "POSIX CPU-time and monotonic clocks and timers (no PMU, no perf_event)",
-	.version = "1.0",
+	PMC_PLUGIN_HEAD("cputimer",
+			"POSIX CPU-time and monotonic clocks and timers (no PMU, no perf_event)",
+			"1.0"),
 	.flags = PMC_PLUGIN_NO_INHERIT,	/* POSIX timers are per thread or process */
 	.events = events,
 	.n_events = sizeof(events) / sizeof(events[0]),

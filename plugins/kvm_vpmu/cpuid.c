@@ -318,9 +318,25 @@ int vpmu_spec_precise(const char *spec)
 	return 0;
 }
 
+/* Why this vPMU cannot sample precisely (the rest of the sentence), or
+ * NULL when it can: PEBS on Intel, IBS on AMD. */
+static const char *imprecise(const struct vpmu_caps *c)
+{
+	if (c->vendor == PMC_CPU_INTEL)
+		return c->pebs ? NULL
+			       : ", which needs PEBS: this vPMU does not expose it "
+				 "(CPUID.1:EDX.DS = 0)";
+	if (c->vendor == PMC_CPU_AMD)
+		return c->ibs ? NULL
+			      : ", which needs IBS: this guest has none "
+				"(CPUID 0x80000001 ECX.IBS = 0)";
+	return " on an unknown CPU";
+}
+
 int vpmu_event_check(const struct vpmu_caps *c, const struct pmc_event *ev, char *why,
 		     size_t len)
 {
+	const char *no;
 	int idx, precise;
 
 	if (ev->kind != PMC_KIND_PERF || !ev->hardware)
@@ -333,22 +349,8 @@ int vpmu_event_check(const struct vpmu_caps *c, const struct pmc_event *ev, char
 		return -PMC_ENOTSUP;
 	}
 	precise = vpmu_spec_precise(ev->spec);
-	if (precise > 0 && c->vendor == PMC_CPU_INTEL && !c->pebs) {
-		snprintf(why, len,
-			 "%s asks for precise sampling, which needs PEBS: this vPMU does not "
-			 "expose it (CPUID.1:EDX.DS = 0)",
-			 ev->name);
-		return -PMC_ENOTSUP;
-	}
-	if (precise > 0 && c->vendor == PMC_CPU_AMD && !c->ibs) {
-		snprintf(why, len,
-			 "%s asks for precise sampling, which needs IBS: this guest has none "
-			 "(CPUID 0x80000001 ECX.IBS = 0)",
-			 ev->name);
-		return -PMC_ENOTSUP;
-	}
-	if (precise > 0 && c->vendor == PMC_CPU_OTHER) {
-		snprintf(why, len, "%s asks for precise sampling on an unknown CPU", ev->name);
+	if (precise > 0 && (no = imprecise(c))) {
+		snprintf(why, len, "%s asks for precise sampling%s", ev->name, no);
 		return -PMC_ENOTSUP;
 	}
 	idx = arch_index(ev, c->vendor);

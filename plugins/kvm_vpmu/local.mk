@@ -1,6 +1,7 @@
 # plugins/kvm_vpmu: pmc-kvm_vpmu.so.  The CPUID decoding is pure code in a
 # convenience library (libvpmu.la, internal header vpmu.h) for the tests;
-# counting and sampling reuse the perf_event plugin's libpe.
+# counting and sampling are libpe's (plugins/perf_event/libpe.h), the
+# perf_event plugin's counters, linked in.
 noinst_LTLIBRARIES += plugins/kvm_vpmu/libvpmu.la
 plugins_kvm_vpmu_libvpmu_la_SOURCES = plugins/kvm_vpmu/vpmu.h plugins/kvm_vpmu/cpuid.c
 

@@ -1,5 +1,7 @@
 /* pmc-kvm_vpmu.so: hardware counters in a KVM guest, through perf_event,
- * restricted to what the guest's virtual PMU really provides. */
+ * restricted to what the guest's virtual PMU really provides.  Built on
+ * libpe (plugins/perf_event/libpe.h), the perf_event plugin's counters:
+ * this plugin adds the probe, the checks before an open and the read. */
 #include "config.h"
 
 #include <cpuid.h>
@@ -8,7 +10,7 @@
 #include <string.h>
 
 #include "plugins/kvm_vpmu/vpmu.h"
-#include "plugins/perf_event/pe.h"
+#include "plugins/perf_event/libpe.h"
 
 static void cpuid(unsigned leaf, unsigned sub, uint32_t r[4])
 {
@@ -149,27 +151,10 @@ static int read_counts(void *ctx, struct pmc_count *vals, size_t n)
 }
 
 PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
-	.abi = PMC_PLUGIN_ABI,
-	.size = sizeof(struct pmc_plugin),
-	.name = "kvm_vpmu",
-	.description = "KVM guests: hardware counters of the virtual PMU through perf_event, "
-		       "limited to what CPUID says it virtualizes",
-	.version = "1.0",
+	PMC_PLUGIN_HEAD("kvm_vpmu",
+			"KVM guests: hardware counters of the virtual PMU through perf_event, "
+			"limited to what CPUID says it virtualizes",
+			"1.0"),
 	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE | PMC_PLUGIN_SILENT_KERNEL,
-	.events = NULL,
-	.n_events = 0,
-	.ops = {
-		.probe = probe,
-		.open = open_group,
-		.start = pe_start,
-		.stop = pe_stop,
-		.read = read_counts,
-		.arm = pe_arm,
-		.overflow = pe_overflow,
-		.rearm = pe_rearm,
-		.stats = pe_stats,
-		.close = pe_close,
-		.kernel_chain = pe_kernel_chain,
-		.record = pe_record,
-	},
+	.ops = PE_PLUGIN_OPS(probe, open_group, read_counts),
 };

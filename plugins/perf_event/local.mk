@@ -1,7 +1,8 @@
-# plugins/perf_event: pmc-perf_event.so.  The counter code is a convenience
-# library (libpe.la, internal header pe.h) so the kvm_vpmu plugin can reuse it.
+# plugins/perf_event: pmc-perf_event.so.  The counter code is libpe, a
+# static convenience library for the plugins built on perf_event (this one
+# and kvm_vpmu): its contract is libpe.h, its own parts pe.h; docs/libpmc.md.
 noinst_LTLIBRARIES += plugins/perf_event/libpe.la
-plugins_perf_event_libpe_la_SOURCES = plugins/perf_event/pe.h \
+plugins_perf_event_libpe_la_SOURCES = plugins/perf_event/libpe.h plugins/perf_event/pe.h \
 	plugins/perf_event/pe.c plugins/perf_event/page.c plugins/perf_event/ring.c
 
 pkglib_LTLIBRARIES += plugins/pmc-perf_event.la

@@ -871,6 +871,31 @@ static uintptr_t perf_data(const siginfo_t *si)
 	return v;
 }
 
+/* The signal for event i (ok: a code that is an overflow; hup: the one
+ * that spent the last credit) counted: i, or -1 when it is not one to
+ * sample (counted spurious).  Async-signal-safe. */
+static int overflow_of(struct pe_ctx *c, size_t i, bool ok, bool hup)
+{
+	struct pe_ev *e = &c->ev[i];
+
+	if (!ok || !e->sampled || !c->armed) {
+		ST_INC(c->st.spurious);
+		return -1;
+	}
+	e->seen++;
+	if (!c->trap)
+		e->hup = hup && c->started;
+	if (!e->data)
+		e->done++;	/* no buffer to count them: one credit at a time */
+	/* Queued before stop() and delivered after: stale. */
+	if (!c->started) {
+		ST_INC(c->st.spurious);
+		return -1;
+	}
+	ST_INC(c->st.overflows);
+	return (int)i;
+}
+
 /* A SIGTRAP of a trap ctx: ours when TRAP_PERF and its data is one of our
  * events; the program's own (int3, raise) are not. */
 static int trap_overflow(struct pe_ctx *c, const siginfo_t *si)
@@ -883,21 +908,8 @@ static int trap_overflow(struct pe_ctx *c, const siginfo_t *si)
 	for (size_t i = 0; i < c->n; i++) {
 		struct pe_ev *e = &c->ev[i];
 
-		if ((uintptr_t)e != data)
-			continue;
-		if (!e->sampled || !c->armed) {
-			ST_INC(c->st.spurious);
-			return -1;
-		}
-		e->seen++;
-		if (!e->data)
-			e->done++;
-		if (!c->started) {
-			ST_INC(c->st.spurious);
-			return -1;
-		}
-		ST_INC(c->st.overflows);
-		return (int)i;
+		if ((uintptr_t)e == data)
+			return overflow_of(c, i, true, false);
 	}
 	return -1;
 }
@@ -916,27 +928,12 @@ int pe_overflow(void *ctx, const siginfo_t *si)
 	for (size_t i = 0; i < c->n; i++) {
 		struct pe_ev *e = &c->ev[i];
 
-		if (e->fd != si->si_fd)
-			continue;
 		/* One signal per overflow: POLL_IN, or POLL_HUP for the one
 		 * that spent the last credit (the kernel stopped the event;
 		 * its rearm grants more). */
-		if (!e->sampled || !c->armed ||
-		    (si->si_code != POLL_IN && si->si_code != POLL_HUP)) {
-			ST_INC(c->st.spurious);
-			return -1;
-		}
-		e->seen++;
-		e->hup = si->si_code == POLL_HUP && c->started;
-		if (!e->data)
-			e->done++;	/* no buffer to count them: one credit at a time */
-		/* Queued before stop() and delivered after: stale. */
-		if (!c->started) {
-			ST_INC(c->st.spurious);
-			return -1;
-		}
-		ST_INC(c->st.overflows);
-		return (int)i;
+		if (e->fd == si->si_fd)
+			return overflow_of(c, i, si->si_code == POLL_IN || si->si_code == POLL_HUP,
+					   si->si_code == POLL_HUP);
 	}
 	return -1;
 }

@@ -1,11 +1,12 @@
-/* pmc-perf_event.so: Linux perf_event counters, hardware and software. */
+/* pmc-perf_event.so: Linux perf_event counters, hardware and software: the
+ * probe, over libpe (libpe.h), which does the counting and sampling. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "plugins/perf_event/pe.h"
+#include "plugins/perf_event/libpe.h"
 
 /* "EOPNOTSUPP" rather than the prose, so the reason names what failed. */
 static const char *errno_name(int err)
@@ -32,35 +33,38 @@ static const char *guest_why(const struct pmc_env *env, char *buf, size_t len)
 	return buf;
 }
 
+/* Why `what` does not open, into out->reason: perf_event_paranoid's
+ * refusal, or "FAILED ERRNO_NAME TAIL". */
+static void why_not(struct pmc_probe *out, const char *what, int err, int paranoid,
+		    const char *failed, const char *tail)
+{
+	if (err == EACCES || err == EPERM)
+		snprintf(out->reason, sizeof(out->reason),
+			 "%s refused (%s): perf_event_paranoid is %d", what, errno_name(err),
+			 paranoid);
+	else
+		snprintf(out->reason, sizeof(out->reason), "%s %s%s", failed, errno_name(err),
+			 tail);
+}
+
 static int probe(const struct pmc_env *env, struct pmc_probe *out)
 {
 	char why[96];
 
 	memset(out, 0, sizeof(*out));
 	if (!env->perf_event_syscall) {
-		if (env->perf_event_errno == EACCES || env->perf_event_errno == EPERM)
-			snprintf(out->reason, sizeof(out->reason),
-				 "perf_event_open refused (%s): perf_event_paranoid is %d",
-				 errno_name(env->perf_event_errno), env->paranoid);
-		else
-			snprintf(out->reason, sizeof(out->reason),
-				 "perf_event_open failed with %s (seccomp, or a kernel without perf events)",
-				 errno_name(env->perf_event_errno));
+		why_not(out, "perf_event_open", env->perf_event_errno, env->paranoid,
+			"perf_event_open failed with",
+			" (seccomp, or a kernel without perf events)");
 		return 0;
 	}
 	out->usable = true;
 	out->sampling = true;
 	out->hardware = env->hw_events;
-	if (!env->hw_events) {
-		if (env->hw_errno == EACCES || env->hw_errno == EPERM)
-			snprintf(out->reason, sizeof(out->reason),
-				 "hardware events refused (%s): perf_event_paranoid is %d",
-				 errno_name(env->hw_errno), env->paranoid);
-		else
-			snprintf(out->reason, sizeof(out->reason),
-				 "no hardware PMU events: perf_event_open(cycles) failed with %s%s",
-				 errno_name(env->hw_errno), guest_why(env, why, sizeof(why)));
-	}
+	if (!env->hw_events)
+		why_not(out, "hardware events", env->hw_errno, env->paranoid,
+			"no hardware PMU events: perf_event_open(cycles) failed with",
+			guest_why(env, why, sizeof(why)));
 	if (env->n_gp > 0)
 		snprintf(out->detail, sizeof(out->detail),
 			 "paranoid %d, rdpmc sysfs %d, %d gp x %d bits, %d fixed x %d bits",
@@ -73,26 +77,10 @@ static int probe(const struct pmc_env *env, struct pmc_probe *out)
 }
 
 PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
-	.abi = PMC_PLUGIN_ABI,
-	.size = sizeof(struct pmc_plugin),
-	.name = "perf_event",
-	.description = "Linux perf_event: hardware PMU and software events (rdpmc reads when allowed)",
-	.version = "1.0",
+	PMC_PLUGIN_HEAD("perf_event",
+			"Linux perf_event: hardware PMU and software events "
+			"(rdpmc reads when allowed)",
+			"1.0"),
 	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_SILENT_KERNEL,
-	.events = NULL,
-	.n_events = 0,
-	.ops = {
-		.probe = probe,
-		.open = pe_open,
-		.start = pe_start,
-		.stop = pe_stop,
-		.read = pe_read,
-		.arm = pe_arm,
-		.overflow = pe_overflow,
-		.rearm = pe_rearm,
-		.stats = pe_stats,
-		.close = pe_close,
-		.kernel_chain = pe_kernel_chain,
-		.record = pe_record,
-	},
+	.ops = PE_PLUGIN_OPS(probe, pe_open, pe_read),
 };

@@ -146,40 +146,16 @@ static size_t chain_compact(uint64_t *pcs, uint64_t nr)
 	return n;
 }
 
-int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
-		 uint64_t sample_type, uint64_t regs_mask, void *buf, size_t len,
-		 struct pmc_record *rec, uint64_t *next)
+/* A sample record whole in buf[size] (8-aligned), parsed as sample_type
+ * in the kernel's order into rec, whose pointers go into buf (the chain
+ * compacted there): 1, or -EIO when it does not hold what sample_type
+ * says.  Pure. */
+static int sample_parse(unsigned char *buf, size_t size, uint16_t misc, uint64_t sample_type,
+			uint64_t regs_mask, struct pmc_record *rec)
 {
-	struct perf_event_header h;
-	const unsigned char *b = buf, *end;
+	const unsigned char *b = buf + sizeof(struct perf_event_header), *end = buf + size;
 	uint64_t v;
 
-	*next = tail;
-	memset(rec, 0, sizeof(*rec));
-	if (head < tail || head - tail > size || !size || (size & (size - 1)))
-		return -EIO;
-	if (tail + sizeof(h) > head)
-		return -ENODATA;
-	copy(&h, data, size, tail, sizeof(h));
-	if (h.size < sizeof(h) || h.size % 8)
-		return -EIO;
-	if (tail + h.size > head)
-		return -ENODATA;	/* not finished: the kernel publishes whole records */
-	*next = tail + h.size;
-	if (h.type == PERF_RECORD_LOST) {
-		if (h.size < sizeof(h) + 16)
-			return -EIO;
-		rec->kind = PMC_REC_LOST;
-		rec->lost = u64_at(data, size, tail + sizeof(h) + 8);
-		return 1;
-	}
-	if (h.type != PERF_RECORD_SAMPLE)
-		return 0;
-	if (h.size > len)
-		return -ENOSPC;
-	copy(buf, data, size, tail, h.size);
-	b += sizeof(h);
-	end = (const unsigned char *)buf + h.size;
 #define TAKE(dst)                                      \
 	do {                                           \
 		if (end - b < 8)                       \
@@ -188,7 +164,7 @@ int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64
 		b += 8;                                \
 	} while (0)
 	rec->kind = PMC_REC_SAMPLE;
-	rec->kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	rec->kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	if (sample_type & PERF_SAMPLE_IP)
 		TAKE(rec->ip);
 	if (sample_type & PERF_SAMPLE_TID) {
@@ -239,4 +215,37 @@ int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64
 	}
 #undef TAKE
 	return 1;
+}
+
+int pe_rb_record(const unsigned char *data, uint64_t size, uint64_t tail, uint64_t head,
+		 uint64_t sample_type, uint64_t regs_mask, void *buf, size_t len,
+		 struct pmc_record *rec, uint64_t *next)
+{
+	struct perf_event_header h;
+
+	*next = tail;
+	memset(rec, 0, sizeof(*rec));
+	if (head < tail || head - tail > size || !size || (size & (size - 1)))
+		return -EIO;
+	if (tail + sizeof(h) > head)
+		return -ENODATA;
+	copy(&h, data, size, tail, sizeof(h));
+	if (h.size < sizeof(h) || h.size % 8)
+		return -EIO;
+	if (tail + h.size > head)
+		return -ENODATA;	/* not finished: the kernel publishes whole records */
+	*next = tail + h.size;
+	if (h.type == PERF_RECORD_LOST) {
+		if (h.size < sizeof(h) + 16)
+			return -EIO;
+		rec->kind = PMC_REC_LOST;
+		rec->lost = u64_at(data, size, tail + sizeof(h) + 8);
+		return 1;
+	}
+	if (h.type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (h.size > len)
+		return -ENOSPC;
+	copy(buf, data, size, tail, h.size);
+	return sample_parse(buf, h.size, h.misc, sample_type, regs_mask, rec);
 }

@@ -416,17 +416,13 @@ static void assign_slots(struct pcx_ctx *c)
 	c->nractrs = s - c->nrictrs;
 }
 
-int pcx_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
-	     void **ctxp)
+/* Whether this driver can take the group: the calling thread's own,
+ * at most PCX_NR_SLOTS hardware events, periods an i-mode counter can
+ * restart from.  0 or the error. */
+static int check_events(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts)
 {
-	const struct pcx_sys *sys = cur_sys;
-	struct pcx_info info;
-	struct pcx_ctx *c;
-	char why[256];
 	unsigned hw = 0;
-	int devfd, ret;
 
-	*ctxp = NULL;
 	if (n == 0 || n > PMC_MAX_EVENTS)
 		return -EINVAL;
 	/* The mapped state and rdpmc are the calling thread's own. */
@@ -447,27 +443,47 @@ int pcx_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts 
 			return -PMC_EPERIOD;
 		hw++;
 	}
-	if (hw > PCX_NR_SLOTS)
-		return -PMC_ETOOMANY;
+	return hw > PCX_NR_SLOTS ? -PMC_ETOOMANY : 0;
+}
 
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->sys = sys;
-	c->fd = -1;
-	c->n = n;
-	devfd = sys->open("/dev/perfctr", sys->arg);
-	if (devfd < 0) {
-		free(c);
+/* The calling thread's vperfctr, from a driver that passes check_driver
+ * (its info in *info): the vperfctr's fd, or the error. */
+static int create_vperfctr(const struct pcx_sys *sys, struct pcx_info *info)
+{
+	char why[256];
+	int devfd = sys->open("/dev/perfctr", sys->arg), ret;
+
+	if (devfd < 0)
 		return devfd;
-	}
-	ret = check_driver(sys, devfd, &info, why, sizeof(why));
+	ret = check_driver(sys, devfd, info, why, sizeof(why));
 	if (ret == 0) {
 		ret = sys->ioctl(devfd, PCX_IOC_CREAT, (void *)(intptr_t)0, sys->arg);
 		if (ret == -EEXIST)
 			ret = -EBUSY;	/* one vperfctr per thread: another group has it */
 	}
 	sys->close(devfd, sys->arg);
+	return ret;
+}
+
+int pcx_open(const struct pmc_event *evs, size_t n, const struct pmc_group_opts *opts,
+	     void **ctxp)
+{
+	const struct pcx_sys *sys = cur_sys;
+	struct pcx_info info;
+	struct pcx_ctx *c;
+	int ret;
+
+	*ctxp = NULL;
+	ret = check_events(evs, n, opts);
+	if (ret < 0)
+		return ret;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->sys = sys;
+	c->fd = -1;
+	c->n = n;
+	ret = create_vperfctr(sys, &info);
 	if (ret < 0) {
 		free(c);
 		return ret;

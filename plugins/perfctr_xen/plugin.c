@@ -11,12 +11,10 @@ static const struct pmc_plugin_event events[] = {
 };
 
 PMC_PLUGIN_EXPORT const struct pmc_plugin pmc_plugin = {
-	.abi = PMC_PLUGIN_ABI,
-	.size = sizeof(struct pmc_plugin),
-	.name = "perfctr_xen",
-	.description = "Xen guests with perfctr-xen: per-thread counters virtualized per VCPU "
-		       "(rdpmc reads, overflow sampling)",
-	.version = "1.0",
+	PMC_PLUGIN_HEAD("perfctr_xen",
+			"Xen guests with perfctr-xen: per-thread counters virtualized per VCPU "
+			"(rdpmc reads, overflow sampling)",
+			"1.0"),
 	.flags = PMC_PLUGIN_PERF_ATTR | PMC_PLUGIN_HARDWARE,
 	.events = events,
 	.n_events = sizeof(events) / sizeof(events[0]),

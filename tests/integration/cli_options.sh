@@ -98,3 +98,10 @@ check "the symbol options read the same in report, diff, view, script, annotate"
 "$PMCPROF" diff -q --csv --label A --label B app.pmcp app.pmcp >lab.csv 2>err.txt
 check "diff --label A --label B: both runs named (run,base: B,A)" \
 	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { print $c["run"] "," $c["base"] }' lab.csv)" = "B,A"
+# record's collector settings: every value is checked, not only the last
+status 1 "record: a bad --signal before a good one" "'bad' is not a signal number" \
+	"$PMCPROF" record -o sig -q --signal bad --signal 5 -- true
+status 1 "record: a bad --call-graph before -g" "'bogus' is not one of" \
+	"$PMCPROF" record -o cg -q --call-graph bogus -g -- true
+status 1 "record: a bad --seed before a good one" "--seed: 'bad'" \
+	"$PMCPROF" record -o sd -q --random-period 4 --seed bad --seed 7 -- true

@@ -91,7 +91,12 @@ s.listen(64)
 time.sleep(60)
 PY
 mute=$!
-sleep 0.5
+# wait until it listens (a loaded machine may take seconds to start python)
+for _ in $(seq 1 100); do
+	python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()" \
+		"$port" 2>/dev/null && break
+	sleep 0.1
+done
 t0=$(date +%s)
 DEBUGINFOD_TIMEOUT=2 timeout 60 "$PMCPROF" report rec >mute.txt 2>&1
 t1=$(date +%s)

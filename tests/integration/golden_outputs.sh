@@ -4,7 +4,8 @@
 # and inlining), against the files in tests/golden/.  A refactoring of any
 # output path must leave them as they are; a change of a format changes
 # its golden file in the same commit, on purpose.  JSON is compared as
-# data (the same values in the same order), not as bytes.
+# data (the same values, numbers spelled the same, in the same order), not
+# as bytes: its white space is not part of the format.
 #   PMCPROF_GOLDEN_UPDATE=1: write the golden files instead (then review
 #   `git diff tests/golden`).
 . "$PMCPROF_SRC/tests/lib.sh"
@@ -41,7 +42,9 @@ out() {
 	case $_name in
 	*.json) python3 -c '
 import json, sys
-print(json.dumps(json.load(open(sys.argv[1])), indent=1, ensure_ascii=False))' \
+num = lambda s: "#number " + s	# numbers as written: 1.50 is not 1.5
+print(json.dumps(json.load(open(sys.argv[1]), parse_int=num, parse_float=num),
+                 indent=1, ensure_ascii=False))' \
 		"$_name" >"$_name.canon" && mv "$_name.canon" "$_name" ||
 		echo "(not JSON)" >>"$_name";;
 	esac
@@ -65,12 +68,9 @@ out report-metric.csv $R --csv --metric 'PF_PER_MS=page-faults/cpu-clock' run.pm
 out report-sort.txt $R --sort=comm,sym run.pmcp
 out report.collapsed $R --collapsed run.pmcp
 out report-speedscope.json $R --speedscope=- run.pmcp
-$R --flamegraph=flame.svg run.pmcp >/dev/null 2>&1
-out report-flame.svg cat flame.svg
+out report-flame.svg sh -c "$R --flamegraph=flame.svg run.pmcp && cat flame.svg"
 # pprof: the decoded message (protoc's raw decoding: field numbers and values)
-$R --pprof=p.pb.gz run.pmcp >/dev/null 2>&1
-gzip -dc p.pb.gz >p.pb
-out report-pprof.txt sh -c 'protoc-c --decode_raw <p.pb'
+out report-pprof.txt sh -c "$R --pprof=p.pb.gz run.pmcp && gzip -dc p.pb.gz | protoc-c --decode_raw"
 out diff.txt $D base.pmcp run.pmcp
 out diff-header.txt $D --header base.pmcp run.pmcp
 out diff.csv $D --csv base.pmcp run.pmcp
@@ -79,8 +79,7 @@ out diff-delta.txt $D --delta base.pmcp run.pmcp
 out diff-table.txt $D --table base.pmcp run.pmcp run.pmcp
 out diff-table.md $D --markdown base.pmcp run.pmcp
 out diff-lines.csv $D --lines --csv base.pmcp run.pmcp
-$D --flamegraph=dflame.svg base.pmcp run.pmcp >/dev/null 2>&1
-out diff-flame.svg cat dflame.svg
+out diff-flame.svg sh -c "$D --flamegraph=dflame.svg base.pmcp run.pmcp && cat dflame.svg"
 
 n=0
 for f in report* diff*; do

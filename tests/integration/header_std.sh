@@ -1,7 +1,8 @@
-# backend/pmc.h, the one installed header, compiles cleanly as strict ISO
+# backend/pmc.h, the umbrella header, compiles cleanly as strict ISO
 # C99, C11 and C17 (-pedantic -Wall -Wextra -Werror, no feature macros) and
 # as C++17, with gcc and with clang when present; and a signal handler that
 # passes its siginfo_t * to pmc_group_overflow compiles in both languages.
+# Each object's header (backend/pmc/NAME.h) compiles alone, first and only.
 . "$PMCPROF_SRC/tests/lib.sh"
 
 cat >use.c <<'EOC'
@@ -66,4 +67,14 @@ for cxx in $cxxs; do
 			fail "pmc.h: $f as C++17 with $cxx"; sed 's/^/    | /' err | head -10
 		fi
 	done
+done
+for h in "$PMCPROF_SRC"/backend/pmc/*.h; do
+	n=pmc/$(basename "$h")
+	printf '#include "%s"\nint main(void) { return 0; }\n' "$n" >alone.c
+	cp alone.c alone.cc
+	if ${CC:-cc} -std=c99 $W alone.c >err 2>&1 && ${CXX:-c++} -std=c++17 $W alone.cc >>err 2>&1; then
+		pass "$n: self-contained (C99 and C++17, alone)"
+	else
+		fail "$n: not self-contained"; sed 's/^/    | /' err | head -10
+	fi
 done

@@ -9,7 +9,7 @@ make -s -C "$PMCPROF_BUILD" install DESTDIR="$D" >install.log 2>&1
 check "make install DESTDIR succeeds" [ $? -eq 0 ]
 prefix=$(sed -n 's/^prefix = //p' "$PMCPROF_BUILD/Makefile")
 root=$D$prefix
-for f in bin/pmcprof include/pmc.h lib/pkgconfig/pmc.pc lib/libpmc.so \
+for f in bin/pmcprof include/pmc.h include/pmc/event.h include/pmc/plan.h lib/pkgconfig/pmc.pc lib/libpmc.so \
 	lib/pmcprof/libpmcprof-collector.so lib/pmcprof/pmc-perf_event.so lib/pmcprof/pmc-cputimer.so \
 	lib/pmcprof/pmc-kvm_vpmu.so lib/pmcprof/pmc-perfctr_xen.so \
 	libexec/pmcprof/pmcprof-record libexec/pmcprof/pmcprof-report libexec/pmcprof/pmcprof-view \

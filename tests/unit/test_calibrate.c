@@ -2,6 +2,7 @@
  * missing hardware is unsupported, a lying plugin is zero or implausible. */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,38 @@ static void classify(const char *backend, const char *event, enum pmc_trust want
 	int ret = pmc_calibrate(be, &ev, &cal);
 	T_OK(ret == 0 && cal.trust == want, "%s: %s on %s is %s (%s)", what, event, backend,
 	     pmc_trust_name(cal.trust), cal.why);
+	pmc_backend_unload(be);
+}
+
+/* A caller built against a shorter struct passes its size: the verdict
+ * fills that much and not a byte more. */
+static void sized(void)
+{
+	struct pmc_backend *be;
+	struct pmc_event ev;
+	struct {
+		struct pmc_calibration cal;
+		unsigned char after[16];
+	} w;
+	size_t shorter = offsetof(struct pmc_calibration, why);
+	char err[512];
+	int ret;
+
+	if (pmc_backend_load("cputimer", &be, err, sizeof(err)) < 0 ||
+	    pmc_event_parse("CPUTIME", &ev, err, sizeof(err)) < 0) {
+		T_OK(0, "sized: cputimer and CPUTIME: %s", err);
+		return;
+	}
+	memset(&w, 0x5a, sizeof(w));
+	ret = pmc_calibrate_sz(be, &ev, &w.cal, shorter);
+	T_OK(ret == 0 && w.cal.trust == PMC_TRUST_VALID && w.cal.measured > 0 &&
+		     (unsigned char)w.cal.why[0] == 0x5a && w.after[0] == 0x5a,
+	     "pmc_calibrate_sz fills the caller's %zu bytes (trust %s, %llu), none beyond",
+	     shorter, pmc_trust_name(w.cal.trust), (unsigned long long)w.cal.measured);
+	memset(&w, 0x5a, sizeof(w));
+	ret = pmc_calibrate(be, &ev, &w.cal);
+	T_OK(ret == 0 && w.cal.why[0] != 0x5a && w.after[0] == 0x5a,
+	     "pmc_calibrate fills the whole struct, none beyond: %s", w.cal.why);
 	pmc_backend_unload(be);
 }
 
@@ -66,5 +99,7 @@ int main(void)
 	classify("fakecounter", "cache-misses", PMC_TRUST_UNVERIFIED,
 		 "an event with no known expectation");
 	T_OK(strcmp(pmc_trust_name(PMC_TRUST_IMPLAUSIBLE), "implausible") == 0, "trust names");
+	unsetenv("PMC_FAKE_MODE");
+	sized();
 	return T_DONE();
 }

@@ -81,6 +81,28 @@ int main(void)
 	T_OK(rc == 0 && !strcmp(out, "[\"ok \xc3\xa9 ?? end ??\"]"),
 	     "bytes that start no UTF-8 sequence are written as '?': %s", out);
 
+	static const struct { int line; const char *in, *want; } seqs[] = {
+		{ __LINE__, "\xf0\x9f\x94\xa5", "\xf0\x9f\x94\xa5" },	/* U+1F525 */
+		{ __LINE__, "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf" },	/* U+10FFFF */
+		{ __LINE__, "\xed\x9f\xbf", "\xed\x9f\xbf" },		/* U+D7FF */
+		{ __LINE__, "\xe0\x80\x80", "???" },			/* overlong */
+		{ __LINE__, "\xc0\xaf", "??" },				/* overlong '/' */
+		{ __LINE__, "\xed\xa0\x80", "???" },			/* a surrogate */
+		{ __LINE__, "\xf4\x90\x80\x80", "????" },		/* above U+10FFFF */
+		{ __LINE__, "\xf5\x80\x80\x80", "????" },
+	};
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(*seqs); i++) {
+		char buf[64], want[64];
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		struct json *j = json_open(f);
+		json_str(j, seqs[i].in);
+		rc = json_close(j);
+		fclose(f);
+		snprintf(want, sizeof(want), "\"%s\"", seqs[i].want);
+		T_OK(rc == 0 && !strcmp(buf, want), "line %d: UTF-8 checked as RFC 3629 says: %s",
+		     seqs[i].line, buf);
+	}
+
 	write_json(unclosed, &rc);
 	T_OK(rc == -EINVAL, "an object left open: -EINVAL (%d)", rc);
 	write_json(misplaced, &rc);

@@ -260,7 +260,7 @@ static const char *rows_match(void *ctx, size_t row)
 	return ((struct rows *)ctx)->names[row];
 }
 
-static const struct table_ops rows_ops = {
+static const struct tui_table_ops rows_ops = {
 	.n_rows = rows_n, .cell = rows_cell, .match = rows_match,
 };
 
@@ -272,13 +272,13 @@ static void test_table(void)
 	};
 	static struct rows r = { .n = 100 };
 	struct canvas *c = canvas_mem_new(30, 8);
-	struct table t;
+	struct tui_table t;
 	char line[256];
 
 	for (size_t i = 0; i < r.n; i++)
 		snprintf(r.names[i], sizeof(r.names[i]), "row%zu", i);
 	snprintf(r.names[7], sizeof(r.names[7]), "a_function_name_far_too_long_for_the_screen");
-	table_init(&t, &rows_ops, &r);
+	tui_table_init(&t, &rows_ops, &r);
 	t.cols = cols;
 	t.n_cols = 2;
 	t.sort_col = 0;
@@ -306,10 +306,10 @@ static void test_table(void)
 		{ __LINE__, 'z', 5, 5, REACT_NONE },
 		{ __LINE__, VK_ENTER, 5, 5, REACT_NONE },
 	};
-	table_draw(&t, c, 0, 8);
+	tui_table_draw(&t, c, 0, 8);
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		t.sel = keys[i].from;
-		int react = table_on_key(&t, keys[i].key);
+		int react = tui_table_on_key(&t, keys[i].key);
 		T_OK(t.sel == keys[i].sel && react == keys[i].react,
 		     "key line %d: %zu -> %zu, react %d (got %zu, %d)", keys[i].line, keys[i].from,
 		     keys[i].sel, keys[i].react, t.sel, react);
@@ -334,7 +334,7 @@ static void test_table(void)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(finds); i++) {
 		t.sel = finds[i].from;
-		bool found = table_search(&t, finds[i].pat, finds[i].from, finds[i].dir);
+		bool found = tui_table_search(&t, finds[i].pat, finds[i].from, finds[i].dir);
 		T_OK(found == finds[i].found && t.sel == finds[i].sel,
 		     "search line %d: '%s' from %zu -> %zu (got %s, %zu)", finds[i].line,
 		     finds[i].pat, finds[i].from, finds[i].sel, found ? "found" : "not found",
@@ -342,9 +342,9 @@ static void test_table(void)
 	}
 
 	/* drawing: headings, right-aligned numbers, selection, elision, scroll */
-	table_select(&t, 2);
+	tui_table_select(&t, 2);
 	t.top = 0;
-	table_draw(&t, c, 0, 8);
+	tui_table_draw(&t, c, 0, 8);
 	canvas_mem_line(c, 0, line, sizeof(line));
 	T_OK(strncmp(line, "Num\u25bc Name", strlen("Num\u25bc Name")) == 0,
 	     "headings, sort mark on the sort column: '%s'", line);
@@ -360,31 +360,31 @@ static void test_table(void)
 	canvas_mem_line(c, 8, line, sizeof(line));	/* off the canvas: empty */
 	T_OK(line[0] == '\0', "rows past the canvas are not drawn");
 
-	table_select(&t, 7);
-	table_draw(&t, c, 0, 8);
+	tui_table_select(&t, 7);
+	tui_table_draw(&t, c, 0, 8);
 	canvas_mem_line(c, 7, line, sizeof(line));
 	T_OK(strcmp(line, "  70 a_function_n\u2026r_the_screen") == 0 && text_width(line) <= 30,
 	     "a long name loses its middle and the row its width stays: '%s'", line);
 	T_OK(t.top == 1 && t.body_h == 7, "scrolled to keep the selection on screen (top %zu)",
 	     t.top);
 
-	table_select(&t, 99);
-	table_draw(&t, c, 0, 8);
+	tui_table_select(&t, 99);
+	tui_table_draw(&t, c, 0, 8);
 	canvas_mem_line(c, 7, line, sizeof(line));
 	T_OK(strcmp(line, " 990 row99") == 0 && t.top == 93,
 	     "End shows a full last page: '%s' top %zu", line, t.top);
 
 	t.center = true;
-	table_select(&t, 50);
-	table_draw(&t, c, 0, 8);
+	tui_table_select(&t, 50);
+	tui_table_draw(&t, c, 0, 8);
 	T_OK(t.top == 47, "centering puts the selection mid-screen (top %zu)", t.top);
 
 	r.n = 0;
-	table_changed(&t);
-	table_draw(&t, c, 0, 8);
+	tui_table_changed(&t);
+	tui_table_draw(&t, c, 0, 8);
 	canvas_mem_line(c, 1, line, sizeof(line));
 	T_OK(strstr(line, "(nothing to show)") != NULL, "an empty table says so: '%s'", line);
-	T_OK(table_on_key(&t, VK_DOWN) == REACT_HANDLED && t.sel == 0, "keys on an empty table");
+	T_OK(tui_table_on_key(&t, VK_DOWN) == REACT_HANDLED && t.sel == 0, "keys on an empty table");
 	canvas_mem_free(c);
 }
 
