@@ -4,12 +4,12 @@
 # command code.
 bin_PROGRAMS += pmcprof
 pmcprof_SOURCES = cli/pmcprof.c $(cli_options)
-# The front-end, record and stat run the user's program (or exec the
-# command that does): uninstalled, a command linked with libpmc.so runs
-# through libtool's wrapper script, which changes the environment and
-# needs descriptors the program would notice (record_firstlaw: env -i,
-# ulimit -n 4).  They link the static core, calling only what libpmc.so
-# exports (tests/integration/abi.sh checks); list and probe link libpmc.so.
+# The commands link the static core, calling only what libpmc.so exports
+# (tests/integration/abi.sh checks): uninstalled, a command linked with
+# libpmc.so runs through libtool's wrapper script, which changes the
+# environment and needs descriptors the profiled program would notice
+# (record_firstlaw: env -i, ulimit -n 4) and a bash the arm64 guest's
+# busybox does not have (docs/libpmc.md).
 pmcprof_LDADD = backend/libpmc-core.la
 
 # The option layer every command links.
@@ -29,9 +29,9 @@ pmcprof_stat_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprof
 	backend/libpmc-core.la -lm
 
 pmcprof_list_SOURCES = cli/list.c $(cli_options)
-pmcprof_list_LDADD = backend/libpmc.la
+pmcprof_list_LDADD = backend/libpmc-core.la
 pmcprof_probe_SOURCES = cli/probe.c $(cli_options)
-pmcprof_probe_LDADD = backend/libpmc.la
+pmcprof_probe_LDADD = backend/libpmc-core.la
 
 pmcprof_report_SOURCES = cli/report.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la

@@ -29,17 +29,18 @@ cat "$PMCPROF_SRC"/backend/pmc/*.h | tr '\n' ' ' | grep -oE 'PMC_API[^;]*;' |
 missing=$(awk '{print $1}' exported | sort -u | comm -13 - declared)
 check "every PMC_API call of the headers is exported${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
-# The front-end, record and stat link the static core (docs/libpmc.md): the
-# libpmc calls their objects make are exported ones all the same.
+# The commands link the static core (docs/libpmc.md): the libpmc calls
+# their objects make are exported ones all the same.
 objs=
-for o in cli/pmcprof.o cli/record.o cli/stat.o cli/attach.o cli/exe.o collector/settings.o \
+for o in cli/pmcprof.o cli/record.o cli/stat.o cli/attach.o cli/exe.o cli/list.o cli/probe.o \
+	collector/settings.o \
 	attach/.libs/libattach_la-*.o; do
 	for f in "$PMCPROF_BUILD"/$o; do [ -f "$f" ] && objs="$objs $f"; done
 done
 if [ -n "$objs" ]; then
 	nm -u $objs 2>/dev/null | awk '$1 == "U" && $2 ~ /^pmc_/ { print $2 }' | sort -u >used
 	internal=$(awk '{print $1}' exported | sort -u | comm -23 used -)
-	check "record, stat and the front-end call $(wc -l <used) libpmc functions, all exported${internal:+ (not:$internal)}" \
+	check "the commands (front-end, record, stat, list, probe) call $(wc -l <used) libpmc functions, all exported${internal:+ (not:$internal)}" \
 		[ -s used ] && [ -z "$internal" ]
 else
 	skip "abi: no command objects in the build tree"
