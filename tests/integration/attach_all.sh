@@ -28,7 +28,18 @@ check "-a: attach=all-cpus in the profiles" [ "$("$PROGS/rec_inspect" meta "$(ls
 
 # stat -p for a duration: the process's CPU time as the kernel's
 # schedstat counts it over the same second (whatever the machine's load).
-cpu_ms() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print int(s / 1e6) }'; }
+# A running thread's schedstat is brought up to date only at a tick or a
+# switch, which a loaded guest may delay by tens of milliseconds; so the
+# process is stopped for each reading, and every thread has switched out.
+cpu_ms() {
+	kill -STOP "$1"
+	for i in $(seq 100); do
+		grep -q '^State:[[:space:]]*[RSD]' /proc/"$1"/task/*/status || break
+		sleep 0.01
+	done
+	cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { print int(s / 1e6) }'
+	kill -CONT "$1"
+}
 c0=$(cpu_ms "$A")
 timeout 20 "$PMCPROF" stat -e task-clock -x , -p "$A" --duration 1 2>sp.txt
 check "stat -p: exit 0" [ $? -eq 0 ]
