@@ -1,6 +1,6 @@
 /* The set's tables on the public API (analyzer.h, "the set's tables"):
- * what the exporters (flame.c, pprof.c, speedscope.c) read, so that they
- * never see the set's layout (set.h). */
+ * what the exporters (export.c, flame.c, pprof.c, speedscope.c, annotate.c)
+ * read, so that they never see the set's layout (set.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -93,6 +93,46 @@ int ana_set_function(const struct ana_set *s, uint32_t f, struct ana_function *o
 uint32_t ana_set_node_function(const struct ana_set *s, uint32_t node)
 {
 	return s->finished && node && node < s->n_sym ? s->sfunc[node] : NONE;
+}
+
+size_t ana_set_n_nodes(const struct ana_set *s)
+{
+	return s->finished ? s->n_sym : 0;
+}
+
+int ana_set_node(const struct ana_set *s, uint32_t node, struct ana_node *out)
+{
+	if (node >= ana_set_n_nodes(s))
+		return -EINVAL;
+	return put_sized(out, &(struct ana_node){ .parent = s->sparent[node],
+			 .child = s->sfirst[node], .next = s->snext[node],
+			 .func = node ? s->sfunc[node] : NONE, .inlined = s->sinl[node] },
+			 sizeof(*out));
+}
+
+/* Summed over the run's parts in their order, as the rows sum them. */
+int ana_set_node_total(const struct ana_set *s, uint32_t node, unsigned run, size_t ev,
+		       enum ana_kind k, uint64_t *samples, double *value)
+{
+	if (node >= ana_set_n_nodes(s) || run >= s->n_orun || ev >= s->n_ev)
+		return -EINVAL;
+	uint64_t n = 0;
+	double v = 0;
+	size_t at = ev * 2 + (k != ANA_SELF);
+	for (size_t p = 0; p < s->n_part; p++) {
+		long b = s->part[p].orun == run ? agg_at(&s->a_sym, p, node) : -1;
+		if (b < 0)
+			continue;
+		const double *w = agg_wt(&s->a_sym, p, b);
+		uint64_t c = agg_cnt(&s->a_sym, p, b)[at];
+		n += c;
+		v += w ? w[at] : (double)c;
+	}
+	if (samples)
+		*samples = n;
+	if (value)
+		*value = v;
+	return 0;
 }
 
 /* The loaded module a module row stands for: the one with its path and a

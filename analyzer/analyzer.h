@@ -472,6 +472,29 @@ ANA_API int ana_set_function(const struct ana_set *s, uint32_t f, struct ana_fun
  * past the end). */
 ANA_API uint32_t ana_set_node_function(const struct ana_set *s, uint32_t node);
 
+/* The symbolized calling-context tree, whose nodes ANA_VIEW_TOPDOWN rows
+ * are: node 0 is the root, every other node a function called from its
+ * parent's (or inlined into it), children in the set's order. */
+struct ana_node {
+	size_t sz;			/* sizeof(struct ana_node), set by the caller */
+	uint32_t parent;		/* 0: the root */
+	uint32_t child;			/* its first child, or UINT32_MAX: none */
+	uint32_t next;			/* its parent's next child, or UINT32_MAX */
+	uint32_t func;			/* ana_set_function's index; UINT32_MAX: the root */
+	bool inlined;			/* inlined into the parent's function */
+};
+/* Nodes of the tree, the root included; 0 before finish. */
+ANA_API size_t ana_set_n_nodes(const struct ana_set *s);
+/* Node node (< ana_set_n_nodes) into *out.  0, or -EINVAL. */
+ANA_API int ana_set_node(const struct ana_set *s, uint32_t node, struct ana_node *out);
+/* Node node's self or inclusive (k) samples of run on event column ev,
+ * and their shown value (samples, or weights with opts.weighted), as
+ * ANA_VIEW_TOPDOWN rows count them (--dsos and --symbols apply); either
+ * pointer may be NULL.  0, or -EINVAL (a metric column, no such run or
+ * node, not finished). */
+ANA_API int ana_set_node_total(const struct ana_set *s, uint32_t node, unsigned run, size_t ev,
+			       enum ana_kind k, uint64_t *samples, double *value);
+
 /* A module the rows name (one per path: the processes that mapped it
  * share it), with where it was mapped. */
 struct ana_module {

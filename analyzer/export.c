@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/analyzer.h"
 #include "analyzer/json.h"
-#include "analyzer/query.h"
-#include "analyzer/read.h"
-#include "analyzer/set.h"
 #include "analyzer/table.h"
 
 /* report --csv: one line per row, run and column (event or metric) */
@@ -360,57 +358,59 @@ static size_t put_frame(char **buf, size_t *cap, size_t at, const char *name, bo
 	return at;
 }
 
-int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
+/* Depth-first walk of the tree from the root, each child pushed in the
+ * set's order (so popped last first); len[] is the path's length at each
+ * level.  Writes each node with self samples.  0 or -ENOMEM. */
+static int collapsed_walk(const struct ana_set *s, unsigned run, size_t ev, uint32_t *stack,
+			  size_t *len, char **buf, size_t *cap, FILE *f)
 {
-	if (!s->finished)
-		return -ANA_ESTATE;
-	if (run >= s->n_orun || ev >= s->n_ev)
-		return -EINVAL;
-	size_t cap = 65536;
-	char *buf = malloc(cap);
-	uint32_t *stack = malloc((s->n_sym + 1) * sizeof(*stack));
-	size_t *len = malloc((s->n_sym + 1) * sizeof(*len));
-	if (!buf || !stack || !len) {
-		free(buf);
-		free(stack);
-		free(len);
-		return -ENOMEM;
-	}
-	/* depth-first from the root; len[] is the path length at each level */
+	struct ana_node nd = { .sz = sizeof(nd) };
+	struct ana_function fn = { .sz = sizeof(fn) };
 	size_t sp = 0;
-	for (uint32_t c = s->sfirst[0]; c != NONE; c = s->snext[c]) {
+
+	ana_set_node(s, 0, &nd);
+	for (uint32_t c = nd.child; c != UINT32_MAX; c = nd.next) {
 		stack[sp] = c;
 		len[sp++] = 0;
+		ana_set_node(s, c, &nd);
 	}
 	while (sp) {
 		uint32_t x = stack[--sp];
-		size_t at = put_frame(&buf, &cap, len[sp], s->func[s->sfunc[x]].name, s->sinl[x]);
-		if (at == SIZE_MAX) {
-			free(buf);
-			free(stack);
-			free(len);
-			return -ENOMEM;
-		}
 		double v = 0;
-		for (size_t p = 0; p < s->n_part; p++) {
-			if (s->part[p].orun != run)
-				continue;
-			long b = agg_at(&s->a_sym, p, x);
-			if (b < 0)
-				continue;
-			const double *w = agg_wt(&s->a_sym, p, b);
-			v += w ? w[ev * 2] : (double)agg_cnt(&s->a_sym, p, b)[ev * 2];
-		}
+		ana_set_node(s, x, &nd);
+		ana_set_function(s, nd.func, &fn);
+		size_t at = put_frame(buf, cap, len[sp], fn.name, nd.inlined);
+		if (at == SIZE_MAX)
+			return -ENOMEM;
+		ana_set_node_total(s, x, run, ev, ANA_SELF, NULL, &v);
 		if (v > 0)
-			fprintf(f, "%.*s %.0f\n", (int)at, buf, v);
-		for (uint32_t c = s->sfirst[x]; c != NONE; c = s->snext[c]) {
+			fprintf(f, "%.*s %.0f\n", (int)at, *buf, v);
+		/* nd becomes each child in turn: its next is the sibling's */
+		for (uint32_t c = nd.child; c != UINT32_MAX; c = nd.next) {
 			stack[sp] = c;
 			len[sp++] = at;
+			ana_set_node(s, c, &nd);
 		}
 	}
+	return 0;
+}
+
+int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
+{
+	if (!ana_set_finished(s))
+		return -ANA_ESTATE;
+	if (run >= ana_set_n_runs(s) || ev >= ana_set_n_sampled_events(s))
+		return -EINVAL;
+	size_t cap = 65536, n = ana_set_n_nodes(s) + 1;
+	char *buf = malloc(cap);
+	uint32_t *stack = malloc(n * sizeof(*stack));
+	size_t *len = malloc(n * sizeof(*len));
+	int e = buf && stack && len ? collapsed_walk(s, run, ev, stack, len, &buf, &cap, f) : -ENOMEM;
 	free(buf);
 	free(stack);
 	free(len);
+	if (e)
+		return e;
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }
