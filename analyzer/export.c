@@ -44,9 +44,6 @@ static const enum ana_col_id compare_cols[] = {
 };
 #define N_OF(a) (sizeof(a) / sizeof(*(a)))
 
-/* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
-static const char *const basis_json[] = { "cpu", "user", "system" };
-
 /* One CSV line: the cells at at, or (at NULL) the header. */
 static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct ana_at *at)
 {
@@ -123,53 +120,6 @@ static const char *const view_name[] = {
 	[ANA_VIEW_CALLERS] = "callers", [ANA_VIEW_CALLEES] = "callees",
 	[ANA_VIEW_TOPDOWN] = "top-down", [ANA_VIEW_BOTTOMUP] = "bottom-up",
 };
-
-/* A run's trust figures, as JSON names them (after "flags", "emulator",
- * "virtualization"; "basis" and the thread counts come between the two
- * groups). */
-#define RUN_NUM(name, field) { name, offsetof(struct ana_run, field) }
-static const struct run_num {
-	const char *name;
-	size_t off;
-} trust_nums[] = {
-	RUN_NUM("loss_scale", loss_scale), RUN_NUM("cpu_time", cpu_time),
-	RUN_NUM("user_time", user_time), RUN_NUM("sampled_time", sampled_time),
-	RUN_NUM("expected_time", expected_time), RUN_NUM("coverage", coverage),
-}, trust_tail[] = {
-	RUN_NUM("handler_time", handler_time), RUN_NUM("steal_share", steal_share),
-};
-
-static void json_run_nums(struct json *j, const struct ana_run *ru, const struct run_num *n,
-			  size_t count)
-{
-	for (size_t k = 0; k < count; k++)
-		json_knum(j, n[k].name, *(const double *)((const char *)ru + n[k].off));
-}
-
-/* A run's trust flags and the figures behind them. */
-static void json_trust(struct json *j, const struct ana_run *ru)
-{
-	json_obj_begin(j);
-	json_key(j, "flags");
-	json_arr_begin(j);
-	for (unsigned b = 0; b < ANA_TRUST_N; b++)
-		if (ru->trust & (1u << b))
-			json_str(j, ana_trust_name(1u << b));
-	json_arr_end(j);
-	json_kstr(j, "emulator", ru->emulator);
-	json_kstr(j, "virtualization", ru->virtualization);
-	json_run_nums(j, ru, trust_nums, N_OF(trust_nums));
-	json_key(j, "basis");
-	json_arr_begin(j);
-	for (unsigned b = 0; b < N_OF(basis_json); b++)
-		if (ru->basis & (1u << b))
-			json_str(j, basis_json[b]);
-	json_arr_end(j);
-	json_ku64(j, "threads_judged", ru->n_judged);
-	json_ku64(j, "threads_short", ru->n_short);
-	json_run_nums(j, ru, trust_tail, N_OF(trust_tail));
-	json_obj_end(j);
-}
 
 /* "values": the row's columns per run and event. */
 static void json_values(struct json *j, const struct ana_rows *r, size_t i)
