@@ -1027,6 +1027,34 @@ static void test_cross_events(void)
 /* perf's filters (ana_opts comms/pids/tids: which files; dsos/symbols:
  * which samples, totals kept) and the per-instruction samples annotate
  * reads, over test_merge_and_views' two threads. */
+/* The tables annotate.c stands on: t_a found by name, its 120 samples on
+ * the addresses whose code is its, in a mapping of this test's file. */
+static void check_addresses(const struct ana_set *s)
+{
+	size_t nf = ana_set_n_functions(s);
+	uint8_t is[nf ? nf : 1];
+	memset(is, 0, sizeof(is));
+	T_OK(ana_set_match_functions(s, "t_a", is) == 1, "match t_a: one function");
+	uint64_t sum = 0;
+	bool map_ok = true;
+	for (size_t a = 0; a < ana_set_n_addresses(s); a++) {
+		struct ana_address ad = { .sz = sizeof(ad) };
+		struct ana_module m = { .sz = sizeof(m) };
+		if (ana_set_address(s, a, &ad) || ad.func == UINT32_MAX || !is[ad.func])
+			continue;
+		sum += ana_set_address_samples(s, a, 0, 0);
+		map_ok &= !ana_set_mapping(s, ad.mapping, &m) && m.file && !m.kernel && !m.jit &&
+			  !m.embedded && m.path && strstr(m.path, "test") && ad.addr == F(t_a);
+	}
+	T_OK(sum == 120 && map_ok, "t_a's addresses: 120 samples (%llu), in this file",
+	     (unsigned long long)sum);
+	struct ana_address ad = { .sz = sizeof(ad) };
+	struct ana_module m = { .sz = sizeof(m) };
+	T_OK(ana_set_address(s, ana_set_n_addresses(s), &ad) == -EINVAL &&
+	     ana_set_mapping(s, (uint32_t)ana_set_n_mappings(s), &m) == -EINVAL &&
+	     !ana_set_address_samples(s, 0, ana_set_n_runs(s), 0), "past the end");
+}
+
 static void test_filters_and_annotate(void)
 {
 	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
@@ -1092,6 +1120,7 @@ static void test_filters_and_annotate(void)
 	ana_annotation_free(a);
 	T_OK(ana_set_annotate(s, "no_such", 0, 0, &a, msg, sizeof(msg)) == -ANA_ENOFUNC,
 	     "annotate: an unknown function");
+	check_addresses(s);
 	ana_set_free(s);
 	ANA_OPTS(o2, .weighted = false);
 	s = open_set(&o2, files, 0);
