@@ -1,6 +1,6 @@
 /* The set's tables on the public API (analyzer.h, "the set's tables"):
- * what the exporters (flame.c, pprof.c, speedscope.c) read, so that they
- * never see the set's layout (set.h). */
+ * what the exporters (export.c, flame.c, pprof.c, speedscope.c, annotate.c)
+ * read, so that they never see the set's layout (set.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include "analyzer/query.h"
 #include "analyzer/read.h"
 #include "analyzer/set.h"
+#include "analyzer/symbolize.h"
 
 bool ana_set_finished(const struct ana_set *s)
 {
@@ -68,6 +69,11 @@ size_t ana_set_n_context_samples(const struct ana_set *s)
 	return s->finished ? s->n_lsmp : 0;
 }
 
+size_t ana_set_n_nodes(const struct ana_set *s)
+{
+	return s->finished ? s->n_sym : 0;
+}
+
 /* Copy what fits of a sized struct (len bytes at in) to out, whose
  * caller's sz says how much it has.  0, or -EINVAL (no sz). */
 static int put_sized(void *out, const void *in, size_t len)
@@ -87,12 +93,53 @@ int ana_set_function(const struct ana_set *s, uint32_t f, struct ana_function *o
 	const struct func *fn = &s->func[f];
 	return put_sized(out, &(struct ana_function){ .name = fn->name, .module = fn->path,
 			 .module_base = fn->base, .file = fn->file, .line = fn->line,
-			 .module_id = fn->modrow }, sizeof(*out));
+			 .module_id = fn->modrow, .inlined_into = fn->inl_caller }, sizeof(*out));
+}
+
+size_t ana_set_match_functions(const struct ana_set *s, const char *func, uint8_t *is)
+{
+	ANA_QUERY(q, .view = ANA_VIEW_CALLERS, .func = func);
+	return s->finished ? (size_t)funcs_match(s, &q, is) : 0;
 }
 
 uint32_t ana_set_node_function(const struct ana_set *s, uint32_t node)
 {
 	return s->finished && node && node < s->n_sym ? s->sfunc[node] : NONE;
+}
+
+int ana_set_node(const struct ana_set *s, uint32_t node, struct ana_node *out)
+{
+	if (node >= ana_set_n_nodes(s))
+		return -EINVAL;
+	return put_sized(out, &(struct ana_node){ .parent = s->sparent[node],
+			 .child = s->sfirst[node], .next = s->snext[node],
+			 .func = node ? s->sfunc[node] : NONE, .inlined = s->sinl[node] },
+			 sizeof(*out));
+}
+
+/* Summed over the run's parts in their order, as the rows sum them. */
+int ana_set_node_total(const struct ana_set *s, uint32_t node, unsigned run, size_t ev,
+		       enum ana_kind k, uint64_t *samples, double *value)
+{
+	if (node >= ana_set_n_nodes(s) || run >= s->n_orun || ev >= s->n_ev)
+		return -EINVAL;
+	uint64_t n = 0;
+	double v = 0;
+	size_t at = ev * 2 + (k != ANA_SELF);
+	for (size_t p = 0; p < s->n_part; p++) {
+		long b = s->part[p].orun == run ? agg_at(&s->a_sym, p, node) : -1;
+		if (b < 0)
+			continue;
+		const double *w = agg_wt(&s->a_sym, p, b);
+		uint64_t c = agg_cnt(&s->a_sym, p, b)[at];
+		n += c;
+		v += w ? w[at] : (double)c;
+	}
+	if (samples)
+		*samples = n;
+	if (value)
+		*value = v;
+	return 0;
 }
 
 /* The loaded module a module row stands for: the one with its path and a
@@ -111,22 +158,65 @@ static const struct smodule *row_module(const struct ana_set *s, uint32_t m)
 	return any;
 }
 
+/* What a loaded module says of itself into *x. */
+static void module_facts(struct ana_module *x, const struct smodule *sm)
+{
+	x->build_id = sm->bid_len ? sm->bid : NULL;
+	x->build_id_len = sm->bid_len;
+	x->start = sm->start;
+	x->end = sm->end;
+	x->bias = sm->bias;
+	x->file = sm->path[0] == '/';
+	x->main = sm->main;
+	x->kernel = kallsyms_is_kernel(sm->path);
+	x->jit = sm->jit;
+	x->embedded = sm->image != NULL;
+}
+
 int ana_set_module(const struct ana_set *s, uint32_t m, struct ana_module *out)
 {
 	if (m >= ana_set_n_modules(s))
 		return -EINVAL;
 	const struct smodule *sm = row_module(s, m);
 	struct ana_module x = { .path = s->modrow[m].path, .base = s->modrow[m].base };
-	if (sm) {
-		x.build_id = sm->bid_len ? sm->bid : NULL;
-		x.build_id_len = sm->bid_len;
-		x.start = sm->start;
-		x.end = sm->end;
-		x.bias = sm->bias;
-		x.file = sm->path[0] == '/';
-		x.main = sm->main;
-	}
+	if (sm)
+		module_facts(&x, sm);
 	return put_sized(out, &x, sizeof(x));
+}
+
+int ana_set_mapping(const struct ana_set *s, uint32_t i, struct ana_module *out)
+{
+	if (i >= ana_set_n_mappings(s))
+		return -EINVAL;
+	struct ana_module x = { .path = s->mod[i].path, .base = s->mod[i].base };
+	module_facts(&x, &s->mod[i]);
+	return put_sized(out, &x, sizeof(x));
+}
+
+size_t ana_set_n_mappings(const struct ana_set *s)
+{
+	return s->finished ? s->n_mod : 0;
+}
+
+int ana_set_address(const struct ana_set *s, size_t a, struct ana_address *out)
+{
+	if (a >= ana_set_n_addresses(s))
+		return -EINVAL;
+	const struct addr *ad = &s->addr[a];
+	return put_sized(out, &(struct ana_address){ .mapping = ad->mod, .addr = ad->off,
+			 .func = ad->n ? s->frame[ad->first].func : NONE }, sizeof(*out));
+}
+
+size_t ana_set_n_addresses(const struct ana_set *s)
+{
+	return s->finished ? s->n_addr : 0;
+}
+
+uint64_t ana_set_address_samples(const struct ana_set *s, size_t a, unsigned run, size_t ev)
+{
+	if (!s->addr_smp || a >= ana_set_n_addresses(s) || run >= s->n_orun || ev >= s->n_ev)
+		return 0;
+	return s->addr_smp[(a * s->n_orun + run) * s->n_ev + ev];
 }
 
 int ana_set_context(const struct ana_set *s, uint32_t ctx, struct ana_context *out)

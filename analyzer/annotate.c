@@ -3,7 +3,9 @@
  * each instruction with its source line and the function inlined there
  * (libdw), its samples from the per-address counts the set kept at
  * aggregation (ana_opts.addr_samples: the leaf frame of a sample is the
- * sampled instruction itself, docs/profile-format.md). */
+ * sampled instruction itself, docs/profile-format.md).  Built on the
+ * set's public tables (access.c: functions, mappings, addresses and their
+ * samples), as the other exporters are. */
 #include "config.h"
 
 #include <capstone/capstone.h>
@@ -12,90 +14,103 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/query.h"
-#include "analyzer/read.h"
-#include "analyzer/set.h"
-#include "analyzer/symbolize.h"
+#include "analyzer/analyzer.h"
+#include "analyzer/util.h"
+
+/* An annotation and the strings of its instructions (text, source file,
+ * inlined function), which it owns. */
+struct annotation {
+	struct ana_annotation pub;
+	struct strpool pool;
+};
 
 /* The physical function holding f's code: f, or for an inlined f the
  * function it was inlined into (out to the first that was not). */
 static uint32_t physical(const struct ana_set *s, uint32_t f)
 {
-	for (unsigned hops = 0; s->func[f].inl_caller != NONE && hops < 64; hops++)
-		f = s->func[f].inl_caller;
+	struct ana_function fn = { .sz = sizeof(fn) };
+	for (unsigned hops = 0; hops < 64 && !ana_set_function(s, f, &fn) &&
+	     fn.inlined_into != UINT32_MAX; hops++)
+		f = fn.inlined_into;
 	return f;
 }
 
-static uint64_t addr_count(const struct ana_set *s, size_t a, unsigned run, size_t ev)
+/* Whether address a is code of function pf (physical) in mapping pm; its
+ * ELF address into *pc. */
+static bool addr_in(const struct ana_set *s, size_t a, uint32_t pf, uint32_t pm, uint64_t *pc)
 {
-	return s->addr_smp[(a * s->n_orun + run) * s->n_ev + ev];
+	struct ana_address ad = { .sz = sizeof(ad) };
+	if (ana_set_address(s, a, &ad) || ad.func != pf || ad.mapping != pm)
+		return false;
+	*pc = ad.addr;
+	return true;
 }
 
-/* Which (physical function, module) FUNC names: of those matching, the one
- * with the most samples.  0 or -ANA_ENOFUNC. */
+/* (function, mapping) pairs and their samples; few: one per match and
+ * build of its module */
+struct cand {
+	uint32_t f, m;
+	uint64_t c;
+};
+
+/* Add address a's samples to its (function, mapping) pair in *cand (of
+ * *nc), if its function is one of phys[].  0 or -ENOMEM. */
+static int cand_add(const struct ana_set *s, size_t a, const uint8_t *phys, unsigned run,
+		    size_t ev, struct cand **cand, size_t *nc)
+{
+	struct ana_address ad = { .sz = sizeof(ad) };
+	if (ana_set_address(s, a, &ad) || ad.func == UINT32_MAX || !phys[ad.func])
+		return 0;
+	size_t k = 0;
+	while (k < *nc && ((*cand)[k].f != ad.func || (*cand)[k].m != ad.mapping))
+		k++;
+	if (k == *nc) {
+		struct cand *c = realloc(*cand, (*nc + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		*cand = c;
+		c[(*nc)++] = (struct cand){ ad.func, ad.mapping, 0 };
+	}
+	(*cand)[k].c += ana_set_address_samples(s, a, run, ev);
+	return 0;
+}
+
+/* Which (physical function, mapping) FUNC names: of those matching, the
+ * one with the most samples.  0, -ANA_ENOFUNC or -ENOMEM. */
 static int pick(struct ana_set *s, const char *func, unsigned run, size_t ev, uint32_t *pf,
 		uint32_t *pm)
 {
-	uint8_t *is = calloc(s->n_func ? s->n_func : 1, 1), *phys = calloc(s->n_func ? s->n_func : 1, 1);
-	ANA_QUERY(q, .view = ANA_VIEW_CALLERS, .func = func);
-	uint64_t best = 0;
-	bool found = false;
-	if (!is || !phys) {
-		free(is);
-		free(phys);
-		return -ENOMEM;
-	}
-	/* (function, module) pairs and their samples; few: one per match
-	 * and build of its module */
-	struct cand { uint32_t f, m; uint64_t c; } *cand = NULL;
+	size_t nf = ana_set_n_functions(s);
+	uint8_t *is = calloc(nf ? nf : 1, 1), *phys = calloc(nf ? nf : 1, 1);
+	struct cand *cand = NULL;
 	size_t nc = 0;
-	int e = 0;
-	if (funcs_match(s, &q, is)) {
-		for (uint32_t f = 0; f < s->n_func; f++)
+	int e = is && phys ? 0 : -ENOMEM;
+
+	if (!e && ana_set_match_functions(s, func, is)) {
+		for (uint32_t f = 0; f < nf; f++)
 			if (is[f])
 				phys[physical(s, f)] = 1;
-		for (size_t a = 0; a < s->n_addr && !e; a++) {
-			const struct addr *ad = &s->addr[a];
-			if (!ad->n || !phys[s->frame[ad->first].func])
-				continue;
-			uint32_t f = s->frame[ad->first].func;
-			size_t k = 0;
-			while (k < nc && (cand[k].f != f || cand[k].m != ad->mod))
-				k++;
-			if (k == nc) {
-				struct cand *c = realloc(cand, (nc + 1) * sizeof(*c));
-				if (!c) {
-					e = -ENOMEM;
-					break;
-				}
-				cand = c;
-				cand[nc++] = (struct cand){ f, ad->mod, 0 };
-			}
-			cand[k].c += addr_count(s, a, run, ev);
-		}
-		for (size_t k = 0; k < nc; k++) {
-			if (!found || cand[k].c > best) {
-				best = cand[k].c;
-				*pf = cand[k].f;
-				*pm = cand[k].m;
-				found = true;
-			}
+		for (size_t a = 0; a < ana_set_n_addresses(s) && !e; a++)
+			e = cand_add(s, a, phys, run, ev, &cand, &nc);
+	}
+	uint64_t best = 0;
+	bool found = false;
+	for (size_t k = 0; !e && k < nc; k++) {
+		if (!found || cand[k].c > best) {
+			best = cand[k].c;
+			*pf = cand[k].f;
+			*pm = cand[k].m;
+			found = true;
 		}
 	}
-	free(cand);
-	if (e) {
-		free(is);
-		free(phys);
-		return e;
-	}
-	free(is);
-	free(phys);
-	return found ? 0 : -ANA_ENOFUNC;
+	FREE_EACH(cand, is, phys);
+	return e ? e : found ? 0 : -ANA_ENOFUNC;
 }
 
 struct dis {
@@ -117,10 +132,10 @@ static void dis_end(struct dis *d)
 /* Open the module at path as the symbolizer does (symbols.c): its
  * separate debug info under the debug roots; its build-id must be the
  * recorded one. */
-static int dis_open(struct dis *d, const struct ana_set *s, const struct smodule *m, char *msg,
+static int dis_open(struct dis *d, const struct ana_set *s, const struct ana_module *m, char *msg,
 		    size_t len)
 {
-	const char *dirs = s->o.debug_dirs;
+	const char *dirs = ana_set_opts(s)->debug_dirs;
 	if (asprintf(&d->dbgpath, "%s%s:.debug:/usr/lib/debug", dirs ? dirs : "", dirs ? ":" : "") < 0) {
 		d->dbgpath = NULL;
 		return -ENOMEM;
@@ -155,7 +170,7 @@ static int dis_open(struct dis *d, const struct ana_set *s, const struct smodule
 	const unsigned char *bid;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(d->mod, &bid, &vaddr);
-	if (m->bid_len && (n != (int)m->bid_len || memcmp(bid, m->bid, m->bid_len))) {
+	if (m->build_id_len && (n != (int)m->build_id_len || memcmp(bid, m->build_id, m->build_id_len))) {
 		snprintf(msg, len, "%s is not the file that was profiled (its build-id differs): "
 			 "its instructions would be another program's", m->path);
 		return -ESTALE;
@@ -183,7 +198,7 @@ static int dis_bytes(struct dis *d, uint64_t lo, uint64_t size, const uint8_t **
 }
 
 /* Source line and innermost inlined function at ELF address pc. */
-static void dis_source(struct dis *d, struct ana_set *s, uint64_t pc, struct ana_insn *in)
+static void dis_source(struct dis *d, struct strpool *pool, uint64_t pc, struct ana_insn *in)
 {
 	Dwarf_Addr a = pc + d->bias, cubias;
 	Dwfl_Line *l = dwfl_module_getsrc(d->mod, a);
@@ -200,7 +215,7 @@ static void dis_source(struct dis *d, struct ana_set *s, uint64_t pc, struct ana
 
 		if (dir && (size_t)snprintf(joined, sizeof(joined), "%s/%s", dir, file) < sizeof(joined))
 			file = joined;
-		in->file = strpool_str(&s->pool, file);
+		in->file = strpool_str(pool, file);
 		in->line = (unsigned)lineno;
 	}
 	int n = cu ? dwarf_getscopes(cu, a - cubias, &scopes) : 0;
@@ -209,7 +224,7 @@ static void dis_source(struct dis *d, struct ana_set *s, uint64_t pc, struct ana
 			continue;
 		Dwarf_Attribute at;
 		const char *name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
-		in->inlined = name ? strpool_str(&s->pool, name) : "?";
+		in->inlined = name ? strpool_str(pool, name) : "?";
 		break;
 	}
 	free(scopes);
@@ -253,17 +268,16 @@ static int dis_range(struct dis *d, uint64_t pc, uint64_t *lo, uint64_t *hi, con
 	return 0;
 }
 
-/* The address of function pf in module pm with the most samples (of run
- * on ev): where to look for its symbol; UINT64_MAX if none. */
+/* The address of function pf in mapping pm with the most samples (of
+ * run on ev): where to look for its symbol; UINT64_MAX if none. */
 static uint64_t hottest_pc(const struct ana_set *s, uint32_t pf, uint32_t pm, unsigned run, size_t ev)
 {
-	uint64_t hot = 0, hot_pc = UINT64_MAX;
-	for (size_t a = 0; a < s->n_addr; a++) {
-		const struct addr *ad = &s->addr[a];
-		if (ad->n && ad->mod == pm && s->frame[ad->first].func == pf &&
-		    (hot_pc == UINT64_MAX || addr_count(s, a, run, ev) > hot)) {
-			hot = addr_count(s, a, run, ev);
-			hot_pc = ad->off;
+	uint64_t hot = 0, hot_pc = UINT64_MAX, pc;
+	for (size_t a = 0; a < ana_set_n_addresses(s); a++) {
+		if (addr_in(s, a, pf, pm, &pc) &&
+		    (hot_pc == UINT64_MAX || ana_set_address_samples(s, a, run, ev) > hot)) {
+			hot = ana_set_address_samples(s, a, run, ev);
+			hot_pc = pc;
 		}
 	}
 	return hot_pc;
@@ -294,7 +308,7 @@ static int code_range(struct dis *d, const char *path, const char *func, uint64_
 
 /* The instructions of code[lo, hi) with their source lines into *out (*n
  * of them).  0, -ENOTSUP with a line in msg, -ENOMEM. */
-static int disassemble(struct ana_set *s, struct dis *d, const char *path, const uint8_t *code,
+static int disassemble(struct strpool *pool, struct dis *d, const char *path, const uint8_t *code,
 		       const struct ana_annotation *an, struct ana_insn **out, size_t *n, char *msg,
 		       size_t len)
 {
@@ -320,9 +334,9 @@ static int disassemble(struct ana_set *s, struct dis *d, const char *path, const
 			 ins[i].op_str);
 		o->addr = ins[i].address;
 		o->size = ins[i].size;
-		if (!(o->text = strpool_str(&s->pool, text)))
+		if (!(o->text = strpool_str(pool, text)))
 			e = -ENOMEM;
-		dis_source(d, s, ins[i].address, o);
+		dis_source(d, pool, ins[i].address, o);
 	}
 	if (*n)
 		cs_free(ins, *n);
@@ -340,21 +354,19 @@ static int disassemble(struct ana_set *s, struct dis *d, const char *path, const
 static void place_samples(const struct ana_set *s, uint32_t pf, uint32_t pm, unsigned run,
 			  size_t ev, struct ana_insn *out, size_t n, struct ana_annotation *an)
 {
-	for (size_t a = 0; a < s->n_addr; a++) {
-		const struct addr *ad = &s->addr[a];
-		uint64_t c;
-		if (!ad->n || ad->mod != pm || s->frame[ad->first].func != pf ||
-		    !(c = addr_count(s, a, run, ev)))
+	uint64_t pc, c;
+	for (size_t a = 0; a < ana_set_n_addresses(s); a++) {
+		if (!addr_in(s, a, pf, pm, &pc) || !(c = ana_set_address_samples(s, a, run, ev)))
 			continue;
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			if (out[mid].addr + out[mid].size <= ad->off)
+			if (out[mid].addr + out[mid].size <= pc)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo < n && out[lo].addr == ad->off)
+		if (lo < n && out[lo].addr == pc)
 			out[lo].samples += c;
 		else
 			an->outside += c;
@@ -364,70 +376,88 @@ static void place_samples(const struct ana_set *s, uint32_t pf, uint32_t pm, uns
 		out[i].pct = an->samples ? 100.0 * (double)out[i].samples / (double)an->samples : 0;
 }
 
-static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm, unsigned run,
-		    size_t ev, struct ana_annotation *an, char *msg, size_t len)
+/* Function pf of mapping m (pm) disassembled into *a.  0, or -errno with a
+ * line in msg. */
+static int annotate(struct ana_set *s, struct dis *d, uint32_t pf, uint32_t pm,
+		    const struct ana_module *m, unsigned run, size_t ev, struct annotation *a,
+		    char *msg, size_t len)
 {
-	const struct smodule *m = &s->mod[pm];
+	struct ana_function fn = { .sz = sizeof(fn) };
+	struct ana_annotation *an = &a->pub;
 	const uint8_t *code;
 	struct ana_insn *out;
 	size_t n;
-	int e = code_range(d, m->path, s->func[pf].name, hottest_pc(s, pf, pm, run, ev), an, &code,
-			   msg, len);
+	int e = ana_set_function(s, pf, &fn);
 	if (!e)
-		e = disassemble(s, d, m->path, code, an, &out, &n, msg, len);
+		e = code_range(d, m->path, fn.name, hottest_pc(s, pf, pm, run, ev), an, &code, msg,
+			       len);
+	if (!e)
+		e = disassemble(&a->pool, d, m->path, code, an, &out, &n, msg, len);
 	if (e)
 		return e;
 	place_samples(s, pf, pm, run, ev, out, n, an);
-	an->func = s->func[pf].name;
+	an->func = fn.name;
 	an->module = m->path;
 	an->insn = out;
 	an->n = n;
 	return 0;
 }
 
+/* Why pmcprof cannot disassemble mapping m, into msg: -ENOTSUP; else 0. */
+static int refuse(const struct ana_module *m, const char *func, char *msg, size_t len)
+{
+	if (!m->kernel && !m->jit && !m->embedded)
+		return 0;
+	snprintf(msg, len, "%s is in %s: pmcprof disassembles only modules it can read "
+		 "from a file", func, m->jit ? "JIT code" : m->embedded ?
+		 "the vdso (its bytes are in the profile but not annotated)" : "the kernel");
+	return -ENOTSUP;
+}
+
+static void annotation_free(struct annotation *a)
+{
+	strpool_free(&a->pool);
+	free((void *)a->pub.insn);
+	free(a);
+}
+
 int ana_set_annotate(struct ana_set *s, const char *func, unsigned run, size_t ev,
 		     struct ana_annotation **out, char *msg, size_t len)
 {
 	uint32_t pf = 0, pm = 0;
+	struct ana_module m = { .sz = sizeof(m) };
+	struct ana_function fn = { .sz = sizeof(fn) };
 	int e;
 
 	*out = NULL;
 	if (len)
 		msg[0] = '\0';
-	if (!s->finished || !s->addr_smp) {
+	if (!ana_set_finished(s) || !ana_set_opts(s)->addr_samples) {
 		snprintf(msg, len, "the set was not finished with addr_samples");
 		return -ANA_ESTATE;
 	}
-	if (run >= s->n_orun || ev >= s->n_ev)
+	if (run >= ana_set_n_runs(s) || ev >= ana_set_n_sampled_events(s))
 		return -EINVAL;
-	if ((e = pick(s, func, run, ev, &pf, &pm)))
+	if ((e = pick(s, func, run, ev, &pf, &pm)) || (e = ana_set_mapping(s, pm, &m)) ||
+	    (e = ana_set_function(s, pf, &fn)) || (e = refuse(&m, fn.name, msg, len)))
 		return e;
-	const struct smodule *m = &s->mod[pm];
-	if (kallsyms_is_kernel(m->path) || m->jit || m->image) {
-		snprintf(msg, len, "%s is in %s: pmcprof disassembles only modules it can read "
-			 "from a file", s->func[pf].name, m->jit ? "JIT code" : m->image ?
-			 "the vdso (its bytes are in the profile but not annotated)" : "the kernel");
-		return -ENOTSUP;
-	}
-	struct ana_annotation *an = calloc(1, sizeof(*an));
+	struct annotation *a = calloc(1, sizeof(*a));
 	struct dis d = { 0 };
-	if (!an)
+	if (!a)
 		return -ENOMEM;
-	if (!(e = dis_open(&d, s, m, msg, len)))
-		e = annotate(s, &d, pf, pm, run, ev, an, msg, len);
+	if (!(e = dis_open(&d, s, &m, msg, len)))
+		e = annotate(s, &d, pf, pm, &m, run, ev, a, msg, len);
 	dis_end(&d);
 	if (e) {
-		free(an);
+		annotation_free(a);
 		return e;
 	}
-	*out = an;
+	*out = &a->pub;
 	return 0;
 }
 
-void ana_annotation_free(struct ana_annotation *a)
+void ana_annotation_free(struct ana_annotation *an)
 {
-	if (!a)
-		return;
-	free((void *)a->insn);
-	free(a);
+	if (an)
+		annotation_free((struct annotation *)((char *)an - offsetof(struct annotation, pub)));
 }

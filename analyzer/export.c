@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/analyzer.h"
 #include "analyzer/json.h"
-#include "analyzer/query.h"
-#include "analyzer/read.h"
-#include "analyzer/set.h"
 #include "analyzer/table.h"
 
 /* report --csv: one line per row, run and column (event or metric) */
@@ -45,9 +43,6 @@ static const enum ana_col_id compare_cols[] = {
 	ANA_COL_SPREAD, ANA_COL_PRESENCE, ANA_COL_WITHHELD,
 };
 #define N_OF(a) (sizeof(a) / sizeof(*(a)))
-
-/* ANA_BASIS_* bits, lowest first, as JSON's trust "basis" names them. */
-static const char *const basis_json[] = { "cpu", "user", "system" };
 
 /* One CSV line: the cells at at, or (at NULL) the header. */
 static void csv_line(FILE *f, const enum ana_col_id *ids, size_t n, const struct ana_at *at)
@@ -125,53 +120,6 @@ static const char *const view_name[] = {
 	[ANA_VIEW_CALLERS] = "callers", [ANA_VIEW_CALLEES] = "callees",
 	[ANA_VIEW_TOPDOWN] = "top-down", [ANA_VIEW_BOTTOMUP] = "bottom-up",
 };
-
-/* A run's trust figures, as JSON names them (after "flags", "emulator",
- * "virtualization"; "basis" and the thread counts come between the two
- * groups). */
-#define RUN_NUM(name, field) { name, offsetof(struct ana_run, field) }
-static const struct run_num {
-	const char *name;
-	size_t off;
-} trust_nums[] = {
-	RUN_NUM("loss_scale", loss_scale), RUN_NUM("cpu_time", cpu_time),
-	RUN_NUM("user_time", user_time), RUN_NUM("sampled_time", sampled_time),
-	RUN_NUM("expected_time", expected_time), RUN_NUM("coverage", coverage),
-}, trust_tail[] = {
-	RUN_NUM("handler_time", handler_time), RUN_NUM("steal_share", steal_share),
-};
-
-static void json_run_nums(struct json *j, const struct ana_run *ru, const struct run_num *n,
-			  size_t count)
-{
-	for (size_t k = 0; k < count; k++)
-		json_knum(j, n[k].name, *(const double *)((const char *)ru + n[k].off));
-}
-
-/* A run's trust flags and the figures behind them. */
-static void json_trust(struct json *j, const struct ana_run *ru)
-{
-	json_obj_begin(j);
-	json_key(j, "flags");
-	json_arr_begin(j);
-	for (unsigned b = 0; b < ANA_TRUST_N; b++)
-		if (ru->trust & (1u << b))
-			json_str(j, ana_trust_name(1u << b));
-	json_arr_end(j);
-	json_kstr(j, "emulator", ru->emulator);
-	json_kstr(j, "virtualization", ru->virtualization);
-	json_run_nums(j, ru, trust_nums, N_OF(trust_nums));
-	json_key(j, "basis");
-	json_arr_begin(j);
-	for (unsigned b = 0; b < N_OF(basis_json); b++)
-		if (ru->basis & (1u << b))
-			json_str(j, basis_json[b]);
-	json_arr_end(j);
-	json_ku64(j, "threads_judged", ru->n_judged);
-	json_ku64(j, "threads_short", ru->n_short);
-	json_run_nums(j, ru, trust_tail, N_OF(trust_tail));
-	json_obj_end(j);
-}
 
 /* "values": the row's columns per run and event. */
 static void json_values(struct json *j, const struct ana_rows *r, size_t i)
@@ -360,57 +308,59 @@ static size_t put_frame(char **buf, size_t *cap, size_t at, const char *name, bo
 	return at;
 }
 
-int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
+/* Depth-first walk of the tree from the root, each child pushed in the
+ * set's order (so popped last first); len[] is the path's length at each
+ * level.  Writes each node with self samples.  0 or -ENOMEM. */
+static int collapsed_walk(const struct ana_set *s, unsigned run, size_t ev, uint32_t *stack,
+			  size_t *len, char **buf, size_t *cap, FILE *f)
 {
-	if (!s->finished)
-		return -ANA_ESTATE;
-	if (run >= s->n_orun || ev >= s->n_ev)
-		return -EINVAL;
-	size_t cap = 65536;
-	char *buf = malloc(cap);
-	uint32_t *stack = malloc((s->n_sym + 1) * sizeof(*stack));
-	size_t *len = malloc((s->n_sym + 1) * sizeof(*len));
-	if (!buf || !stack || !len) {
-		free(buf);
-		free(stack);
-		free(len);
-		return -ENOMEM;
-	}
-	/* depth-first from the root; len[] is the path length at each level */
+	struct ana_node nd = { .sz = sizeof(nd) };
+	struct ana_function fn = { .sz = sizeof(fn) };
 	size_t sp = 0;
-	for (uint32_t c = s->sfirst[0]; c != NONE; c = s->snext[c]) {
+
+	ana_set_node(s, 0, &nd);
+	for (uint32_t c = nd.child; c != UINT32_MAX; c = nd.next) {
 		stack[sp] = c;
 		len[sp++] = 0;
+		ana_set_node(s, c, &nd);
 	}
 	while (sp) {
 		uint32_t x = stack[--sp];
-		size_t at = put_frame(&buf, &cap, len[sp], s->func[s->sfunc[x]].name, s->sinl[x]);
-		if (at == SIZE_MAX) {
-			free(buf);
-			free(stack);
-			free(len);
-			return -ENOMEM;
-		}
 		double v = 0;
-		for (size_t p = 0; p < s->n_part; p++) {
-			if (s->part[p].orun != run)
-				continue;
-			long b = agg_at(&s->a_sym, p, x);
-			if (b < 0)
-				continue;
-			const double *w = agg_wt(&s->a_sym, p, b);
-			v += w ? w[ev * 2] : (double)agg_cnt(&s->a_sym, p, b)[ev * 2];
-		}
+		ana_set_node(s, x, &nd);
+		ana_set_function(s, nd.func, &fn);
+		size_t at = put_frame(buf, cap, len[sp], fn.name, nd.inlined);
+		if (at == SIZE_MAX)
+			return -ENOMEM;
+		ana_set_node_total(s, x, run, ev, ANA_SELF, NULL, &v);
 		if (v > 0)
-			fprintf(f, "%.*s %.0f\n", (int)at, buf, v);
-		for (uint32_t c = s->sfirst[x]; c != NONE; c = s->snext[c]) {
+			fprintf(f, "%.*s %.0f\n", (int)at, *buf, v);
+		/* nd becomes each child in turn: its next is the sibling's */
+		for (uint32_t c = nd.child; c != UINT32_MAX; c = nd.next) {
 			stack[sp] = c;
 			len[sp++] = at;
+			ana_set_node(s, c, &nd);
 		}
 	}
+	return 0;
+}
+
+int ana_set_write_collapsed(struct ana_set *s, unsigned run, size_t ev, FILE *f)
+{
+	if (!ana_set_finished(s))
+		return -ANA_ESTATE;
+	if (run >= ana_set_n_runs(s) || ev >= ana_set_n_sampled_events(s))
+		return -EINVAL;
+	size_t cap = 65536, n = ana_set_n_nodes(s) + 1;
+	char *buf = malloc(cap);
+	uint32_t *stack = malloc(n * sizeof(*stack));
+	size_t *len = malloc(n * sizeof(*len));
+	int e = buf && stack && len ? collapsed_walk(s, run, ev, stack, len, &buf, &cap, f) : -ENOMEM;
 	free(buf);
 	free(stack);
 	free(len);
+	if (e)
+		return e;
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -49,6 +49,16 @@ static struct ana_fact *seconds(struct ana_facts *fs, enum ana_fact_id id,
 	return f;
 }
 
+/* A trust ratio (coverage, loss scale). */
+static struct ana_fact *ratio(struct ana_facts *fs, enum ana_fact_id id, const char *key,
+			      double v)
+{
+	struct ana_fact *f = add(fs, id, ANA_FG_TRUST, key, ANA_FT_RATIO);
+	f->value = v;
+	f->flags = isnan(v) ? ANA_FACT_UNKNOWN : 0;
+	return f;
+}
+
 static struct ana_fact *count(struct ana_facts *fs, enum ana_fact_id id, const char *key,
 			      uint64_t v)
 {
@@ -147,6 +157,9 @@ static void trust_part(struct ana_facts *fs, const struct ana_run *r)
 	else
 		f->pct = 100 * r->coverage;
 	f->severity = warn_if(r->trust & (ANA_TRUST_SAMPLES_LOST | ANA_TRUST_SAMPLES_EXCESS));
+	seconds(fs, ANA_FACT_EXPECTED, ANA_FG_TRUST, "expected_time", r->expected_time,
+		mean)->flags |= ANA_FACT_RAW;
+	ratio(fs, ANA_FACT_COVERAGE, "coverage", r->coverage)->flags |= ANA_FACT_RAW;
 	f = add(fs, ANA_FACT_BASIS, ANA_FG_TRUST, "basis", ANA_FT_FLAGS);
 	f->count = r->basis;
 	f->text = ana_basis_str(r->basis);
@@ -158,6 +171,10 @@ static void trust_part(struct ana_facts *fs, const struct ana_run *r)
 	f->severity = warn_if(r->trust & ANA_TRUST_COLLECTOR_TIME);
 	text(fs, ANA_FACT_EMULATOR, ANA_FG_TRUST, "emulator", r->emulator)->severity =
 		warn_if(r->emulator);
+	/* NULL: bare metal, known (ANA_TRUST_VIRTUALIZED says the rest) */
+	text(fs, ANA_FACT_VIRTUALIZATION, ANA_FG_TRUST, "virtualization",
+	     r->virtualization)->flags = r->virtualization ? 0 : ANA_FACT_EMPTY;
+	ratio(fs, ANA_FACT_LOSS_SCALE, "loss_scale", r->loss_scale);
 }
 
 /* Events: samples, weight, what was asked for; mixed periods warn. */

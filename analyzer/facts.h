@@ -30,8 +30,9 @@ enum ana_fact_id {
 	ANA_FACT_LABEL, ANA_FACT_COMMAND, ANA_FACT_FILES, ANA_FACT_REPEATS, ANA_FACT_PARTIAL,
 	ANA_FACT_META,
 	ANA_FACT_DURATION, ANA_FACT_STEAL, ANA_FACT_STEAL_SHARE,
-	ANA_FACT_TRUST, ANA_FACT_CPU_TIME, ANA_FACT_USER_TIME, ANA_FACT_SAMPLED, ANA_FACT_BASIS,
-	ANA_FACT_JUDGED, ANA_FACT_SHORT, ANA_FACT_HANDLER, ANA_FACT_EMULATOR,
+	ANA_FACT_TRUST, ANA_FACT_CPU_TIME, ANA_FACT_USER_TIME, ANA_FACT_SAMPLED,
+	ANA_FACT_EXPECTED, ANA_FACT_COVERAGE, ANA_FACT_BASIS, ANA_FACT_JUDGED, ANA_FACT_SHORT,
+	ANA_FACT_HANDLER, ANA_FACT_EMULATOR, ANA_FACT_VIRTUALIZATION, ANA_FACT_LOSS_SCALE,
 	ANA_FACT_EVENT, ANA_FACT_COUNTER,
 };
 
@@ -42,6 +43,7 @@ enum ana_fact_type {
 	ANA_FT_COUNT,		/* count */
 	ANA_FT_SECONDS,		/* value, in seconds (NAN: unknown) */
 	ANA_FT_SHARE,		/* value, 0..1 (NAN: unknown) */
+	ANA_FT_RATIO,		/* value, a ratio of two figures (NAN: unknown) */
 	ANA_FT_FLAGS,		/* count: the bits; text: their names ("a;b", "" for none) */
 };
 
@@ -49,9 +51,11 @@ enum ana_fact_type {
 enum ana_fact_flag {
 	ANA_FACT_RAW = 1 << 0,		/* another record shows it derived: start_time,
 					 * steal_end (duration, steal), thread_cpu_ns,
-					 * handler_ns (cpu time, handler), steal_share */
+					 * handler_ns (cpu time, handler), steal_share,
+					 * expected_time and coverage (sampled's pct) */
 	ANA_FACT_EMPTY = 1 << 1,	/* says nothing: an empty metadata value ("fallback"
-					 * when none happened) */
+					 * when none happened), no virtualization (bare
+					 * metal) */
 	ANA_FACT_ABSENT = 1 << 2,	/* an event this run neither sampled nor asked
 					 * for (another run's) */
 	ANA_FACT_UNKNOWN = 1 << 3,	/* the profiles do not record it (NAN, NULL) */
@@ -112,8 +116,10 @@ ANA_API const struct ana_fact *ana_facts_find(const struct ana_facts *f, enum an
 ANA_API const char *ana_facts_meta_str(const struct ana_facts *f, const char *key);
 
 /* Inside the library: the JSON run object of docs/report-schema.json
- * ("runs"), written from run->facts (analyzer/facts_json.c). */
+ * ("runs") and its trust object ("trust"), written from run->facts
+ * (analyzer/facts_json.c). */
 struct json;
 void json_run(struct json *j, const struct ana_run *run);
+void json_trust(struct json *j, const struct ana_run *run);
 
 #endif

@@ -1,5 +1,6 @@
 /* The JSON renderer of a run's facts (facts.h): docs/report-schema.json's
- * run object, as report --json and diff --json write it. */
+ * run object and trust object, as report --json and diff --json write
+ * them. */
 #include "config.h"
 
 #include "analyzer/facts.h"
@@ -82,5 +83,48 @@ void json_run(struct json *j, const struct ana_run *run)
 	json_list(j, f, ANA_FACT_EVENT);
 	json_key(j, "counters");
 	json_list(j, f, ANA_FACT_COUNTER);
+	json_obj_end(j);
+}
+
+/* The trust object's members in order, named by their facts' keys (the
+ * flags: "flags"). */
+static const enum ana_fact_id trust_ids[] = {
+	ANA_FACT_TRUST, ANA_FACT_EMULATOR, ANA_FACT_VIRTUALIZATION, ANA_FACT_LOSS_SCALE,
+	ANA_FACT_CPU_TIME, ANA_FACT_USER_TIME, ANA_FACT_SAMPLED, ANA_FACT_EXPECTED,
+	ANA_FACT_COVERAGE, ANA_FACT_BASIS, ANA_FACT_JUDGED, ANA_FACT_SHORT, ANA_FACT_HANDLER,
+	ANA_FACT_STEAL_SHARE,
+};
+
+/* ANA_BASIS_* bits, lowest first, as the trust object's "basis" names them. */
+static const char *const basis_json[] = { "cpu", "user", "system" };
+
+/* A flags fact as the array of its bits' names (trust flags as
+ * ana_trust_name says them). */
+static void json_bits(struct json *j, const struct ana_fact *x)
+{
+	unsigned n = x->id == ANA_FACT_TRUST ? ANA_TRUST_N : sizeof(basis_json) / sizeof(*basis_json);
+
+	json_arr_begin(j);
+	for (unsigned b = 0; b < n; b++)
+		if (x->count & (1u << b))
+			json_str(j, x->id == ANA_FACT_TRUST ? ana_trust_name(1u << b) : basis_json[b]);
+	json_arr_end(j);
+}
+
+void json_trust(struct json *j, const struct ana_run *run)
+{
+	json_obj_begin(j);
+	for (size_t k = 0; k < sizeof(trust_ids) / sizeof(*trust_ids); k++) {
+		const struct ana_fact *x = ana_facts_get(run->facts, trust_ids[k]);
+		json_key(j, x->id == ANA_FACT_TRUST ? "flags" : x->key);
+		if (x->type == ANA_FT_TEXT)
+			json_str(j, x->text);
+		else if (x->type == ANA_FT_COUNT)
+			json_u64(j, x->count);
+		else if (x->type == ANA_FT_FLAGS)
+			json_bits(j, x);
+		else
+			json_num(j, x->value);
+	}
 	json_obj_end(j);
 }

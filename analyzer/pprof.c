@@ -314,6 +314,14 @@ static int pp_location(struct pp *p, const uint32_t *f, const uint32_t *no, size
 	return 0;
 }
 
+/* What run's facts (facts.h) say of event column ev: its period, frequency,
+ * whether they were mixed, its samples. */
+static const struct ana_event_fact *pp_event(const struct pp *p, unsigned run, size_t ev)
+{
+	size_t n;
+	return ana_facts_all(ana_set_facts(p->s, run), ANA_FACT_EVENT, &n)[ev].event;
+}
+
 /* Value of event ev for samples n of run: samples x the fixed period in the
  * event's unit, or the count (ana_opts.weighted: the weight). */
 static int64_t pp_value(const struct pp *p, unsigned run, size_t ev, uint64_t n, double w)
@@ -321,7 +329,7 @@ static int64_t pp_value(const struct pp *p, unsigned run, size_t ev, uint64_t n,
 	if (p->weighted)
 		return (int64_t)llround(w);
 	if (p->periodic[ev])
-		return (int64_t)(n * ana_set_run(p->s, run)->events[ev].period);
+		return (int64_t)(n * pp_event(p, run, ev)->period);
 	return (int64_t)n;
 }
 
@@ -496,7 +504,7 @@ static int pp_sample_types(struct pp *p, PProfile *prof)
 		PValueType *vt = &p->vt[ev];
 		p->periodic[ev] = !p->weighted;
 		for (unsigned run = 0; run < p->nr; run++) {
-			const struct ana_event_fact *x = &ana_set_run(p->s, run)->events[ev];
+			const struct ana_event_fact *x = pp_event(p, run, ev);
 			if (x->samples && (!x->period || x->freq || x->mixed))
 				p->periodic[ev] = false;
 		}
@@ -517,8 +525,8 @@ static int pp_sample_types(struct pp *p, PProfile *prof)
 	prof->period_type = &p->vt[ne];
 	prof->default_sample_type = p->vt[0].type;
 	for (unsigned run = 0; run < p->nr; run++)
-		if (ana_set_run(p->s, run)->events[0].samples) {
-			prof->period = (int64_t)ana_set_run(p->s, run)->events[0].period;
+		if (pp_event(p, run, 0)->samples) {
+			prof->period = (int64_t)pp_event(p, run, 0)->period;
 			break;
 		}
 	return 0;
@@ -535,36 +543,48 @@ __attribute__((format(printf, 2, 3))) static void pp_comment(struct pp *p, const
 	p->comments[p->n_comments++] = pp_str(p, line);
 }
 
-/* Run facts as comments (label, metadata, events as asked and used,
- * collector counters), the longest run's duration, and the run's label. */
+/* Run facts (facts.h) as comments: label, metadata, the events sampled
+ * (as asked and used), collector counters. */
+static void pp_fact_comments(struct pp *p, unsigned run, const struct ana_facts *f)
+{
+	size_t n_meta, n_ev, n_ctr;
+	const struct ana_fact *meta = ana_facts_all(f, ANA_FACT_META, &n_meta);
+	const struct ana_fact *ev = ana_facts_all(f, ANA_FACT_EVENT, &n_ev);
+	const struct ana_fact *ctr = ana_facts_all(f, ANA_FACT_COUNTER, &n_ctr);
+
+	pp_comment(p, "run %u: %s (%llu files)", run, ana_facts_get(f, ANA_FACT_LABEL)->text,
+		   (unsigned long long)ana_facts_get(f, ANA_FACT_FILES)->count);
+	for (size_t k = 0; k < n_meta; k++)
+		pp_comment(p, "%s: %s", meta[k].key, meta[k].text);
+	for (size_t k = 0; k < n_ev; k++)
+		if (ev[k].count)
+			pp_comment(p, "event %s (requested %s): period %llu, freq %llu%s, %llu samples",
+				   ev[k].key, ev[k].text, (unsigned long long)ev[k].event->period,
+				   (unsigned long long)ev[k].event->freq,
+				   ev[k].event->mixed ? " (mixed)" : "", (unsigned long long)ev[k].count);
+	for (size_t k = 0; k < n_ctr; k++)
+		pp_comment(p, "collector %s = %llu", ctr[k].key, (unsigned long long)ctr[k].count);
+}
+
+/* The run's facts as comments, the longest run's duration, and the run's
+ * label. */
 static int pp_run_facts(struct pp *p, unsigned run, PProfile *prof)
 {
-	const struct ana_run *ar = ana_set_run(p->s, run);
-	size_t need = p->n_comments + 2 + ar->n_meta + ar->n_events + ar->n_counters;
-	if (vec_reserve(&p->comments, &p->cap_comments, need, sizeof(*p->comments)))
+	const struct ana_facts *f = ana_set_facts(p->s, run);
+	const char *label = ana_facts_get(f, ANA_FACT_LABEL)->text;
+	double duration = ana_facts_get(f, ANA_FACT_DURATION)->value;
+	if (vec_reserve(&p->comments, &p->cap_comments, p->n_comments + 2 + ana_facts_n(f),
+			sizeof(*p->comments)))
 		return -ENOMEM;
-	pp_comment(p, "run %u: %s (%u files)", run, ar->label, ar->n_files);
-	for (size_t k = 0; k < ar->n_meta; k++)
-		pp_comment(p, "%s: %s", ar->meta[k].key, ar->meta[k].value);
-	for (size_t k = 0; k < ar->n_events; k++) {
-		const struct ana_event_fact *x = &ar->events[k];
-		if (x->samples)
-			pp_comment(p, "event %s (requested %s): period %llu, freq %llu%s, %llu samples",
-				   x->name, x->requested, (unsigned long long)x->period,
-				   (unsigned long long)x->freq, x->mixed ? " (mixed)" : "",
-				   (unsigned long long)x->samples);
-	}
-	for (size_t k = 0; k < ar->n_counters; k++)
-		pp_comment(p, "collector %s = %llu", ar->counters[k].name,
-			   (unsigned long long)ar->counters[k].value);
+	pp_fact_comments(p, run, f);
 	for (size_t k = 0; k < p->n_comments; k++)
 		if (p->comments[k] < 0)
 			return -ENOMEM;
-	if (!isnan(ar->duration) && (int64_t)(ar->duration * 1e9) > prof->duration_nanos)
-		prof->duration_nanos = (int64_t)(ar->duration * 1e9);
+	if (!isnan(duration) && (int64_t)(duration * 1e9) > prof->duration_nanos)
+		prof->duration_nanos = (int64_t)(duration * 1e9);
 	perftools__profiles__label__init(&p->lab[run]);
 	p->lab[run].key = pp_str(p, "run");
-	p->lab[run].str = pp_str(p, ar->label);
+	p->lab[run].str = pp_str(p, label);
 	return p->lab[run].key < 0 || p->lab[run].str < 0 ? -ENOMEM : 0;
 }
 

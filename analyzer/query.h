@@ -1,7 +1,7 @@
 /* Stage 3, query (query.c, metric.c, stats.c): rows over the aggregated
  * set, derived columns, and the statistics of comparisons.  The row set
- * (struct ana_rows) is query.c's; export.c reads it through the calls
- * below, the exporters through analyzer.h.  Not installed. */
+ * (struct ana_rows) is query.c's; access.c hands it on through the calls
+ * below, the exporters read it through analyzer.h.  Not installed. */
 #ifndef ANALYZER_QUERY_H
 #define ANALYZER_QUERY_H
 

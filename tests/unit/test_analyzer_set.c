@@ -187,6 +187,42 @@ static void check_bottomup_roots(struct ana_set *s, const char *what)
 }
 
 /* Two threads of one run: main->a, main->b, main->rec->rec->rec. */
+/* The tree through ana_set_node (the public tree export.c's collapsed
+ * stacks walk): every top-down row's node, with its function, its place
+ * among its parent's children and its samples. */
+static void check_node_tree(struct ana_set *s, size_t n_nodes)
+{
+	ANA_QUERY(q, .view = ANA_VIEW_TOPDOWN, .node = ANA_ROOT, .max_depth = 64);
+	struct ana_rows *r = ana_set_query(s, &q);
+	bool ok = r && ana_set_n_nodes(s) == n_nodes && ana_rows_n(r) == n_nodes - 1;
+	for (size_t i = 0; ok && i < ana_rows_n(r); i++) {
+		const struct ana_row *w = ana_rows_row(r, i);
+		struct ana_node nd = { .sz = sizeof(nd) }, up = { .sz = sizeof(up) };
+		struct ana_function fn = { .sz = sizeof(fn) };
+		uint64_t self = 0, incl = 0;
+		ok = !ana_set_node(s, w->node, &nd) && !ana_set_function(s, nd.func, &fn) &&
+		     !strcmp(fn.name, w->name) && nd.inlined == !!(w->flags & ANA_ROW_INLINED) &&
+		     !ana_set_node_total(s, w->node, 0, 0, ANA_SELF, &self, NULL) &&
+		     !ana_set_node_total(s, w->node, 0, 0, ANA_INCL, &incl, NULL) &&
+		     self == ana_rows_samples(r, i, 0, 0, ANA_SELF) &&
+		     incl == ana_rows_samples(r, i, 0, 0, ANA_INCL);
+		bool among = false;
+		for (uint32_t c = ok && !ana_set_node(s, nd.parent, &up) ? up.child : UINT32_MAX;
+		     c != UINT32_MAX; c = up.next)
+			if (ana_set_node(s, c, &up) || (among = c == w->node))
+				break;
+		ok = ok && among;
+	}
+	T_OK(ok, "the tree through ana_set_node: %zu nodes, names, children, samples", n_nodes);
+	struct ana_node root = { .sz = sizeof(root) };
+	T_OK(!ana_set_node(s, 0, &root) && root.func == UINT32_MAX && root.child != UINT32_MAX &&
+	     ana_set_node(s, (uint32_t)n_nodes, &root) == -EINVAL &&
+	     ana_set_node_total(s, (uint32_t)n_nodes, 0, 0, ANA_SELF, NULL, NULL) == -EINVAL &&
+	     ana_set_node_total(s, 0, ana_set_n_runs(s), 0, ANA_SELF, NULL, NULL) == -EINVAL,
+	     "the root; past the end: -EINVAL");
+	ana_rows_free(r);
+}
+
 static void test_merge_and_views(void)
 {
 	const struct stk t1[] = {
@@ -317,6 +353,7 @@ static void test_merge_and_views(void)
 	r = ana_set_query(s, &qd3);
 	T_OK(r && ana_rows_n(r) == 6 && ana_rows_row(r, 5)->depth == 4, "whole tree depth-first: 6 nodes");
 	ana_rows_free(r);
+	check_node_tree(s, 7);
 
 	/* bottom-up: a root is a function with its own self and inclusive
 	 * samples, as in the flat view; a child is a caller with the part of
@@ -990,6 +1027,34 @@ static void test_cross_events(void)
 /* perf's filters (ana_opts comms/pids/tids: which files; dsos/symbols:
  * which samples, totals kept) and the per-instruction samples annotate
  * reads, over test_merge_and_views' two threads. */
+/* The tables annotate.c stands on: t_a found by name, its 120 samples on
+ * the addresses whose code is its, in a mapping of this test's file. */
+static void check_addresses(const struct ana_set *s)
+{
+	size_t nf = ana_set_n_functions(s);
+	uint8_t is[nf ? nf : 1];
+	memset(is, 0, sizeof(is));
+	T_OK(ana_set_match_functions(s, "t_a", is) == 1, "match t_a: one function");
+	uint64_t sum = 0;
+	bool map_ok = true;
+	for (size_t a = 0; a < ana_set_n_addresses(s); a++) {
+		struct ana_address ad = { .sz = sizeof(ad) };
+		struct ana_module m = { .sz = sizeof(m) };
+		if (ana_set_address(s, a, &ad) || ad.func == UINT32_MAX || !is[ad.func])
+			continue;
+		sum += ana_set_address_samples(s, a, 0, 0);
+		map_ok &= !ana_set_mapping(s, ad.mapping, &m) && m.file && !m.kernel && !m.jit &&
+			  !m.embedded && m.path && strstr(m.path, "test") && ad.addr == F(t_a);
+	}
+	T_OK(sum == 120 && map_ok, "t_a's addresses: 120 samples (%llu), in this file",
+	     (unsigned long long)sum);
+	struct ana_address ad = { .sz = sizeof(ad) };
+	struct ana_module m = { .sz = sizeof(m) };
+	T_OK(ana_set_address(s, ana_set_n_addresses(s), &ad) == -EINVAL &&
+	     ana_set_mapping(s, (uint32_t)ana_set_n_mappings(s), &m) == -EINVAL &&
+	     !ana_set_address_samples(s, 0, ana_set_n_runs(s), 0), "past the end");
+}
+
 static void test_filters_and_annotate(void)
 {
 	const char *files[] = { "t1.pmcp", "t2.pmcp", NULL };
@@ -1055,6 +1120,7 @@ static void test_filters_and_annotate(void)
 	ana_annotation_free(a);
 	T_OK(ana_set_annotate(s, "no_such", 0, 0, &a, msg, sizeof(msg)) == -ANA_ENOFUNC,
 	     "annotate: an unknown function");
+	check_addresses(s);
 	ana_set_free(s);
 	ANA_OPTS(o2, .weighted = false);
 	s = open_set(&o2, files, 0);

@@ -136,6 +136,10 @@ static void test_figures(const struct ana_facts *f)
 		  ANA_FACT_MEAN | ANA_FACT_UNKNOWN },
 		{ __LINE__, ANA_FACT_SAMPLED, 0.9, 45.0, ANA_NOTE_WARN, ANA_FACT_MEAN },	/* lost */
 		{ __LINE__, ANA_FACT_HANDLER, 0.25, 12.5, ANA_NOTE_WARN, ANA_FACT_MEAN },
+		/* shown derived, as sampled time's pct (the JSON trust object's own) */
+		{ __LINE__, ANA_FACT_EXPECTED, 2.0, NAN, ANA_NOTE_INFO, ANA_FACT_MEAN | ANA_FACT_RAW },
+		{ __LINE__, ANA_FACT_COVERAGE, 0.45, NAN, ANA_NOTE_INFO, ANA_FACT_RAW },
+		{ __LINE__, ANA_FACT_LOSS_SCALE, 2.0, NAN, ANA_NOTE_INFO, 0 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
 		const struct ana_fact *x = ana_facts_get(f, cases[k].id);
@@ -154,6 +158,12 @@ static void test_figures(const struct ana_facts *f)
 	t = ana_facts_get(f, ANA_FACT_EMULATOR);
 	T_OK(!t->text && t->flags == ANA_FACT_UNKNOWN && t->severity == ANA_NOTE_INFO,
 	     "no emulator: unknown, no warning");
+	t = ana_facts_get(f, ANA_FACT_VIRTUALIZATION);
+	T_OK(!t->text && t->flags == ANA_FACT_EMPTY && t->group == ANA_FG_TRUST,
+	     "no virtualization: bare metal, known, nothing to say");
+	t = ana_facts_get(f, ANA_FACT_COVERAGE);
+	T_OK(t->type == ANA_FT_RATIO && ana_facts_get(f, ANA_FACT_LOSS_SCALE)->type == ANA_FT_RATIO,
+	     "coverage and loss scale are ratios");
 }
 
 static void test_events_counters(const struct ana_facts *f)
@@ -185,8 +195,9 @@ static void test_bare(void)
 		n_unknown += !!(ana_facts_at(f, i)->flags & ANA_FACT_UNKNOWN);
 	}
 	T_OK(n_warn == 0, "nothing warns (%zu)", n_warn);
-	/* command, duration, steal, steal_share, cpu, user, sampled, handler, emulator */
-	T_OK(n_unknown == 9, "unknowns flagged (%zu)", n_unknown);
+	/* command, duration, steal, steal_share, cpu, user, sampled, expected,
+	 * coverage, handler, emulator */
+	T_OK(n_unknown == 11, "unknowns flagged (%zu)", n_unknown);
 	T_OK(f && isnan(ana_facts_get(f, ANA_FACT_HANDLER)->pct) &&
 	     !strcmp(ana_facts_get(f, ANA_FACT_TRUST)->text, ""), "no handler share, no flags");
 	T_OK(f && !ana_facts_get(f, ANA_FACT_EVENT) && !ana_facts_get(f, ANA_FACT_META),
@@ -209,11 +220,14 @@ int main(void)
 	ana_facts_free(f);
 	test_bare();
 	r.emulator = "QEMU-TCG";
+	r.virtualization = "QEMU-TCG (emulation)";
 	r.steal_share = 0.04;
 	f = ana_facts_new(&r);
 	T_OK(f && ana_facts_get(f, ANA_FACT_EMULATOR)->severity == ANA_NOTE_WARN &&
 	     ana_facts_get(f, ANA_FACT_STEAL)->severity == ANA_NOTE_INFO,
 	     "an emulator warns; steal under 5%% does not");
+	T_OK(f && ana_facts_get(f, ANA_FACT_VIRTUALIZATION)->text == r.virtualization &&
+	     !ana_facts_get(f, ANA_FACT_VIRTUALIZATION)->flags, "the virtualization layers");
 	ana_facts_free(f);
 	return T_DONE();
 }
