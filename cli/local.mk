@@ -26,6 +26,18 @@ pmcprof_LDADD = $(cli_libpmc)
 pmcprof_LDFLAGS = $(cli_libpmc_ldflags)
 pmcprof_DEPENDENCIES = backend/libpmc.la
 
+# make installcheck (make distcheck runs it on its install, a real prefix):
+# the installed commands load the installed libpmc.so by their RUNPATH
+# alone, with an empty environment (not after a DESTDIR install: the
+# RUNPATH names $(libdir) itself).
+installcheck-local:
+	for p in '$(bindir)/pmcprof' '$(pkglibexecdir)/pmcprof-record'; do \
+	  env -i LD_TRACE_LOADED_OBJECTS=1 "$$p" | grep -F '=> $(libdir)/libpmc.so.' || exit 1; \
+	done
+	env -i '$(bindir)/pmcprof' --version | grep 'libpmc'
+	env -i '$(bindir)/pmcprof' probe >/dev/null
+	env -i '$(bindir)/pmcprof' list | grep '^  cputimer '
+
 # The option layer every command links.
 cli_options = cli/options.c cli/options.h
 
