@@ -534,6 +534,8 @@ bool ui_command(struct ui *ui, char *buf, size_t len)
 	n = strlen(buf);
 	if (ui->load.weighted)
 		snprintf(buf + n, len - n, " --weight");
+	if (ui->load.time_spec)
+		quote(buf, len, "--time"), quote(buf, len, ui->load.time_spec);
 	for (size_t i = 0; i < ui->n_runs; i++)
 		quote(buf, len, ui->runs[i]);
 	return true;
@@ -701,14 +703,17 @@ static void title_line(struct ui *ui, const struct ana_facts *f, struct hline *h
 	h->prio = 100;
 	if (ui->st.compare) {
 		compare_title(ui, h, sep);
-		return;
+	} else {
+		append(h->text, sizeof(h->text), "", "%s",
+		       cmd ? cmd : ana_facts_get(f, ANA_FACT_LABEL)->text);
+		append(h->text, sizeof(h->text), sep, "%llu file%s", (unsigned long long)files,
+		       files == 1 ? "" : "s");
+		if (n_runs > 1)
+			append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
 	}
-	append(h->text, sizeof(h->text), "", "%s",
-	       cmd ? cmd : ana_facts_get(f, ANA_FACT_LABEL)->text);
-	append(h->text, sizeof(h->text), sep, "%llu file%s", (unsigned long long)files,
-	       files == 1 ? "" : "s");
-	if (n_runs > 1)
-		append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
+	/* on the line that always shows: every count below is of the slice */
+	if (ui->load.time_spec)
+		append(h->text, sizeof(h->text), sep, "--time %s", ui->load.time_spec);
 }
 
 /* 2: where and how it was measured */

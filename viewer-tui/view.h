@@ -243,6 +243,9 @@ struct load_opts {
 	bool no_inline;		/* ana_opts.no_inline */
 	bool short_names;	/* ana_opts.short_names */
 	const char *comms, *pids, *tids, *dsos, *symbols;	/* ana_opts' filters */
+	const struct ana_time_range *time;	/* ana_opts.time: --time's slices of each run */
+	size_t n_time;
+	const char *time_spec;	/* --time as given (the header names it), or NULL */
 	const char *const *labels;	/* names of the runs in order (view --label); the
 				 * rest are named by their argument */
 	size_t n_labels;
