@@ -388,6 +388,11 @@ static void add_run(struct ui *ui, const char *path)
 	add_progress(ui, "read", 0, 0);
 	/* The set is rebuilt: a finished set takes no more runs. */
 	rc = set_load(&s, runs, ui->n_runs + 1, &lo, err, sizeof(err));
+	/* --time: a run with nothing in the slice has nothing to compare */
+	if (rc == 0 && set_time_empty(s, &lo, err, sizeof(err)) >= 0) {
+		ana_set_free(s);
+		rc = -ANA_ENODATA;
+	}
 	if (rc != 0) {
 		free(copy);
 		ui_message(ui, ROLE_WARN, "cannot add %s: %s", path, err);

@@ -256,6 +256,9 @@ struct load_opts {
  * still load (the analyzer notes it).  The caller frees *out. */
 int set_load(struct ana_set **out, char *const *runs, size_t n, const struct load_opts *o,
 	     char *err, size_t len);
+/* With o's --time: the first run of s left with no samples in the slice
+ * (no timeline, a slice past its end), said in err; -1 when none is. */
+int set_time_empty(const struct ana_set *s, const struct load_opts *o, char *err, size_t len);
 
 /* ---- source text (source.c) ---- */
 

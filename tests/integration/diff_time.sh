@@ -2,8 +2,8 @@
 # diff --time and view --time: the same slice of each run, of its own span
 # (percent forms) or from its own start (seconds).  two_phases runs
 # phase_one then phase_two for SECONDS of wall-clock time each: r1 with
-# 0.3 s phases, r2 with 0.5 s ones, so a slice taken of the wrong run's
-# span would land in the other phase (or past the run's end).  About 10 s.
+# 0.4 s phases, r2 with 0.8 s ones, so a slice taken of the wrong run's
+# span would land in the other phase (or past the run's end).  About 8 s.
 . "$PMCPROF_SRC/tests/lib.sh"
 T="timeout 120"
 TP="$PROGS/two_phases"
@@ -13,7 +13,7 @@ rec() {	# DIR [record options] -- SECONDS
 	d=$1; shift
 	$T "$PMCPROF" record -q -e cpu-clock@1000000 -o "$d" "$@" >/dev/null 2>"$d.err"
 }
-rec r1 -- "$TP" 0.3 && rec r2 -- "$TP" 0.5 && rec nt --no-timeline -- "$TP" 0.1
+rec r1 -- "$TP" 0.4 && rec r2 -- "$TP" 0.8 && rec nt --no-timeline -- "$TP" 0.1
 check "record the two runs and one without a timeline" test $? -eq 0
 
 # CSV: "FUNCTION BASE_SAMPLES RUN_SAMPLES" per row
@@ -35,10 +35,10 @@ $T "$PMCPROF" diff --csv --time 25%/1 r2 r1 >p3.csv 2>/dev/null
 rows p3.csv >p3.txt
 check "diff --time 25%/1 (P%/N): the first quarter is phase_one's" has p3.txt phase_one
 check "diff --time 25%/1: no phase_two" none p3.txt phase_two
-# ---- seconds: from each run's own start (phase_two starts after 0.3 s) ----
-$T "$PMCPROF" diff --csv --time 0,0.25 r1 r2 >a1.csv 2>/dev/null
+# ---- seconds: from each run's own start (phase_two starts after 0.4 s) ----
+$T "$PMCPROF" diff --csv --time 0,0.38 r1 r2 >a1.csv 2>/dev/null
 rows a1.csv >a1.txt
-check "diff --time 0,0.25: phase_one, no phase_two" sh -c "awk '\$1 == \"phase_one\"' a1.txt | grep -q . && ! awk '\$1 == \"phase_two\" && (\$2 > 0 || \$3 > 0)' a1.txt | grep -q ."
+check "diff --time 0,0.38: phase_one, no phase_two" sh -c "awk '\$1 == \"phase_one\"' a1.txt | grep -q . && ! awk '\$1 == \"phase_two\" && (\$2 > 0 || \$3 > 0)' a1.txt | grep -q ."
 
 # ---- the header names the slice (text and --table), only with --time ----
 $T "$PMCPROF" diff --time 0%-40% r1 r2 >t1.txt 2>/dev/null
@@ -65,9 +65,9 @@ $T "$PMCPROF" diff --time 0%-40% r1 nt >/dev/null 2>nt.txt
 check "diff --time, a run without a timeline: exit 2" test $? -eq 2
 contains "... names the run" "^pmcprof diff: nt: no samples in --time 0%-40%" nt.txt
 contains "... and why (report's warning)" "no timeline (recorded with --no-timeline" nt.txt
-$T "$PMCPROF" diff --time 0.8, r2 r1 >/dev/null 2>past.txt
-check "diff --time 0.8, (past r1's end): exit 2" test $? -eq 2
-contains "... names the run" "^pmcprof diff: r1: no samples in --time 0.8," past.txt
+$T "$PMCPROF" diff --time 1.3, r2 r1 >/dev/null 2>past.txt
+check "diff --time 1.3, (past r1's end, not r2's): exit 2" test $? -eq 2
+contains "... names the run" "^pmcprof diff: r1: no samples in --time 1.3," past.txt
 $T "$PMCPROF" view --snapshot 80x20 --time 0%-40% r1 nt >/dev/null 2>vnt.txt
 check "view --time, a run without a timeline: exit 2" test $? -eq 2
 contains "... names the run" "^pmcprof view: nt: no samples in --time" vnt.txt
@@ -106,7 +106,20 @@ if wait_for 'Functions:'; then
 	else
 		fail "view's i panel names the slice"; sed 's/^/    | /' screen.txt
 	fi
-	tm send-keys -t v1 q q
+	tm send-keys -t v1 q a n t Enter
+	if wait_for 'cannot add nt: nt: no samples in --time 75%-100%'; then
+		pass "view: a run added with a and nothing in the slice is refused, named"
+	else
+		fail "view: a refuses a run with nothing in the slice"; sed 's/^/    | /' screen.txt
+	fi
+	tm send-keys -t v1 a r 2 Enter
+	if wait_for 'added run 1 (r2)' && grep -q -- '--time 75%-100%' screen.txt &&
+	   grep -q ' phase_two ' screen.txt && ! grep -q 'phase_one' screen.txt; then
+		pass "view: a run added with a is sliced alike"
+	else
+		fail "view: a run added with a is sliced alike"; sed 's/^/    | /' screen.txt
+	fi
+	tm send-keys -t v1 q
 else
 	fail "view opens in tmux"; sed 's/^/    | /' screen.txt
 fi
