@@ -119,6 +119,15 @@ if wait_for 'Functions:'; then
 	else
 		fail "view: a run added with a is sliced alike"; sed 's/^/    | /' screen.txt
 	fi
+	tm send-keys -t v1 x
+	wait_for 'Export CSV to:' && tm send-keys -t v1 C-u "$TMP/view.csv" Enter
+	if wait_for 'as: pmcprof diff --csv --time 75%-100% r1 r2'; then
+		pass "view: x's command line carries --time"
+	else
+		fail "view: x's command line carries --time"; sed 's/^/    | /' screen.txt
+	fi
+	$T "$PMCPROF" diff --csv --time 75%-100% r1 r2 >diff.csv 2>/dev/null
+	check "view: x's export under --time equals that diff --csv" cmp -s diff.csv view.csv
 	tm send-keys -t v1 q
 else
 	fail "view opens in tmux"; sed 's/^/    | /' screen.txt
