@@ -352,6 +352,26 @@ int common_columns(struct common *c, struct ana_set *s)
 	return k;
 }
 
+int common_time_check(const struct common *c, struct ana_set *s)
+{
+	for (unsigned r = 0; c->time_spec && r < ana_set_n_runs(s); r++) {
+		uint64_t n = 0, k;
+		for (size_t ev = 0; ev < ana_set_n_sampled_events(s); ev++)
+			if (!ana_set_total(s, r, ev, &k, NULL))
+				n += k;
+		if (n)
+			continue;
+		/* the notes name a profile without a timeline, if that is why */
+		print_notes(c, s, NULL);
+		fprintf(stderr, "%s: %s: no samples in --time %s (of that run's own span; "
+			"a profile without a timeline adds none)\n", c->prog,
+			ana_set_run(s, r)->label, c->time_spec);
+		ana_set_free(s);
+		return -1;
+	}
+	return 0;
+}
+
 int common_event_column(struct common *c, struct ana_set *s, const char *no_metric)
 {
 	int col = common_columns(c, s);
@@ -562,6 +582,13 @@ void print_summary(const struct common *c, const struct ana_set *s, const char *
 		snprintf(line, sizeof(line), "event: %s", ev);
 		header_line(out, out_width(c), line);
 	}
+}
+
+void print_time_line(const struct common *c, FILE *out)
+{
+	if (c->time_spec)
+		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
+			c->time_spec);
 }
 
 void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out)

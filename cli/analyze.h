@@ -41,6 +41,13 @@ static inline struct ana_col model_col(enum ana_col_id id)
 		 "(+ - * / parentheses, event names, numbers)"), \
 	OPT_ENUM(0, "by", &(c)->o.split, common_split_names, "WHAT", \
 		 "one report per thread, process, rank, host or comm")
+#define COMMON_TIME_OPTS(c) /* --time */ \
+	OPT_CALLBACK(0, "time", required_argument, common_time, (c), "START,END|P%/N|A%-B%", \
+		     "only the samples from START to END seconds after\n" \
+		     "the run's start (either may be empty), or percent\n" \
+		     "slices of the run (10%/2: the second tenth; 0%-25%;\n" \
+		     "several, comma-separated); from the profiles'\n" \
+		     "timelines (pmcprof script shows the times)")
 #define COMMON_INPUT_PATHS(c) /* -i */ \
 	OPT_LIST('i', "input", &(c)->paths, &(c)->n_paths, "PROFILE|DIR", \
 		 "read this too (repeatable; as an operand, perf's -i)")
@@ -101,7 +108,8 @@ static inline struct ana_col model_col(enum ana_col_id id)
 extern const struct opt_name common_split_names[];
 /* --remap OLD=NEW (ctx: the struct common): checked, appended to remap. */
 int common_remap(void *ctx, const char *v);
-/* --time SLICES (ctx: the struct common): the samples' time ranges. */
+/* --time SLICES (ctx: the struct common): the samples' time ranges, each
+ * run's own (percentages of its span, seconds after its start). */
 int common_time(void *ctx, const char *v);
 
 struct common {
@@ -166,6 +174,10 @@ int common_add(struct common *c, struct ana_set *s, unsigned run, unsigned repea
  * the analyzer's words).  On failure the notes and the reason go to
  * stderr, s is freed and -1 returned. */
 int common_finish(struct common *c, struct ana_set *s, unsigned runs, const char *no_run);
+/* With --time, after finish: a run left with no samples in the slice (a
+ * profile without a timeline, a slice past its end) is said on stderr
+ * with the notes, naming it; s is freed and -1 returned.  Else 0. */
+int common_time_check(const struct common *c, struct ana_set *s);
 /* After finish: add metrics, resolve --event.  Returns column or -1 (printed). */
 int common_columns(struct common *c, struct ana_set *s);
 /* common_columns where the column must be an event: a metric's is said as
@@ -182,6 +194,9 @@ void print_errors(const struct common *c, const struct ana_set *s);
 /* The short header (data first): "# [ROLE: ]LABEL: COMMAND (N files, D s)"
  * and "# event: NAME period P: N samples", over every run of the set. */
 void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out);
+/* With --time, "# time: only the samples in --time SPEC (from the
+ * timelines)": the counts that follow are of that slice only. */
+void print_time_line(const struct common *c, FILE *out);
 /* "# warning: ..." when something matters (a fallback, a note: losses over
  * 1%, a failed calibration, ...): the first, and how many more.  None with -q. */
 void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out);

@@ -83,6 +83,7 @@ static const struct opt diff_opts[] = {
 	OPT_SET_INT(0, "incl", &args.q.kind, ANA_INCL, "compare inclusive samples (default: self)"),
 	COMMON_INPUT_OPTS(&args.c),
 	COMMON_FILTER_OPTS(&args.c),
+	COMMON_TIME_OPTS(&args.c),
 	COMMON_VIEW_OPTS(&args.c),
 	OPT_UINT(0, "min-samples", &args.q.min_samples, 0, ~0ULL, "N",
 		 "hide rows with fewer than N samples in every run"),
@@ -526,7 +527,7 @@ static int print_pivot(const struct opts *op, struct ana_set *s, struct ana_rows
 		       : c->out == OUT_JSON ? PIVOT_JSON : PIVOT_TEXT,
 		.base = 0, .ratio = op->q.ratio, .kind = op->q.kind, .conf = op->q.conf,
 		.width = out_width(c), .no_header = c->no_header, .event_of = pivot_event,
-		.ctx = op,
+		.ctx = op, .time_spec = c->time_spec,
 	};
 	snprintf(pv.noise, sizeof(pv.noise), "%s", noise);
 	print_notes(c, s, NULL);
@@ -558,6 +559,9 @@ static int print_text(const struct opts *op, struct ana_set *s, struct ana_rows 
 		else
 			print_group_line(c, s, r, role, out);
 	}
+	/* the slice, each run's own (its span, its start), as report says it */
+	if (!c->no_header)
+		print_time_line(c, out);
 	if (!c->no_header && !c->header)
 		print_warning_line(c, s, out);
 	int e = print_table(op, s, rows, out);
@@ -642,7 +646,8 @@ static struct ana_set *prepare(int argc, char **argv, int *first, int *rc)
 		return NULL;
 	/* every run must have samples: a run with no readable profile at all
 	 * leaves nothing to compare */
-	if (common_finish(c, s, (unsigned)(argc - *first), "a run has no samples: nothing to compare"))
+	if (common_finish(c, s, (unsigned)(argc - *first), "a run has no samples: nothing to compare") ||
+	    common_time_check(c, s))
 		return NULL;
 	int col = common_event_column(c, s, "diff compares events, not metrics");
 	*rc = EXIT_USAGE;

@@ -107,6 +107,9 @@ static void notes(const struct pivot *pv, const struct ana_set *s, const struct 
 		fprintf(out, "*: the interval excludes no change (no FDR control)\n");
 	if (pv->noise[0])
 		fprintf(out, "%snoise floor: %s\n", pre, pv->noise);
+	if (pv->time_spec)
+		fprintf(out, "%stime: only the samples in --time %s (from the timelines)\n", pre,
+			pv->time_spec);
 }
 
 /* The text or Markdown table's columns: the function, its module, the

@@ -14,6 +14,7 @@ struct pivot {
 	int width;			/* text: columns shrink to it; 0 never */
 	bool no_header;			/* text, Markdown: no lines around the table */
 	char noise[512];		/* "native 1,3 against 2,4: ..." or "" */
+	const char *time_spec;		/* --time as given, or NULL */
 	/* the event column run r is compared on */
 	size_t (*event_of)(const struct pivot *pv, const struct ana_set *s, unsigned r);
 	const void *ctx;

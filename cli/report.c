@@ -193,12 +193,7 @@ static const struct opt report_opts[] = {
 	OPT_DOUBLE(0, "min-pct", &args.q.min_pct, 0, 100, "P",
 		   "hide rows under P% of the total (trees: default 0.5)"),
 	OPT_DOUBLE(0, "percent-limit", &args.q.min_pct, 0, 100, "P", "the same, perf's spelling"),
-	OPT_CALLBACK(0, "time", required_argument, common_time, &args.c, "START,END|P%/N|A%-B%",
-		     "only the samples from START to END seconds after\n"
-		     "the run's start (either may be empty), or percent\n"
-		     "slices of the run (10%/2: the second tenth; 0%-25%;\n"
-		     "several, comma-separated); from the profiles'\n"
-		     "timelines (pmcprof script shows the times)"),
+	COMMON_TIME_OPTS(&args.c),
 	OPT_BOOL(0, "no-children", &args.no_children,
 		 "no inclusive (children) percentage column"),
 	OPT_BOOL(0, "show-nr-samples", &args.stdio,
@@ -896,9 +891,7 @@ static void print_short_header(const struct opts *op, const struct ana_set *s, F
 
 	print_errors(c, s);
 	print_summary(c, s, NULL, out);
-	if (c->time_spec)
-		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
-			c->time_spec);
+	print_time_line(c, out);
 	if (c->filter[3] || c->filter[4])
 		fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
 			"are of all the run's samples\n", c->filter[3] ? " --dso " : "",

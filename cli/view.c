@@ -107,6 +107,7 @@ static void parse(struct args *a, int argc, char **argv)
 		OPT_SET_INT(0, "no-compare", &a->uo.compare, false,
 			    "open several runs without compare mode"),
 		COMMON_FILTER_OPTS(c),
+		COMMON_TIME_OPTS(c),
 		COMMON_INPUT_OPTS(c),
 		OPT_LIST(0, "label", &a->labels, &a->n_labels, "NAME",
 			 "name the first run, then each next one, in order\n"
@@ -156,6 +157,7 @@ static int load(struct args *a, struct ana_set **set, int argc, char **argv)
 		.no_inline = c->o.no_inline, .short_names = c->o.short_names,
 		.comms = c->filter[0], .pids = c->filter[1], .tids = c->filter[2],
 		.dsos = c->filter[3], .symbols = c->filter[4],
+		.time = c->o.time, .n_time = c->o.n_time, .time_spec = c->time_spec,
 		.labels = a->labels, .n_labels = a->n_labels,
 	};
 	if (isatty(STDERR_FILENO)) {
@@ -168,6 +170,8 @@ static int load(struct args *a, struct ana_set **set, int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", c->prog, err);
 		return EXIT_RUNTIME;
 	}
+	if (common_time_check(c, *set))
+		return EXIT_RUNTIME;
 	if (c->event && find_event(*set, c->event, &a->uo.event) != 0) {
 		fprintf(stderr, "%s: no event '%s' in these profiles; they have:", c->prog, c->event);
 		for (size_t i = 0; i < ana_set_n_events(*set); i++)

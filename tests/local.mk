@@ -23,6 +23,10 @@ EXTRA_DIST += tests/arm64/guest.sh
 check_PROGRAMS += tests/progs/vm_phases
 tests_progs_vm_phases_SOURCES = tests/progs/vm_phases.c
 tests_progs_vm_phases_CFLAGS = -g -O2 -fno-omit-frame-pointer
+# Two phases of equal wall-clock time (tests/integration/diff_time.sh).
+check_PROGRAMS += tests/progs/two_phases
+tests_progs_two_phases_SOURCES = tests/progs/two_phases.c
+tests_progs_two_phases_CFLAGS = -g -O2 -fno-omit-frame-pointer
 tests_progs_busy_SOURCES = tests/progs/busy.c
 tests_progs_busy_CFLAGS = -g -O1 -pthread
 tests_progs_busy_LDFLAGS = -pthread

@@ -27,6 +27,7 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 		 .cache_dir = o->cache_dir, .progress = o->progress_fn,
 		 .progress_arg = o->progress_arg, .comms = o->comms, .pids = o->pids,
 		 .tids = o->tids, .dsos = o->dsos, .symbols = o->symbols,
+		 .time = o->time, .n_time = o->n_time,
 		 .addr_samples = true);	/* A: annotate */
 	struct ana_set *s;
 	int rc = 0;
@@ -77,4 +78,20 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 	}
 	*out = s;
 	return 0;
+}
+
+int set_time_empty(const struct ana_set *s, const struct load_opts *o, char *err, size_t len)
+{
+	for (unsigned r = 0; o->n_time && r < ana_set_n_runs(s); r++) {
+		uint64_t n = 0, k;
+		for (size_t ev = 0; ev < ana_set_n_sampled_events(s); ev++)
+			n += ana_set_total(s, r, ev, &k, NULL) ? 0 : k;
+		if (n)
+			continue;
+		snprintf(err, len, "%s: no samples in --time %s (of that run's own span; a "
+			 "profile without a timeline adds none)", ana_set_run(s, r)->label,
+			 o->time_spec ? o->time_spec : "");
+		return (int)r;
+	}
+	return -1;
 }

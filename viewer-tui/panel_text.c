@@ -231,6 +231,9 @@ static void facts_rows(struct text *t)
 {
 	struct ana_set *s = t->ui->set;
 
+	if (t->ui->load.time_spec)
+		line(t, ROLE_NORMAL, "time", "only the samples in --time %s (from the timelines; "
+		     "each run's own span and start)", t->ui->load.time_spec);
 	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
 		const struct ana_facts *f = ana_set_facts(s, r);
 		size_t shown = view_run_event(&t->ui->st, s, r);

@@ -388,6 +388,11 @@ static void add_run(struct ui *ui, const char *path)
 	add_progress(ui, "read", 0, 0);
 	/* The set is rebuilt: a finished set takes no more runs. */
 	rc = set_load(&s, runs, ui->n_runs + 1, &lo, err, sizeof(err));
+	/* --time: a run with nothing in the slice has nothing to compare */
+	if (rc == 0 && set_time_empty(s, &lo, err, sizeof(err)) >= 0) {
+		ana_set_free(s);
+		rc = -ANA_ENODATA;
+	}
 	if (rc != 0) {
 		free(copy);
 		ui_message(ui, ROLE_WARN, "cannot add %s: %s", path, err);
@@ -534,6 +539,8 @@ bool ui_command(struct ui *ui, char *buf, size_t len)
 	n = strlen(buf);
 	if (ui->load.weighted)
 		snprintf(buf + n, len - n, " --weight");
+	if (ui->load.time_spec)
+		quote(buf, len, "--time"), quote(buf, len, ui->load.time_spec);
 	for (size_t i = 0; i < ui->n_runs; i++)
 		quote(buf, len, ui->runs[i]);
 	return true;
@@ -701,14 +708,17 @@ static void title_line(struct ui *ui, const struct ana_facts *f, struct hline *h
 	h->prio = 100;
 	if (ui->st.compare) {
 		compare_title(ui, h, sep);
-		return;
+	} else {
+		append(h->text, sizeof(h->text), "", "%s",
+		       cmd ? cmd : ana_facts_get(f, ANA_FACT_LABEL)->text);
+		append(h->text, sizeof(h->text), sep, "%llu file%s", (unsigned long long)files,
+		       files == 1 ? "" : "s");
+		if (n_runs > 1)
+			append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
 	}
-	append(h->text, sizeof(h->text), "", "%s",
-	       cmd ? cmd : ana_facts_get(f, ANA_FACT_LABEL)->text);
-	append(h->text, sizeof(h->text), sep, "%llu file%s", (unsigned long long)files,
-	       files == 1 ? "" : "s");
-	if (n_runs > 1)
-		append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
+	/* on the line that always shows: every count below is of the slice */
+	if (ui->load.time_spec)
+		append(h->text, sizeof(h->text), sep, "--time %s", ui->load.time_spec);
 }
 
 /* 2: where and how it was measured */

@@ -243,6 +243,9 @@ struct load_opts {
 	bool no_inline;		/* ana_opts.no_inline */
 	bool short_names;	/* ana_opts.short_names */
 	const char *comms, *pids, *tids, *dsos, *symbols;	/* ana_opts' filters */
+	const struct ana_time_range *time;	/* ana_opts.time: --time's slices of each run */
+	size_t n_time;
+	const char *time_spec;	/* --time as given (the header names it), or NULL */
 	const char *const *labels;	/* names of the runs in order (view --label); the
 				 * rest are named by their argument */
 	size_t n_labels;
@@ -253,6 +256,9 @@ struct load_opts {
  * still load (the analyzer notes it).  The caller frees *out. */
 int set_load(struct ana_set **out, char *const *runs, size_t n, const struct load_opts *o,
 	     char *err, size_t len);
+/* With o's --time: the first run of s left with no samples in the slice
+ * (no timeline, a slice past its end), said in err; -1 when none is. */
+int set_time_empty(const struct ana_set *s, const struct load_opts *o, char *err, size_t len);
 
 /* ---- source text (source.c) ---- */
 

@@ -32,3 +32,10 @@ complete_words "$PMCPROF" report -g cal >c21.txt
 contains "report -g completes perf's orders" "^caller$" c21.txt
 complete_words "$PMCPROF" report --sort co >c22.txt
 contains "report --sort completes comm" "^comm$" c22.txt
+complete_words "$PMCPROF" diff --ti >c23.txt
+contains "diff --time completes" "^--time$" c23.txt
+complete_words "$PMCPROF" view --ti >c24.txt
+contains "view --time completes" "^--time$" c24.txt
+mkdir -p 10dir
+complete_words "$PMCPROF" diff --time 1 >c25.txt
+lacks "diff --time SPEC: no file names offered" "10dir" c25.txt
