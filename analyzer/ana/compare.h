@@ -1,9 +1,9 @@
 /* Comparisons: in compare mode (query.base >= 0) each row of each run
  * against the base run, with an interval, a p-value and a flag that
  * controls the false discovery rate (docs/analyzer.md, "Comparing runs"),
- * and the number formatting every front end shares.  The first
- * ana_rows_compare of a row set ranks every row x run of it (a lazy cache:
- * as the set, not thread-safe).
+ * and the number formatting every front end shares.  Comparisons are
+ * made on the caller's row set (rows.h) and filled into the caller's
+ * struct ana_cmp; the formatters write into the caller's buffer.
  */
 #ifndef ANALYZER_ANA_COMPARE_H
 #define ANALYZER_ANA_COMPARE_H
