@@ -224,23 +224,30 @@ static void get_base_trust(const struct ana_at *at, struct ana_value *v)
 
 /* ---- the column table ---- */
 
-#define TEXT(id, n, t, sh, mi, so, g) \
+/* The optional last argument, SCREEN(min, pref, keep, fill): the screen
+ * layout of a column the viewer shows (struct ana_screen). */
+#define TEXT(id, n, t, sh, mi, so, g, ...) \
 	[id] = { .name = n, .title = t, .type = ANA_T_TEXT, .left = true, .shrink = sh, \
-		 .min = mi, .soft = so, .get = g }
-#define COL(id, n, t, ty, f, g) [id] = { .name = n, .title = t, .type = ty, .csv_fmt = f, .get = g }
+		 .min = mi, .soft = so, .get = g, __VA_ARGS__ }
+#define COL(id, n, t, ty, f, g, ...) \
+	[id] = { .name = n, .title = t, .type = ty, .csv_fmt = f, .get = g, __VA_ARGS__ }
+#define SCREEN(...) .screen = { __VA_ARGS__ }
 
 static const struct ana_col cols[ANA_COL_N] = {
 	TEXT(ANA_COL_EVENT, "event", "Event", 0, 0, 0, get_event),
-	TEXT(ANA_COL_FUNCTION, "function", "Function", 1, 14, 24, get_function),
-	TEXT(ANA_COL_MODULE, "module", "Module", 2, 6, 12, get_module),
-	TEXT(ANA_COL_FILE, "file", "Source", 3, 8, 16, get_file),
-	COL(ANA_COL_LINE, "line", "Line", ANA_T_COUNT, NULL, get_line),
+	TEXT(ANA_COL_FUNCTION, "function", "Function", 1, 14, 24, get_function,
+	     SCREEN(12, 40, 100, true)),
+	TEXT(ANA_COL_MODULE, "module", "Module", 2, 6, 12, get_module, SCREEN(8, 20, 40)),
+	TEXT(ANA_COL_FILE, "file", "Source", 3, 8, 16, get_file, SCREEN(10, 28, 20)),
+	COL(ANA_COL_LINE, "line", "Line", ANA_T_COUNT, NULL, get_line, SCREEN(6, 7, 95)),
 	COL(ANA_COL_SELF_SAMPLES, "self_samples", "Self", ANA_T_COUNT, NULL, get_self_samples),
-	COL(ANA_COL_SELF_PCT, "self_pct", "Self%", ANA_T_PCT, "%.4f", get_self_pct),
+	COL(ANA_COL_SELF_PCT, "self_pct", "Self%", ANA_T_PCT, "%.4f", get_self_pct, SCREEN(6, 6, 90)),
 	COL(ANA_COL_INCL_SAMPLES, "incl_samples", "Incl", ANA_T_COUNT, NULL, get_incl_samples),
-	COL(ANA_COL_INCL_PCT, "incl_pct", "Incl%", ANA_T_PCT, "%.4f", get_incl_pct),
-	COL(ANA_COL_SELF_VALUE, "self_value", "Self value", ANA_T_NUMBER, NULL, get_self_value),
-	COL(ANA_COL_INCL_VALUE, "incl_value", "Incl value", ANA_T_NUMBER, NULL, get_incl_value),
+	COL(ANA_COL_INCL_PCT, "incl_pct", "Incl%", ANA_T_PCT, "%.4f", get_incl_pct, SCREEN(6, 6, 80)),
+	COL(ANA_COL_SELF_VALUE, "self_value", "Self value", ANA_T_NUMBER, NULL, get_self_value,
+	    SCREEN(6, 9, 60)),
+	COL(ANA_COL_INCL_VALUE, "incl_value", "Incl value", ANA_T_NUMBER, NULL, get_incl_value,
+	    SCREEN(6, 9, 50)),
 	TEXT(ANA_COL_RUN, "run", "Run", 0, 0, 0, get_run),
 	TEXT(ANA_COL_INLINED_INTO, "inlined_into", "Inlined into", 2, 6, 12, get_inlined_into),
 	COL(ANA_COL_DEPTH, "depth", "Depth", ANA_T_COUNT, NULL, get_depth),
@@ -248,10 +255,10 @@ static const struct ana_col cols[ANA_COL_N] = {
 	TEXT(ANA_COL_RUN_EVENT, "run_event", "Run event", 0, 0, 0, get_run_event),
 	COL(ANA_COL_BASE_SAMPLES, "base_samples", "Base", ANA_T_COUNT, NULL, get_base_samples),
 	COL(ANA_COL_RUN_SAMPLES, "run_samples", "Run", ANA_T_COUNT, NULL, get_run_samples),
-	COL(ANA_COL_BASE_PCT, "base_pct", "Base%", ANA_T_PCT, "%.4f", get_base_pct),
+	COL(ANA_COL_BASE_PCT, "base_pct", "Base%", ANA_T_PCT, "%.4f", get_base_pct, SCREEN(6, 6, 90)),
 	COL(ANA_COL_RUN_PCT, "run_pct", "Run%", ANA_T_PCT, "%.4f", get_run_pct),
 	TEXT(ANA_COL_MODE, "mode", "Mode", 0, 0, 0, get_mode),
-	COL(ANA_COL_RATIO, "ratio", "Ratio", ANA_T_RATIO, "%.6g", get_ratio),
+	COL(ANA_COL_RATIO, "ratio", "Ratio", ANA_T_RATIO, "%.6g", get_ratio, SCREEN(8, 19, 85)),
 	COL(ANA_COL_CI_LOW, "ci_low", "Low", ANA_T_RATIO, "%.6g", get_ci_low),
 	COL(ANA_COL_CI_HIGH, "ci_high", "High", ANA_T_RATIO, "%.6g", get_ci_high),
 	COL(ANA_COL_SIGNIFICANT, "significant", "", ANA_T_FLAG, NULL, get_significant),

@@ -2,12 +2,14 @@
  *
  * A column is what every output of a row set shares: its identity (the
  * CSV header and JSON key, "self_pct"), its heading in a text table
- * ("Self%"), the type of its values, how a text table lays it out, and an
- * accessor that gives the typed value of one cell, at (row, run, event)
- * of a row set.  CSV (ana_rows_write_csv), JSON (ana_rows_write_json), the
- * text tables of report and diff and the viewer's columns are renderers
+ * ("Self%"), the type of its values, how a text table and a screen lay it
+ * out, and an accessor that gives the typed value of one cell, at (row,
+ * run, event) of a row set.  CSV (ana_rows_write_csv), JSON
+ * (ana_rows_write_json), the text tables of report and diff and the
+ * viewer's tables (whose column lists are lists of these) are renderers
  * over these columns; each writes a type its own way (a percentage: 4
- * decimals in CSV, every digit in JSON, 2 in a text table).
+ * decimals in CSV, every digit in JSON, 2 in a text table, "12.3%" on a
+ * screen).
  *
  * The text table (struct ana_table) is the one table type: cells by
  * columns, each column as wide as its widest cell, cut to fit a width by
@@ -52,15 +54,26 @@ struct ana_at {
 
 struct ana_col {
 	const char *name;	/* CSV header, JSON key; NULL: a text-only column */
-	const char *title;	/* heading of a text table */
+	const char *title;	/* heading of a text table and a screen */
 	enum ana_type type;
 	/* text layout */
-	bool left;		/* left-aligned */
+	bool left;		/* left-aligned (on a screen too) */
 	int shrink;		/* 0: never cut; higher numbers are cut first */
 	int min;		/* narrowest it may get */
 	int soft;		/* the first pass cuts it only down to this */
 	const char *csv_fmt;	/* CSV's printf format of a number (NULL: whole numbers
 				 * exactly, others "%g") */
+	/* Screen layout: how the viewer (viewer-tui/layout.c) fits the column
+	 * into a terminal, in terminal columns.  A text table sizes columns by
+	 * their cells once; a screen is resized, scrolled and often narrow,
+	 * so it drops whole columns instead of cutting every one.  All 0: the
+	 * column has no place on a screen unless its user gives it one. */
+	struct ana_screen {
+		int min;	/* narrowest it is shown; dropped rather than narrower */
+		int pref;	/* widest it grows to while others want room (0: min) */
+		int keep;	/* dropped in rising order of keep when space runs out */
+		bool fill;	/* takes what is left (a table's one name column) */
+	} screen;
 	/* The value of the cell at `at` into v (v->type is set before); NULL
 	 * for a text-only column, whose cells the caller writes. */
 	void (*get)(const struct ana_at *at, struct ana_value *v);

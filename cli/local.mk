@@ -4,13 +4,39 @@
 # command code.
 bin_PROGRAMS += pmcprof
 pmcprof_SOURCES = cli/pmcprof.c $(cli_options)
-# The commands link the static core, calling only what libpmc.so exports
-# (tests/integration/abi.sh checks): uninstalled, a command linked with
-# libpmc.so runs through libtool's wrapper script, which changes the
-# environment and needs descriptors the profiled program would notice
-# (record_firstlaw: env -i, ulimit -n 4) and a bash the arm64 guest's
-# busybox does not have (docs/libpmc.md).
-pmcprof_LDADD = backend/libpmc-core.la
+# The commands that use libpmc (the front-end, record, stat, list, probe)
+# link libpmc.so, the public interface, and are ELF programs in the build
+# tree too (docs/libpmc.md, "Who links libpmc.so").  Given backend/libpmc.la,
+# libtool puts a wrapper script there instead (it sets LD_LIBRARY_PATH,
+# PWD, SHLVL, BIN_SH, DUALCASE and needs descriptors: record_firstlaw's
+# env -i and ulimit -n 4 see it; it is bash, which the arm64 guest's busybox
+# lacks); with -no-install it does not, but the program make install copies
+# keeps the build tree's absolute path in its RUNPATH.  So libtool is given
+# the built library's file, which it passes to the linker as it is (NEEDED
+# is the soname), and the program a DT_RUNPATH of $ORIGIN/backend/.libs
+# first (built at the top of the tree, it loads the tree's own library,
+# whatever an install holds) and $(libdir) (installed): no build-tree path,
+# so make install copies the same file, no relink (abi.sh and install.sh
+# check).  '$$' is make's '$', quoted from the shell; libtool keeps it.
+# _DEPENDENCIES name the .la: the program relinks when the library does.
+cli_libpmc = backend/.libs/libpmc.so
+cli_libpmc_ldflags = $(AM_LDFLAGS) -Wl,--enable-new-dtags \
+	-Wl,-rpath,'$$ORIGIN/backend/.libs' -Wl,-rpath,$(libdir)
+pmcprof_LDADD = $(cli_libpmc)
+pmcprof_LDFLAGS = $(cli_libpmc_ldflags)
+pmcprof_DEPENDENCIES = backend/libpmc.la
+
+# make installcheck (make distcheck runs it on its install, a real prefix):
+# the installed commands load the installed libpmc.so by their RUNPATH
+# alone, with an empty environment (not after a DESTDIR install: the
+# RUNPATH names $(libdir) itself).
+installcheck-local:
+	for p in '$(bindir)/pmcprof' '$(pkglibexecdir)/pmcprof-record'; do \
+	  env -i LD_TRACE_LOADED_OBJECTS=1 "$$p" | grep -F '=> $(libdir)/libpmc.so.' || exit 1; \
+	done
+	env -i '$(bindir)/pmcprof' --version | grep 'libpmc'
+	env -i '$(bindir)/pmcprof' probe >/dev/null
+	env -i '$(bindir)/pmcprof' list | grep '^  cputimer '
 
 # The option layer every command links.
 cli_options = cli/options.c cli/options.h
@@ -22,16 +48,26 @@ pkglibexec_PROGRAMS += pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe \
 pmcprof_record_SOURCES = cli/record.c cli/exe.c cli/exe.h $(cli_options) \
 	collector/settings.c collector/settings.h cli/attach.c cli/attach.h
 pmcprof_record_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
-	backend/libpmc-core.la
+	$(cli_libpmc)
+pmcprof_record_LDFLAGS = $(cli_libpmc_ldflags)
+pmcprof_record_DEPENDENCIES = attach/libattach.la unwinder/libunwinder.la \
+	profile/libprofile.la backend/libpmc.la
 
 pmcprof_stat_SOURCES = cli/stat.c $(cli_options) cli/attach.c cli/attach.h
 pmcprof_stat_LDADD = attach/libattach.la unwinder/libunwinder.la profile/libprofile.la \
-	backend/libpmc-core.la -lm
+	$(cli_libpmc) -lm
+pmcprof_stat_LDFLAGS = $(cli_libpmc_ldflags)
+pmcprof_stat_DEPENDENCIES = attach/libattach.la unwinder/libunwinder.la \
+	profile/libprofile.la backend/libpmc.la
 
 pmcprof_list_SOURCES = cli/list.c $(cli_options)
-pmcprof_list_LDADD = backend/libpmc-core.la
+pmcprof_list_LDADD = $(cli_libpmc)
+pmcprof_list_LDFLAGS = $(cli_libpmc_ldflags)
+pmcprof_list_DEPENDENCIES = backend/libpmc.la
 pmcprof_probe_SOURCES = cli/probe.c $(cli_options)
-pmcprof_probe_LDADD = backend/libpmc-core.la
+pmcprof_probe_LDADD = $(cli_libpmc)
+pmcprof_probe_LDFLAGS = $(cli_libpmc_ldflags)
+pmcprof_probe_DEPENDENCIES = backend/libpmc.la
 
 pmcprof_report_SOURCES = cli/report.c cli/analyze.c cli/analyze.h $(cli_options)
 pmcprof_report_LDADD = analyzer/libpmcprof-analyzer.la

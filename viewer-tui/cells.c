@@ -1,6 +1,7 @@
-/* Cells: which columns a view shows in a state, and each cell's text and
- * role from analyzer rows: the values through the analyzer's column model
- * (analyzer/table.h), the ratio and the names the viewer's own way. */
+/* Cells: which columns a view shows in a state, as the analyzer's columns
+ * (analyzer/table.h: heading, type, alignment, screen hints), and each
+ * cell's text and role from analyzer rows: the values through the
+ * columns' accessors, the ratio, names and places the viewer's own way. */
 #include "config.h"
 
 #include <math.h>
@@ -38,57 +39,90 @@ bool view_events_differ(const struct view_state *st, const struct ana_set *s)
 	return false;
 }
 
-/* Column shapes, by kind: the table, not code, says what survives a narrow
- * terminal (prio) and what grows (pref). */
-static const struct {
-	enum vcol_kind kind;
-	int min, pref, prio;
-	unsigned flags;
-} shapes[] = {
-	{ VC_NAME, 12, 40, 100, COL_FLEX },
-	{ VC_LINE, 12, 32, 100, COL_FLEX },
-	{ VC_SELF_PCT, 6, 6, 90, COL_RIGHT },
-	{ VC_BASE, 6, 6, 90, COL_RIGHT },
-	{ VC_RATIO, 8, 19, 85, COL_RIGHT },
-	{ VC_INCL_PCT, 6, 6, 80, COL_RIGHT },
-	{ VC_SELF, 6, 9, 60, COL_RIGHT },
-	{ VC_INCL, 6, 9, 50, COL_RIGHT },
-	{ VC_MODULE, 8, 20, 40, 0 },
-	{ VC_EVENT_PCT, 7, 10, 30, COL_RIGHT },
-	{ VC_SOURCE, 10, 28, 20, 0 },
-};
-
-static void add(struct vcols *vc, enum vcol_kind k, unsigned run, size_t ev, const char *title)
+/* The model column (analyzer/table.h) that kind k shows in state st:
+ * its heading, type, alignment, screen hints and (but for the ratio, the
+ * names and places, whose cells the viewer writes) its values. */
+static enum ana_col_id model_col(const struct view_state *st, enum vcol_kind k)
 {
-	struct vcol *c;
-	size_t s;
+	bool incl = st->kind == ANA_INCL;
 
+	switch (k) {
+	case VC_SELF: return ANA_COL_SELF_VALUE;
+	case VC_INCL: return ANA_COL_INCL_VALUE;
+	case VC_SELF_PCT: return ANA_COL_SELF_PCT;
+	case VC_INCL_PCT: return ANA_COL_INCL_PCT;
+	case VC_EVENT_PCT: return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
+	case VC_BASE:
+		if (st->ratio == ANA_RATIO_RAW)
+			return incl ? ANA_COL_INCL_VALUE : ANA_COL_SELF_VALUE;
+		return ANA_COL_BASE_PCT;
+	case VC_RATIO: return ANA_COL_RATIO;
+	case VC_NAME: return ANA_COL_FUNCTION;
+	case VC_MODULE: return ANA_COL_MODULE;
+	case VC_SOURCE:
+	case VC_LINE: return ANA_COL_FILE;
+	}
+	return ANA_COL_FUNCTION;
+}
+
+/* Where the view puts a column other than the model's hints say: another
+ * event's share gives way early, the base's value in raw mode stays as
+ * narrow as its share, a place leading the lines view and the modules'
+ * name fill the row like a function's name. */
+static void place(struct ana_screen *sc, enum vcol_kind k)
+{
+	static const struct ana_screen event_pct = { 7, 10, 30, false },
+		base = { 6, 6, 90, false }, line = { 12, 32, 100, true };
+
+	if (k == VC_EVENT_PCT)
+		*sc = event_pct;
+	else if (k == VC_BASE)
+		*sc = base;
+	else if (k == VC_LINE)
+		*sc = line;
+	else if (k == VC_NAME)
+		*sc = ana_col(ANA_COL_FUNCTION)->screen;
+}
+
+/* Column id of the model as kind k at (run, ev), headed title (NULL: the
+ * model's heading). */
+static void add_col(struct vcols *vc, enum vcol_kind k, enum ana_col_id id, unsigned run,
+		    size_t ev, const char *title)
+{
 	if (vc->n >= VCOL_MAX)
 		return;
-	c = &vc->c[vc->n];
-	c->kind = k;
-	c->run = run;
-	c->ev = ev;
-	snprintf(c->title, sizeof(c->title), "%s", title);
-	for (s = 0; s < ARRAY_SIZE(shapes) && shapes[s].kind != k; s++)
-		;
+	struct ana_col *col = &vc->col[vc->n];
+	struct vcol *c = &vc->c[vc->n];
+	*c = (struct vcol){ .kind = k, .run = run, .ev = ev };
+	*col = *ana_col(id);
+	snprintf(c->title, sizeof(c->title), "%s", title ? title : col->title);
+	col->title = c->title;
+	place(&col->screen, k);
 	/* Of several ratio or event columns, the later ones give way first. */
-	int same = 0;
 	for (size_t j = 0; j < vc->n; j++)
-		same += vc->c[j].kind == k;
-	vc->spec[vc->n] = (struct col_spec){
-		.title = c->title, .min = shapes[s].min, .pref = shapes[s].pref,
-		.prio = shapes[s].prio - same, .flags = shapes[s].flags,
-	};
+		col->screen.keep -= vc->c[j].kind == k;
 	/* Headings stay readable: short ones always, long ones when there is room. */
-	int tw = text_width(title) + 1;
-	if (!(shapes[s].flags & COL_FLEX)) {
-		if (vc->spec[vc->n].min < tw && tw <= 12)
-			vc->spec[vc->n].min = tw;
-		if (vc->spec[vc->n].pref < tw)
-			vc->spec[vc->n].pref = tw < 24 ? tw : 24;
+	int tw = text_width(c->title) + 1;
+	if (!col->screen.fill) {
+		if (col->screen.min < tw && tw <= 12)
+			col->screen.min = tw;
+		if (col->screen.pref < tw)
+			col->screen.pref = tw < 24 ? tw : 24;
 	}
 	vc->n++;
+}
+
+static void add(struct vcols *vc, const struct view_state *st, enum vcol_kind k, unsigned run,
+		size_t ev, const char *title)
+{
+	add_col(vc, k, model_col(st, k), run, ev, title);
+}
+
+void vcols_move(struct vcols *vc, size_t to, size_t from)
+{
+	vc->c[to] = vc->c[from];
+	vc->col[to] = vc->col[from];
+	vc->col[to].title = vc->c[to].title;
 }
 
 /* Compare mode: the base's share, a ratio per other run, the base's value. */
@@ -98,7 +132,7 @@ static void compare_cols(struct vcols *vc, const struct view_state *st, const st
 	size_t bev = view_run_event(st, s, st->base);
 	char title[64];
 
-	add(vc, VC_BASE, st->base, bev, raw ? "Base" : "Base%");
+	add(vc, st, VC_BASE, st->base, bev, raw ? "Base" : NULL);
 	if (st->sort == ANA_SORT_VALUE)
 		vc->sort_col = 0;
 	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
@@ -109,9 +143,9 @@ static void compare_cols(struct vcols *vc, const struct view_state *st, const st
 			 run && run->label ? text_basename(run->label) : "run");
 		if (st->sort == ANA_SORT_RATIO && vc->sort_col < 0)
 			vc->sort_col = (int)vc->n;
-		add(vc, VC_RATIO, r, view_run_event(st, s, r), title);
+		add(vc, st, VC_RATIO, r, view_run_event(st, s, r), title);
 	}
-	add(vc, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev,
+	add(vc, st, st->kind == ANA_INCL ? VC_INCL : VC_SELF, st->base, bev,
 	    st->kind == ANA_INCL ? "Incl" : "Self");
 }
 
@@ -122,22 +156,22 @@ static void value_cols(struct vcols *vc, const struct view_state *st, const stru
 {
 	char title[64];
 
-	add(vc, VC_SELF_PCT, st->base, st->event, "Self%");
+	add(vc, st, VC_SELF_PCT, st->base, st->event, NULL);
 	if (st->sort == ANA_SORT_VALUE && (st->kind == ANA_SELF || !incl_cols))
 		vc->sort_col = 0;
 	if (incl_cols) {
 		if (st->sort == ANA_SORT_VALUE && st->kind == ANA_INCL)
 			vc->sort_col = (int)vc->n;
-		add(vc, VC_INCL_PCT, st->base, st->event, "Incl%");
+		add(vc, st, VC_INCL_PCT, st->base, st->event, NULL);
 	}
-	add(vc, VC_SELF, st->base, st->event, "Self");
+	add(vc, st, VC_SELF, st->base, st->event, "Self");
 	if (incl_cols)
-		add(vc, VC_INCL, st->base, st->event, "Incl");
+		add(vc, st, VC_INCL, st->base, st->event, "Incl");
 	for (size_t e = 0; e < ana_set_n_events(s); e++) {
 		if (e == st->event)
 			continue;
 		snprintf(title, sizeof(title), "%s%%", ana_set_event(s, e));
-		add(vc, VC_EVENT_PCT, st->base, e, title);
+		add(vc, st, VC_EVENT_PCT, st->base, e, title);
 	}
 }
 
@@ -155,17 +189,17 @@ void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana
 	if (st->sort == ANA_SORT_NAME)
 		vc->sort_col = (int)vc->n;
 	if (lines) {
-		add(vc, VC_LINE, 0, 0, "Line");
-		add(vc, VC_NAME, 0, 0, "Function");
-		vc->spec[vc->n - 1].flags &= ~(unsigned)COL_FLEX;
-		vc->spec[vc->n - 1].prio = 45;
+		add(vc, st, VC_LINE, 0, 0, "Line");
+		add(vc, st, VC_NAME, 0, 0, NULL);
+		vc->col[vc->n - 1].screen.fill = false;	/* the place fills the row */
+		vc->col[vc->n - 1].screen.keep = 45;
 	} else {
-		add(vc, VC_NAME, 0, 0, modules ? "Module" : "Function");
+		add_col(vc, VC_NAME, modules ? ANA_COL_MODULE : ANA_COL_FUNCTION, 0, 0, NULL);
 	}
 	if (!modules)
-		add(vc, VC_MODULE, 0, 0, "Module");
+		add(vc, st, VC_MODULE, 0, 0, NULL);
 	if (!lines && !modules)
-		add(vc, VC_SOURCE, 0, 0, "Source");
+		add(vc, st, VC_SOURCE, 0, 0, NULL);
 }
 
 void cmd_sort_args(const struct view_state *st, char *buf, size_t len)
@@ -200,27 +234,6 @@ static void file_line(char *buf, size_t len, const char *file, unsigned line)
 		snprintf(buf, len, "%s", text_basename(file));
 }
 
-/* The model column (analyzer/table.h) whose value kind k shows in state
- * st, or -1 for the viewer's own columns (the ratio, the names). */
-static int model_col(const struct view_state *st, enum vcol_kind k)
-{
-	bool incl = st->kind == ANA_INCL;
-
-	switch (k) {
-	case VC_SELF: return ANA_COL_SELF_VALUE;
-	case VC_INCL: return ANA_COL_INCL_VALUE;
-	case VC_SELF_PCT: return ANA_COL_SELF_PCT;
-	case VC_INCL_PCT: return ANA_COL_INCL_PCT;
-	case VC_EVENT_PCT: return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
-	case VC_BASE:
-		if (st->ratio == ANA_RATIO_RAW)
-			return incl ? ANA_COL_INCL_VALUE : ANA_COL_SELF_VALUE;
-		return incl ? ANA_COL_INCL_PCT : ANA_COL_SELF_PCT;
-	case VC_MODULE: return ANA_COL_MODULE;
-	default: return -1;
-	}
-}
-
 /* The TUI's renderer of a model value: shares as percentages, values
  * scaled to the column's width, paths by their base name. */
 static void fmt_value(char *buf, size_t len, const struct ana_value *v, int width)
@@ -233,23 +246,16 @@ static void fmt_value(char *buf, size_t len, const struct ana_value *v, int widt
 	}
 }
 
-enum role vcol_cell(const struct view_state *st, const struct vcol *c,
+enum role vcol_cell(const struct view_state *st, const struct vcols *vc, size_t k,
 		    const struct ana_rows *r, size_t i, int width, char *buf, size_t len)
 {
 	const struct ana_row *row = ana_rows_row(r, i);
-	int id = model_col(st, c->kind);
+	const struct vcol *c = &vc->c[k];
 	struct ana_cmp cmp;
 
 	buf[0] = '\0';
 	if (!row)
 		return ROLE_NORMAL;
-	if (id >= 0) {
-		struct ana_at at = { r, i, c->ev, c->run, NULL };
-		struct ana_value v;
-		ana_col_value(ana_col((enum ana_col_id)id), &at, &v);
-		fmt_value(buf, len, &v, width);
-		return ROLE_NORMAL;
-	}
 	switch (c->kind) {
 	case VC_RATIO:
 		if (ana_rows_compare(r, i, c->run, &cmp) != 0) {
@@ -268,9 +274,13 @@ enum role vcol_cell(const struct view_state *st, const struct vcol *c,
 	case VC_SOURCE:
 	case VC_LINE:
 		file_line(buf, len, row->file, row->line);
-		break;
-	default:
-		break;
+		return ROLE_NORMAL;
+	default: {
+		struct ana_at at = { r, i, c->ev, c->run, NULL };
+		struct ana_value v;
+		ana_col_value(&vc->col[k], &at, &v);
+		fmt_value(buf, len, &v, width);
+		return ROLE_NORMAL;
 	}
-	return ROLE_NORMAL;
+	}
 }

@@ -1,14 +1,15 @@
-/* Column layout: which columns fit a terminal width, and how wide each is. */
+/* Column layout: which columns fit a terminal width, and how wide each is,
+ * by the columns' screen hints (analyzer/table.h, struct ana_screen). */
 #include "config.h"
 
 #include "viewer-tui/view.h"
 
-static int pref_of(const struct col_spec *c)
+static int pref_of(const struct ana_col *c)
 {
-	return c->pref > c->min ? c->pref : c->min;
+	return c->screen.pref > c->screen.min ? c->screen.pref : c->screen.min;
 }
 
-int layout_columns(const struct col_spec *c, size_t n, int width, int *x, int *w)
+int layout_columns(const struct ana_col *c, size_t n, int width, int *x, int *w)
 {
 	int shown = 0, need = 0, spare, pos = 0;
 	long flex = -1;
@@ -16,16 +17,16 @@ int layout_columns(const struct col_spec *c, size_t n, int width, int *x, int *w
 	if (width < 0)
 		width = 0;
 	for (size_t i = 0; i < n; i++) {
-		w[i] = c[i].min;
+		w[i] = c[i].screen.min;
 		x[i] = 0;
-		need += c[i].min;
+		need += c[i].screen.min;
 		shown++;
 	}
 	/* Drop the least important column until the minimums fit. */
 	while (shown > 1 && need + shown - 1 > width) {
 		size_t drop = n;
 		for (size_t i = 0; i < n; i++)
-			if (w[i] && (drop == n || c[i].prio <= c[drop].prio))
+			if (w[i] && (drop == n || c[i].screen.keep <= c[drop].screen.keep))
 				drop = i;
 		need -= w[drop];
 		w[drop] = 0;
@@ -41,7 +42,7 @@ int layout_columns(const struct col_spec *c, size_t n, int width, int *x, int *w
 	}
 	spare = width - need - (shown - 1);
 	for (size_t i = 0; i < n; i++)
-		if (w[i] && (c[i].flags & COL_FLEX) && flex < 0)
+		if (w[i] && c[i].screen.fill && flex < 0)
 			flex = (long)i;
 	/* The name first (it is what people read), then the others by rank. */
 	if (flex >= 0) {
@@ -54,7 +55,7 @@ int layout_columns(const struct col_spec *c, size_t n, int width, int *x, int *w
 		size_t best = n;
 		for (size_t i = 0; i < n; i++)
 			if (w[i] && (long)i != flex && w[i] < pref_of(&c[i]) &&
-			    (best == n || c[i].prio > c[best].prio))
+			    (best == n || c[i].screen.keep > c[best].screen.keep))
 				best = i;
 		if (best == n)
 			break;

@@ -35,7 +35,7 @@ void view_free_many(void *const *p, size_t n)
 		free(p[i]);
 }
 
-void panel_show(struct panel *p, const struct col_spec *cols, size_t n, int sort_col,
+void panel_show(struct panel *p, const struct ana_col *cols, size_t n, int sort_col,
 		size_t sel)
 {
 	p->t.cols = cols;
@@ -47,7 +47,7 @@ void panel_show(struct panel *p, const struct col_spec *cols, size_t n, int sort
 
 void panel_show_vcols(struct panel *p, const struct vcols *vc, size_t sel)
 {
-	panel_show(p, vc->spec, vc->n, vc->sort_col, sel);
+	panel_show(p, vc->col, vc->n, vc->sort_col, sel);
 }
 
 const struct ana_rows *panel_rows(struct panel *p)

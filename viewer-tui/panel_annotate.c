@@ -25,7 +25,16 @@ struct ann {
 	struct arow *r;
 	size_t n;
 	char err[512];
-	struct col_spec cols[4];
+};
+
+/* The columns: text-only columns of the model's type (analyzer/table.h),
+ * the annotation's own (a share, samples, an address, the text). */
+static const struct ana_col ann_cols[] = {
+	{ .title = "Percent", .type = ANA_T_PCT, .screen = { 7, 7, 9, false } },
+	{ .title = "Samples", .type = ANA_T_COUNT, .screen = { 7, 8, 8, false } },
+	{ .title = "Address", .type = ANA_T_TEXT, .screen = { 8, 8, 7, false } },
+	{ .title = "Instruction / source", .type = ANA_T_TEXT, .left = true,
+	  .screen = { 20, 80, 10, true } },
 };
 
 static size_t ann_n(void *ctx)
@@ -143,7 +152,7 @@ static int build(struct ann *a)
 			e = push_row(a, &cap, in, NULL);
 	}
 	source_free(text);
-	panel_show(&a->p, a->cols, 4, -1, sel);	/* the hottest instruction */
+	panel_show(&a->p, ann_cols, ARRAY_SIZE(ann_cols), -1, sel);	/* the hottest instruction */
 	a->p.t.center = true;
 	return e;
 }
@@ -208,10 +217,6 @@ struct panel *panel_annotate_new(struct ui *ui, const struct ana_row *fn)
 		free(a);
 		return NULL;
 	}
-	a->cols[0] = (struct col_spec){ "Percent", 7, 7, 9, COL_RIGHT };
-	a->cols[1] = (struct col_spec){ "Samples", 7, 8, 8, COL_RIGHT };
-	a->cols[2] = (struct col_spec){ "Address", 8, 8, 7, COL_RIGHT };
-	a->cols[3] = (struct col_spec){ "Instruction / source", 20, 80, 10, COL_FLEX };
-	panel_show(&a->p, a->cols, 4, -1, 0);	/* also when annotating fails */
+	panel_show(&a->p, ann_cols, ARRAY_SIZE(ann_cols), -1, 0);	/* also when it fails */
 	return &a->p;
 }

@@ -29,7 +29,7 @@ static size_t flat_n(void *ctx)
 static enum role flat_cell(void *ctx, size_t row, size_t col, int width, char *buf, size_t len)
 {
 	struct flat *f = ctx;
-	return vcol_cell(&f->p.ui->st, &f->vc.c[col], f->rows, row, width, buf, len);
+	return vcol_cell(&f->p.ui->st, &f->vc, col, f->rows, row, width, buf, len);
 }
 
 static const char *flat_match(void *ctx, size_t row)

@@ -77,7 +77,7 @@ static enum role func_cell(void *ctx, size_t row, size_t col, int width, char *b
 			return ROLE_NORMAL;
 	}
 	const struct view_state *st = e->sect == S_LINES ? &f->p.ui->st : &f->st;
-	enum role role = vcol_cell(st, c, f->rs[e->sect], e->i,
+	enum role role = vcol_cell(st, &f->vc, col, f->rs[e->sect], e->i,
 				   c->kind == VC_NAME ? width - 2 : width, buf, len);
 	if (c->kind == VC_NAME) {	/* indent under the heading */
 		char tmp[512];

@@ -28,6 +28,11 @@ struct src {
 	size_t n_value;
 };
 
+/* The source text: a text-only column (analyzer/table.h), the viewer's own. */
+static const struct ana_col src_text_col = {
+	.title = "Source", .type = ANA_T_TEXT, .left = true, .screen = { 10, 80, 99, true },
+};
+
 static size_t src_n(void *ctx)
 {
 	return ((struct src *)ctx)->n;
@@ -62,7 +67,7 @@ static enum role src_cell(void *ctx, size_t row, size_t col, int width, char *bu
 	}
 	if (s->at[row] == SIZE_MAX)
 		return ROLE_NORMAL;
-	return vcol_cell(&s->p.ui->st, c, s->rows, s->at[row], width, buf, len);
+	return vcol_cell(&s->p.ui->st, &s->vc, col, s->rows, s->at[row], width, buf, len);
 }
 
 static enum role src_row_role(void *ctx, size_t row)
@@ -180,20 +185,15 @@ static void src_columns(struct src *s, struct ui *ui)
 	vcols_build(&s->vc, &ui->st, ui->set, ANA_VIEW_LINES);
 	for (size_t i = 0; i < s->vc.n; i++)
 		if (s->vc.c[i].kind != VC_LINE && s->vc.c[i].kind != VC_NAME &&
-		    s->vc.c[i].kind != VC_MODULE) {
-			s->vc.c[m] = s->vc.c[i];
-			s->vc.spec[m] = s->vc.spec[i];
-			s->vc.spec[m].title = s->vc.c[m].title;
-			m++;
-		}
+		    s->vc.c[i].kind != VC_MODULE)
+			vcols_move(&s->vc, m++, i);
 	s->n_value = m;
-	s->vc.c[m] = (struct vcol){ .kind = VC_LINE, .title = "Line" };
-	s->vc.spec[m] = (struct col_spec){ .title = s->vc.c[m].title, .min = 6, .pref = 7,
-					   .prio = 95, .flags = COL_RIGHT };
+	/* the line number (the model's line), then the text (the viewer's own) */
+	s->vc.c[m] = (struct vcol){ .kind = VC_LINE };
+	s->vc.col[m] = *ana_col(ANA_COL_LINE);
 	m++;
-	s->vc.c[m] = (struct vcol){ .kind = VC_NAME, .title = "Source" };
-	s->vc.spec[m] = (struct col_spec){ .title = s->vc.c[m].title, .min = 10, .pref = 80,
-					   .prio = 99, .flags = COL_FLEX };
+	s->vc.c[m] = (struct vcol){ .kind = VC_NAME };
+	s->vc.col[m] = src_text_col;
 	s->vc.n = m + 1;
 	s->vc.sort_col = -1;
 }

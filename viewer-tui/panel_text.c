@@ -24,7 +24,16 @@ struct text {
 	struct trow *r;
 	size_t n, cap;
 	bool oom;
-	struct col_spec cols[2];
+};
+
+/* The columns of help and of the facts: text-only columns (analyzer/table.h). */
+static const struct ana_col help_cols[] = {
+	{ .title = "Key", .type = ANA_T_TEXT, .left = true, .screen = { 10, 26, 50, false } },
+	{ .title = "Does", .type = ANA_T_TEXT, .left = true, .screen = { 10, 60, 60, true } },
+};
+static const struct ana_col fact_cols[] = {
+	{ .title = "Fact", .type = ANA_T_TEXT, .left = true, .screen = { 10, 26, 50, false } },
+	{ .title = "Value", .type = ANA_T_TEXT, .left = true, .screen = { 10, 60, 60, true } },
 };
 
 static size_t text_n(void *ctx)
@@ -244,11 +253,7 @@ static int text_refresh(struct panel *p, struct ui *ui)
 		facts_rows(t);
 	if (t->oom)
 		return -ENOMEM;
-	t->cols[0] = (struct col_spec){ .title = t->help ? "Key" : "Fact", .min = 10, .pref = 26,
-					.prio = 50 };
-	t->cols[1] = (struct col_spec){ .title = t->help ? "Does" : "Value", .min = 10,
-					.pref = 60, .prio = 60, .flags = COL_FLEX };
-	panel_show(p, t->cols, 2, -1, sel);
+	panel_show(p, t->help ? help_cols : fact_cols, 2, -1, sel);
 	return 0;
 }
 

@@ -49,7 +49,7 @@ static enum role tree_cell(void *ctx, size_t row, size_t col, int width, char *b
 	struct tree *t = ctx;
 	const struct tentry *e = &t->e[row];
 	const struct vcol *c = &t->vc.c[col];
-	enum role role = vcol_cell(&t->st, c, e->rs, e->i, width, buf, len);
+	enum role role = vcol_cell(&t->st, &t->vc, col, e->rs, e->i, width, buf, len);
 
 	if (c->kind == VC_NAME) {
 		const struct ana_row *r = row_of(t, row);

@@ -121,8 +121,8 @@ static void measure(struct tui_table *t, size_t nc, size_t n, size_t h)
 			continue;
 		for (size_t r = from; r < to && r < n; r++)
 			for (size_t i = 0; i < nc; i++) {
-				int pref = t->cols[i].pref > t->cols[i].min ? t->cols[i].pref
-									    : t->cols[i].min;
+				const struct ana_screen *sc = &t->cols[i].screen;
+				int pref = sc->pref > sc->min ? sc->pref : sc->min;
 				raw[0] = '\0';
 				t->ops->cell(t->ctx, r, i, pref, raw, sizeof(raw));
 				int cw = text_width(raw);
@@ -136,7 +136,7 @@ static void measure(struct tui_table *t, size_t nc, size_t n, size_t h)
 void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h)
 {
 	int x[VCOL_MAX + 8], w[VCOL_MAX + 8];
-	struct col_spec spec[VCOL_MAX + 8];
+	struct ana_col spec[VCOL_MAX + 8];
 	size_t nc = t->n_cols < ARRAY_SIZE(x) ? t->n_cols : ARRAY_SIZE(x);
 	size_t n = tui_table_n_rows(t);
 	char raw[1024], fit[2048];
@@ -148,10 +148,10 @@ void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h)
 	/* No column wants more than its content; the name takes the rest. */
 	for (size_t i = 0; i < nc; i++) {
 		spec[i] = t->cols[i];
-		if (spec[i].pref > t->need[i])
-			spec[i].pref = t->need[i];
-		if (spec[i].min > t->need[i] && !(spec[i].flags & COL_FLEX))
-			spec[i].min = t->need[i];
+		if (spec[i].screen.pref > t->need[i])
+			spec[i].screen.pref = t->need[i];
+		if (spec[i].screen.min > t->need[i] && !spec[i].screen.fill)
+			spec[i].screen.min = t->need[i];
 	}
 	layout_columns(spec, nc, c->w, x, w);
 	c->clear(c, y, ROLE_COLHEAD);
@@ -161,7 +161,7 @@ void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h)
 		bool sorted = (int)i == t->sort_col;
 		snprintf(raw, sizeof(raw), "%s%s", t->cols[i].title,
 			 sorted ? (text_utf8 ? "\u25bc" : "v") : "");
-		text_fit(fit, sizeof(fit), raw, w[i], t->cols[i].flags & COL_RIGHT);
+		text_fit(fit, sizeof(fit), raw, w[i], !t->cols[i].left);
 		c->put(c, y, x[i], fit, sorted ? ROLE_SORTED : ROLE_COLHEAD);
 	}
 	t->body_h = h - 1;
@@ -183,7 +183,7 @@ void tui_table_draw(struct tui_table *t, struct canvas *c, int y, int h)
 				continue;
 			raw[0] = '\0';
 			enum role cr = t->ops->cell(t->ctx, r, i, w[i], raw, sizeof(raw));
-			text_fit(fit, sizeof(fit), raw, w[i], t->cols[i].flags & COL_RIGHT);
+			text_fit(fit, sizeof(fit), raw, w[i], !t->cols[i].left);
 			c->put(c, row_y, x[i], fit,
 			       sel ? ROLE_SELECTED : cr != ROLE_NORMAL ? cr : rr);
 		}

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/table.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -80,22 +81,13 @@ bool text_contains(const char *hay, const char *needle);
 
 /* ---- layout (layout.c) ---- */
 
-enum col_flags {
-	COL_RIGHT = 1 << 0,	/* right-aligned (numbers) */
-	COL_FLEX = 1 << 1,	/* takes what is left (one per table: the name) */
-};
-struct col_spec {
-	const char *title;
-	int min, pref;		/* widths; pref 0 = min */
-	int prio;		/* higher survives longer when space runs out */
-	unsigned flags;
-};
-/* Lay n columns out in `width` with one blank between them: x[i] and w[i]
- * (w[i] 0 = hidden).  Columns are dropped lowest prio first (rightmost on a
- * tie) until the minimums fit; spare room goes to the flex column up to its
- * pref, then to the others up to theirs by prio, then to the flex column.
- * Returns the number of visible columns. */
-int layout_columns(const struct col_spec *c, size_t n, int width, int *x, int *w);
+/* Lay n columns out in `width` with one blank between them by their screen
+ * hints (ana_col.screen): x[i] and w[i] (w[i] 0 = hidden).  Columns are
+ * dropped lowest keep first (rightmost on a tie) until the minimums fit;
+ * spare room goes to the fill column up to its pref, then to the others up
+ * to theirs by keep, then to the fill column.  Returns the number of
+ * visible columns. */
+int layout_columns(const struct ana_col *c, size_t n, int width, int *x, int *w);
 
 /* ---- canvas ---- */
 
@@ -141,7 +133,9 @@ struct tui_table_ops {
 struct tui_table {
 	const struct tui_table_ops *ops;
 	void *ctx;
-	const struct col_spec *cols;
+	/* The columns: headings, alignment (left) and screen hints; the cells
+	 * come from ops.  Not copied: the panel keeps them. */
+	const struct ana_col *cols;
 	size_t n_cols;
 	int sort_col;		/* column titled with the sort mark, or -1 */
 	size_t sel, top;	/* selected row, first row shown */
@@ -192,33 +186,43 @@ bool view_events_differ(const struct view_state *st, const struct ana_set *s);
 
 /* ---- cells (cells.c): analyzer rows -> columns ---- */
 
+/* How the viewer fills a column's cells: most through the column's
+ * accessor (the model's value), the rest its own way. */
 enum vcol_kind {
 	VC_SELF, VC_SELF_PCT, VC_INCL, VC_INCL_PCT,	/* current event, run 0 */
 	VC_EVENT_PCT,		/* another event's share (self or incl per kind) */
 	VC_BASE,		/* compare: base share (or count in RAW mode) */
-	VC_RATIO,		/* compare: run vs base */
-	VC_NAME, VC_MODULE, VC_SOURCE,
-	VC_LINE,		/* LINES: file:line first */
+	VC_RATIO,		/* compare: run vs base, interval and mark (fmt_ratio) */
+	VC_NAME,		/* the row's name, "(inlined in f)" */
+	VC_MODULE,
+	VC_SOURCE, VC_LINE,	/* file:line (LINES: the first column) */
 };
+/* Where a column's cells are: which run and event column (ana_at); and
+ * its heading, the model's or the view's name for it ("instructions%", a
+ * run's label), which the column's title points to. */
 struct vcol {
 	enum vcol_kind kind;
 	unsigned run;
 	size_t ev;
 	char title[40];
 };
+/* A view's columns: col[i] is the analyzer's column (analyzer/table.h: a
+ * copy of the model's entry, its title c[i].title, its screen hints as
+ * the view places it), c[i] where its cells are. */
 struct vcols {
 	size_t n;
+	struct ana_col col[VCOL_MAX];
 	struct vcol c[VCOL_MAX];
-	struct col_spec spec[VCOL_MAX];
 	int sort_col;
 };
 /* Columns for view v (FUNCS, LINES, MODULES, CALLERS, CALLEES, TOPDOWN,
  * BOTTOMUP) of set s in state st. */
 void vcols_build(struct vcols *vc, const struct view_state *st, const struct ana_set *s,
 		 enum ana_view v);
-/* Cell of column c for row i of r; the name column is indented by `depth`
- * levels with a tree marker when tree is set ('+' closed, '-' open). */
-enum role vcol_cell(const struct view_state *st, const struct vcol *c,
+/* Move column from to position to (to <= from), its title with it. */
+void vcols_move(struct vcols *vc, size_t to, size_t from);
+/* Cell of column k of vc for row i of r, for a column `width` wide. */
+enum role vcol_cell(const struct view_state *st, const struct vcols *vc, size_t k,
 		    const struct ana_rows *r, size_t i, int width, char *buf, size_t len);
 /* The sort, ratio and filter options of report (or, in compare mode,
  * diff) that make their query match st's, each with a leading blank. */
@@ -404,7 +408,7 @@ void view_free_many(void *const *p, size_t n);
 	view_free_many((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
 /* The end of a refresh: n columns cols with the sort mark on sort_col (-1:
  * none), the content measured again, row sel selected. */
-void panel_show(struct panel *p, const struct col_spec *cols, size_t n, int sort_col,
+void panel_show(struct panel *p, const struct ana_col *cols, size_t n, int sort_col,
 		size_t sel);
 /* panel_show with vc's columns and sort mark. */
 void panel_show_vcols(struct panel *p, const struct vcols *vc, size_t sel);

@@ -1,7 +1,9 @@
 # libpmc's ABI: every symbol libpmc.so exports is named in backend/libpmc.map
 # in the node it is exported with (a new function in no node fails here),
 # every name in the map is exported, every PMC_API call of the headers is;
-# the commands linked with the static core call only what libpmc.so exports;
+# the commands that use libpmc are ELF programs (no libtool wrapper script)
+# linked with libpmc.so, finding the tree's own copy by a build-tree-free
+# DT_RUNPATH, and call only what it exports;
 # and a program built against 0.1 (its caller-allocated plan, bound to
 # pmc_plan_make@PMC_0.1) still runs, while new code cannot link that symbol.
 . "$PMCPROF_SRC/tests/lib.sh"
@@ -13,6 +15,7 @@ command -v nm >/dev/null || { skip "abi: no nm"; exit 0; }
 # NAME VERSION per line, from the library and from the map.
 nm -D --defined-only "$so" | awk '$2 != "A" { split($3, p, "@"); print p[1], p[length(p)] }' |
 	sort >exported
+awk '{ print $1 }' exported | sort -u >exported.names
 awk '/^[A-Za-z_0-9.]+ *\{/ { node = $1 } /^[ \t]+pmc_[a-z0-9_]+;/ { s = $1; sub(/;.*/, "", s); print s, node }' \
 	"$map" | sort >mapped
 check "libpmc.so exports symbols ($(wc -l <exported))" [ -s exported ]
@@ -29,21 +32,40 @@ cat "$PMCPROF_SRC"/backend/pmc/*.h | tr '\n' ' ' | grep -oE 'PMC_API[^;]*;' |
 missing=$(awk '{print $1}' exported | sort -u | comm -13 - declared)
 check "every PMC_API call of the headers is exported${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
-# The commands link the static core (docs/libpmc.md): the libpmc calls
-# their objects make are exported ones all the same.
-objs=
-for o in cli/pmcprof.o cli/record.o cli/stat.o cli/attach.o cli/exe.o cli/list.o cli/probe.o \
-	collector/settings.o \
-	attach/.libs/libattach_la-*.o; do
-	for f in "$PMCPROF_BUILD"/$o; do [ -f "$f" ] && objs="$objs $f"; done
-done
-if [ -n "$objs" ]; then
-	nm -u $objs 2>/dev/null | awk '$1 == "U" && $2 ~ /^pmc_/ { print $2 }' | sort -u >used
-	internal=$(awk '{print $1}' exported | sort -u | comm -23 used -)
-	check "the commands (front-end, record, stat, list, probe) call $(wc -l <used) libpmc functions, all exported${internal:+ (not:$internal)}" \
-		[ -s used ] && [ -z "$internal" ]
+# The commands link libpmc.so (docs/libpmc.md, "Who links libpmc.so"): each
+# is an ELF program, not libtool's wrapper script (which record_firstlaw's
+# env -i and the arm64 guest's busybox cannot have); NEEDED names the
+# library's soname; its DT_RUNPATH holds $ORIGIN/backend/.libs and no path
+# of the build tree (make install copies the file); run from the tree it
+# loads the tree's libpmc.so; and it holds no copy of the core: every pmc_
+# call is an undefined symbol bound to an exported version.
+soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if ! command -v readelf >/dev/null || [ -z "$soname" ]; then
+	skip "abi: no readelf, or no soname in $so"
 else
-	skip "abi: no command objects in the build tree"
+	for c in pmcprof pmcprof-record pmcprof-stat pmcprof-list pmcprof-probe; do
+		f=$PMCPROF_BUILD/$c
+		magic=$(od -An -c -N4 "$f" 2>/dev/null | tr -d ' ')
+		check "$c is an ELF program, no wrapper script (starts with '$magic')" \
+			[ "$magic" = "177ELF" ]
+		readelf -d "$f" >dyn.txt 2>&1
+		contains "$c: NEEDED $soname" "(NEEDED).*\\[$soname\\]" dyn.txt
+		rp=$(sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p' dyn.txt)
+		check "$c: DT_RUNPATH \$ORIGIN/backend/.libs first, no build-tree path ($rp)" \
+			sh -c 'case "$1:" in "\$ORIGIN/backend/.libs:"*) ;; *) exit 1 ;; esac
+				case ":$1:" in *":$2"[/:]*) exit 1 ;; esac' - "$rp" "$PMCPROF_BUILD"
+		# which libpmc the dynamic loader maps, with no LD_LIBRARY_PATH
+		env -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 "$f" >ldd.txt 2>&1
+		contains "$c: run from the tree, it loads the tree's libpmc" \
+			"$soname => $(dirname "$so")/$soname " ldd.txt
+		nm -D --undefined-only "$f" 2>/dev/null | awk '$2 ~ /^pmc_/ { print $2 }' | sort -u >dynu
+		nm --defined-only "$f" 2>/dev/null | awk '$3 ~ /^pmc_/ { print $3 }' >defd
+		bad=$(awk '{ sub(/@.*/, ""); print }' dynu | sort -u | comm -23 - exported.names | tr '\n' ' ')
+		unv=$(grep -v '@PMC_' dynu | tr '\n' ' ')
+		check "$c: $(wc -l <dynu) pmc_ calls, all exported and versioned${bad:+ (not exported: $bad)}${unv:+ (no version: $unv)}" \
+			sh -c '[ -s dynu ] && [ -z "$1" ]' - "$bad$unv"
+		check "$c: no copy of the core linked in ($(wc -l <defd) pmc_ definitions)" [ ! -s defd ]
+	done
 fi
 
 # A 0.1 program: its own struct pmc_plan, pmc_plan_make bound to PMC_0.1.

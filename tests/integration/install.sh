@@ -1,6 +1,8 @@
 # make install DESTDIR=...: commands, libpmc with its header and pmc.pc, the
 # collector and plugins in pkglibdir, man pages, bash completion; a program
-# builds against the installed libpmc with pkg-config and runs.
+# builds against the installed libpmc with pkg-config and runs; the
+# installed commands that link libpmc.so find it in $(libdir), not in the
+# build tree.
 . "$PMCPROF_SRC/tests/lib.sh"
 command -v make >/dev/null && [ -f "$PMCPROF_BUILD/Makefile" ] || { skip "install: no build tree"; exit 0; }
 
@@ -25,6 +27,31 @@ check "the man pages name the installed docs" grep -qF "$prefix/share/doc/pmcpro
 for f in analyzer.md collector.md viewer.md profile-format.md report-schema.json README.md; do
 	check "installed: share/doc/pmcprof/$f" [ -s "$root/share/doc/pmcprof/$f" ]
 done
+
+# The commands linked with libpmc.so (docs/libpmc.md): the installed file
+# is the build tree's, so its DT_RUNPATH must name where make install put
+# libpmc and nothing of the build tree; and it runs on the installed copy
+# (LD_LIBRARY_PATH: a DESTDIR install is not where its RUNPATH looks).
+if command -v readelf >/dev/null; then
+	for c in bin/pmcprof libexec/pmcprof/pmcprof-record libexec/pmcprof/pmcprof-stat \
+		libexec/pmcprof/pmcprof-list libexec/pmcprof/pmcprof-probe; do
+		readelf -d "$root/$c" >dyn.txt 2>&1
+		rp=$(sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p' dyn.txt)
+		abs=$(echo "$rp" | tr ':' '\n' | grep '^/')
+		check "installed $c: NEEDED libpmc.so.0, RUNPATH ($rp) names the installed libpmc's directory and no build-tree path" \
+			sh -c 'grep -q "(NEEDED).*\[libpmc.so.0\]" dyn.txt && [ "$(echo "$1" | wc -l)" -eq 1 ] &&
+				[ -f "$2$1/libpmc.so.0" ] && case "$1/" in "$3"/*) exit 1 ;; esac' - "$abs" "$D" "$PMCPROF_BUILD"
+	done
+	env LD_LIBRARY_PATH="$root/lib" LD_TRACE_LOADED_OBJECTS=1 "$root/bin/pmcprof" >ldd.txt 2>&1
+	contains "the installed pmcprof loads the installed libpmc" "libpmc.so.0 => $root/lib/libpmc.so.0 " ldd.txt
+	LD_LIBRARY_PATH=$root/lib "$root/bin/pmcprof" --version >ver.txt 2>&1
+	contains "and runs (--version)" "^pmcprof .*: libpmc " ver.txt
+	LD_LIBRARY_PATH=$root/lib PMCPROF_PLUGIN_PATH=$root/lib/pmcprof \
+		"$root/libexec/pmcprof/pmcprof-list" >list.txt 2>&1
+	contains "the installed pmcprof-list runs on it, with the installed plugins" "^  cputimer  *usable" list.txt
+else
+	skip "install: no readelf"
+fi
 
 cat >use.c <<'EOC'
 #include <pmc.h>

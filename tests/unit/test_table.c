@@ -127,11 +127,32 @@ static void test_names(void)
 	     !strcmp(ana_col(ANA_COL_SELF_PCT)->csv_fmt, "%.4f"), "self_pct: a share, 4 decimals in CSV");
 }
 
+/* Screen hints (ana_col.screen): a column the viewer shows has a minimum
+ * and a preference no narrower, and the function's name alone fills. */
+static void test_screen(void)
+{
+	int shown = 0, fill = 0;
+
+	for (int id = 0; id < ANA_COL_N; id++) {
+		const struct ana_screen *sc = &ana_col((enum ana_col_id)id)->screen;
+		if (!sc->min && !sc->pref && !sc->keep && !sc->fill)
+			continue;
+		shown++;
+		fill += sc->fill;
+		T_OK(sc->min > 0 && (sc->pref == 0 || sc->pref >= sc->min) && sc->keep > 0,
+		     "column %s: screen min %d, pref %d, keep %d", ana_col((enum ana_col_id)id)->name,
+		     sc->min, sc->pref, sc->keep);
+	}
+	T_OK(shown >= 8 && fill == 1 && ana_col(ANA_COL_FUNCTION)->screen.fill,
+	     "%d columns have screen hints, %d fills (the function)", shown, fill);
+}
+
 int main(void)
 {
 	test_widths();
 	test_markdown();
 	test_values();
 	test_names();
+	test_screen();
 	return T_DONE();
 }

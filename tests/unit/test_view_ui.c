@@ -159,6 +159,54 @@ static bool fits(void)
 	return n >= 6 && strcmp(bar + n - 6, "q Quit") == 0;
 }
 
+/* The viewer's columns are the analyzer's (analyzer/table.h): heading,
+ * type, alignment and accessor come from the model's entry; only the
+ * headings the view names (a run, another event) and the screen hints
+ * the view places differ. */
+static void test_columns_model(void)
+{
+	struct ui *ui = open_ui("base.pmcp", "run.pmcp");
+	static const struct {
+		int line;
+		bool compare;
+		enum ana_ratio ratio;
+		enum ana_view v;
+		size_t col;
+		enum ana_col_id id;
+		const char *title;
+	} cases[] = {
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 0, ANA_COL_SELF_PCT, "Self%" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 1, ANA_COL_INCL_PCT, "Incl%" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 2, ANA_COL_SELF_VALUE, "Self" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 4, ANA_COL_SELF_PCT,
+		  "instructions%" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 5, ANA_COL_FUNCTION, "Function" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 6, ANA_COL_MODULE, "Module" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 7, ANA_COL_FILE, "Source" },
+		{ __LINE__, false, ANA_RATIO_SHARE, ANA_VIEW_MODULES, 3, ANA_COL_MODULE, "Module" },
+		{ __LINE__, true, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 0, ANA_COL_BASE_PCT, "Base%" },
+		{ __LINE__, true, ANA_RATIO_SHARE, ANA_VIEW_FUNCS, 1, ANA_COL_RATIO, "run.pmcp" },
+		{ __LINE__, true, ANA_RATIO_RAW, ANA_VIEW_FUNCS, 0, ANA_COL_SELF_VALUE, "Base" },
+	};
+
+	T_OK(ui != NULL, "two runs open");
+	for (size_t i = 0; ui && i < ARRAY_SIZE(cases); i++) {
+		struct view_state st = ui->st;
+		struct vcols vc;
+		st.compare = cases[i].compare;
+		st.ratio = cases[i].ratio;
+		vcols_build(&vc, &st, ui->set, cases[i].v);
+		const struct ana_col *c = &vc.col[cases[i].col], *m = ana_col(cases[i].id);
+		T_OK(cases[i].col < vc.n && c->name == m->name && c->type == m->type &&
+			     c->left == m->left && c->get == m->get && c->screen.min > 0 &&
+			     !strcmp(c->title, cases[i].title) && c->title == vc.c[cases[i].col].title,
+		     "columns line %d: column %zu is the model's %s headed '%s' (got %s '%s')",
+		     cases[i].line, cases[i].col, m->name, cases[i].title,
+		     c->name ? c->name : "(none)", c->title);
+	}
+	ui_free(ui);
+}
+
 static void test_functions(void)
 {
 	struct ui *ui = open_ui("base.pmcp", NULL);
@@ -732,6 +780,7 @@ int main(void)
 			"'main;work_a=3000' 'main;work_b=1500' 'main;work_c=500'");
 	T_OK(rc == 0, "test profiles written");
 	if (rc == 0) {
+		test_columns_model();
 		test_functions();
 		dump_if_failed();
 		test_compare();

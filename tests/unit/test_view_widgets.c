@@ -190,18 +190,21 @@ static void test_roles(void)
 
 static void test_layout(void)
 {
-	static const struct col_spec cols[] = {
-		{ "A", 6, 0, 90, COL_RIGHT },
-		{ "B", 6, 0, 50, COL_RIGHT },
-		{ "Name", 12, 40, 100, COL_FLEX },
-		{ "Mod", 8, 20, 40, 0 },
+	/* the screen hints of analyzer columns (analyzer/table.h) */
+	static const struct ana_col cols[] = {
+		{ .title = "A", .screen = { 6, 0, 90, false } },
+		{ .title = "B", .screen = { 6, 0, 50, false } },
+		{ .title = "Name", .left = true, .screen = { 12, 40, 100, true } },
+		{ .title = "Mod", .left = true, .screen = { 8, 20, 40, false } },
 	};
-	static const struct col_spec tie[] = {
-		{ "X", 5, 0, 10, 0 }, { "Y", 5, 0, 10, 0 }, { "Z", 5, 0, 10, 0 },
+	static const struct ana_col tie[] = {
+		{ .title = "X", .screen = { 5, 0, 10, false } },
+		{ .title = "Y", .screen = { 5, 0, 10, false } },
+		{ .title = "Z", .screen = { 5, 0, 10, false } },
 	};
 	static const struct {
 		int line;
-		const struct col_spec *c;
+		const struct ana_col *c;
 		size_t n;
 		int width, shown;
 		int w[4], x[4];
@@ -266,9 +269,9 @@ static const struct tui_table_ops rows_ops = {
 
 static void test_table(void)
 {
-	static const struct col_spec cols[] = {
-		{ "Num", 5, 0, 90, COL_RIGHT },
-		{ "Name", 8, 40, 100, COL_FLEX },
+	static const struct ana_col cols[] = {
+		{ .title = "Num", .type = ANA_T_COUNT, .screen = { 5, 0, 90, false } },
+		{ .title = "Name", .type = ANA_T_TEXT, .left = true, .screen = { 8, 40, 100, true } },
 	};
 	static struct rows r = { .n = 100 };
 	struct canvas *c = canvas_mem_new(30, 8);
