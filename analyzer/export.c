@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
+#include "analyzer/facts.h"
 #include "analyzer/json.h"
 #include "analyzer/table.h"
 

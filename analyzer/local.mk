@@ -2,7 +2,11 @@
 # export).  The commands over it (report, diff) are built by cli/local.mk.
 noinst_LTLIBRARIES += analyzer/libpmcprof-analyzer.la
 analyzer_libpmcprof_analyzer_la_SOURCES = \
-	analyzer/analyzer.h analyzer/facts.h analyzer/util.h analyzer/set.h analyzer/read.h analyzer/symbolize.h \
+	analyzer/analyzer.h analyzer/ana/core.h analyzer/ana/opts.h analyzer/ana/set.h analyzer/ana/run.h \
+	analyzer/ana/trust.h analyzer/ana/facts.h analyzer/ana/event.h analyzer/ana/note.h analyzer/ana/query.h \
+	analyzer/ana/rows.h analyzer/ana/compare.h analyzer/ana/export.h analyzer/ana/access.h \
+	analyzer/ana/timeline.h analyzer/ana/annotate.h analyzer/ana/source.h \
+	analyzer/facts.h analyzer/util.h analyzer/set.h analyzer/read.h analyzer/symbolize.h \
 	analyzer/aggregate.h analyzer/query.h \
 	analyzer/facts.c analyzer/facts_json.c \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \

@@ -100,3 +100,18 @@ same_files() {
 		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -8 | sed 's/^/    | /'
 	fi
 }
+# compiles "name" command...: PASS if the compiler command succeeds, else
+# FAIL with its first messages (header tests: header_std, analyzer_api).
+compiles() {
+	_n=$1; shift
+	if "$@" >compile.err 2>&1; then pass "$_n"; else fail "$_n"; sed 's/^/    | /' compile.err | head -10; fi
+}
+# header_alone INCLUDE FLAGS...: `#include "INCLUDE"` first and only compiles
+# as C99 and as C++17 (FLAGS: -I..., warnings).
+header_alone() {
+	_i=$1; shift
+	printf '#include "%s"\nint main(void) { return 0; }\n' "$_i" >alone.c
+	cp alone.c alone.cc
+	compiles "$_i: self-contained (C99 and C++17, alone)" \
+		sh -c '${CC:-cc} -std=c99 "$@" alone.c && ${CXX:-c++} -std=c++17 "$@" alone.cc' sh "$@"
+}

@@ -50,31 +50,16 @@ for cc in $ccs; do
 	command -v "$cc" >/dev/null || { skip "pmc.h: no $cc"; continue; }
 	for std in c99 c11 c17; do
 		for f in use.c handler.c; do
-			if $cc -std=$std $W "$f" >err 2>&1; then
-				pass "pmc.h: $f as $std with $cc -pedantic -Wall -Wextra -Werror"
-			else
-				fail "pmc.h: $f as $std with $cc"; sed 's/^/    | /' err | head -10
-			fi
+			compiles "pmc.h: $f as $std with $cc -pedantic -Wall -Wextra -Werror" $cc -std=$std $W "$f"
 		done
 	done
 done
 for cxx in $cxxs; do
 	command -v "$cxx" >/dev/null || { skip "pmc.h: no $cxx"; continue; }
 	for f in use.cc handler.cc; do
-		if $cxx -std=c++17 $W "$f" >err 2>&1; then
-			pass "pmc.h: $f as C++17 with $cxx -pedantic -Wall -Wextra -Werror"
-		else
-			fail "pmc.h: $f as C++17 with $cxx"; sed 's/^/    | /' err | head -10
-		fi
+		compiles "pmc.h: $f as C++17 with $cxx -pedantic -Wall -Wextra -Werror" $cxx -std=c++17 $W "$f"
 	done
 done
 for h in "$PMCPROF_SRC"/backend/pmc/*.h; do
-	n=pmc/$(basename "$h")
-	printf '#include "%s"\nint main(void) { return 0; }\n' "$n" >alone.c
-	cp alone.c alone.cc
-	if ${CC:-cc} -std=c99 $W alone.c >err 2>&1 && ${CXX:-c++} -std=c++17 $W alone.cc >>err 2>&1; then
-		pass "$n: self-contained (C99 and C++17, alone)"
-	else
-		fail "$n: not self-contained"; sed 's/^/    | /' err | head -10
-	fi
+	header_alone "pmc/$(basename "$h")" $W
 done
