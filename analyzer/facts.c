@@ -96,6 +96,11 @@ static void run_part(struct ana_facts *fs, const struct ana_run *r)
 	count(fs, ANA_FACT_REPEATS, "repeats", r->n_repeats);
 	count(fs, ANA_FACT_PARTIAL, "partial", r->n_partial)->severity =
 		r->n_partial ? ANA_NOTE_WARN : ANA_NOTE_INFO;
+	/* no slice is known: the whole run; its seconds need a timeline */
+	struct ana_fact *f = text(fs, ANA_FACT_SLICE, ANA_FG_RUN, "time_slice", r->time_slice);
+	f->flags = r->time_slice ? 0 : ANA_FACT_EMPTY;
+	f->value = r->time_slice ? r->time_slice_s : NAN;
+	f->unit = "s";
 }
 
 /* Metadata: a list where files differ; raw times are shown derived. */
@@ -287,6 +292,12 @@ const struct ana_fact *ana_facts_find(const struct ana_facts *f, enum ana_fact_i
 		if (!strcmp(x[i].key, key))
 			return &x[i];
 	return NULL;
+}
+
+const char *ana_facts_slice(const struct ana_facts *f)
+{
+	const struct ana_fact *x = ana_facts_get(f, ANA_FACT_SLICE);
+	return x && !(x->flags & ANA_FACT_EMPTY) ? x->text : NULL;
 }
 
 const char *ana_facts_meta_str(const struct ana_facts *f, const char *key)

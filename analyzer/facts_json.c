@@ -65,6 +65,19 @@ static void json_list(struct json *j, const struct ana_facts *f, enum ana_fact_i
 	json_arr_end(j);
 }
 
+/* --time: the slice the counts are of, as typed, and the seconds of the
+ * run it covers; no key for the whole run (the files before it had none). */
+static void json_slice(struct json *j, const struct ana_fact *x)
+{
+	if (x->flags & ANA_FACT_EMPTY)
+		return;
+	json_key(j, "time_slice");
+	json_obj_begin(j);
+	json_kstr(j, "spec", x->text);
+	json_knum(j, "seconds", x->value);
+	json_obj_end(j);
+}
+
 void json_run(struct json *j, const struct ana_run *run)
 {
 	const struct ana_facts *f = run->facts;
@@ -77,6 +90,7 @@ void json_run(struct json *j, const struct ana_run *run)
 	json_knum(j, "duration_s", value_of(f, ANA_FACT_DURATION));
 	json_knum(j, "steal_s", value_of(f, ANA_FACT_STEAL));
 	json_knum(j, "steal_share", value_of(f, ANA_FACT_STEAL_SHARE));
+	json_slice(j, ana_facts_get(f, ANA_FACT_SLICE));
 	json_key(j, "meta");
 	json_meta(j, f);
 	json_key(j, "events");

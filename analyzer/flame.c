@@ -632,20 +632,25 @@ static int fg_layout(struct fg *g)
 	return 0;
 }
 
-/* The heading: opts.title, or made from the runs' labels. */
+/* The heading: opts.title, or made from the runs' labels and the slice
+ * they are of (the runs' time_slice fact: a sliced graph says so). */
 static const char *fg_title(const struct fg *g, char *buf, size_t len)
 {
 	const struct ana_set *s = g->s;
+	const char *slice = ana_facts_slice(ana_set_facts(s, 0));
+	int n;
 	if (g->o->title)
 		return g->o->title;
 	if (g->diff)
-		snprintf(buf, len, "Differential flame graph: %s against %s",
-			 ana_set_run(s, g->run)->label, ana_set_run(s, g->base)->label);
+		n = snprintf(buf, len, "Differential flame graph: %s against %s",
+			     ana_set_run(s, g->run)->label, ana_set_run(s, g->base)->label);
 	else
-		snprintf(buf, len, "%s: %s",
-			 ana_rows_query(g->r)->view == ANA_VIEW_BOTTOMUP ? "Bottom-up flame graph"
-									 : "Flame graph",
-			 ana_set_n_runs(s) == 1 ? ana_set_run(s, 0)->label : "all runs");
+		n = snprintf(buf, len, "%s: %s",
+			     ana_rows_query(g->r)->view == ANA_VIEW_BOTTOMUP ? "Bottom-up flame graph"
+									     : "Flame graph",
+			     ana_set_n_runs(s) == 1 ? ana_set_run(s, 0)->label : "all runs");
+	if (n >= 0 && (size_t)n < len && slice)
+		snprintf(buf + n, len - (size_t)n, " (--time %s)", slice);
 	return buf;
 }
 

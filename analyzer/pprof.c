@@ -552,8 +552,15 @@ static void pp_fact_comments(struct pp *p, unsigned run, const struct ana_facts 
 	const struct ana_fact *ev = ana_facts_all(f, ANA_FACT_EVENT, &n_ev);
 	const struct ana_fact *ctr = ana_facts_all(f, ANA_FACT_COUNTER, &n_ctr);
 
+	const struct ana_fact *slice = ana_facts_get(f, ANA_FACT_SLICE);
+
 	pp_comment(p, "run %u: %s (%llu files)", run, ana_facts_get(f, ANA_FACT_LABEL)->text,
 		   (unsigned long long)ana_facts_get(f, ANA_FACT_FILES)->count);
+	/* the counts below are of a slice of the run only */
+	if (!(slice->flags & ANA_FACT_EMPTY) && isnan(slice->value))
+		pp_comment(p, "time slice: --time %s", slice->text);
+	else if (!(slice->flags & ANA_FACT_EMPTY))
+		pp_comment(p, "time slice: --time %s (%.3f s of the run)", slice->text, slice->value);
 	for (size_t k = 0; k < n_meta; k++)
 		pp_comment(p, "%s: %s", meta[k].key, meta[k].text);
 	for (size_t k = 0; k < n_ev; k++)

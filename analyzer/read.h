@@ -64,6 +64,7 @@ struct orun {
 	struct ana_run pub;
 	struct ana_kv *kv;
 	struct ana_facts *facts;	/* pub.facts, built at finish */
+	double slice_s;			/* opts.time: s of its span in range (timeline.c) */
 };
 /* One repeat of one output run (or of one --by group): its own counts over
  * the raw tree, only for the nodes it has.  Entries are appended per file
@@ -104,6 +105,10 @@ struct tl_stream {
 	size_t n_w;
 	uint64_t span;			/* its input run's span, ns (percent --time) */
 };
+
+/* opts.time as one string ("0%-25%,1.5,"), as ana_time_parse reads it:
+ * the slice fact's text when the caller gave no time_spec; NULL + ENOMEM. */
+char *tl_time_spec(const struct ana_time_range *r, size_t n);
 
 /* A note about run (-1: the set), kept for ana_set_note.  0 or -ENOMEM. */
 int set_note(struct ana_set *s, enum ana_severity sev, int run, const char *fmt, ...)

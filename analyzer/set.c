@@ -122,8 +122,14 @@ struct ana_set *ana_set_new(const struct ana_opts *opts)
 			goto fail;
 		}
 		memcpy(s->time, s->o.time, s->o.n_time * sizeof(*s->time));
+		/* the runs' slice fact says it as the user typed it */
+		s->time_spec = s->o.time_spec ? strdup(s->o.time_spec)
+					      : tl_time_spec(s->time, s->o.n_time);
+		if (!s->time_spec)
+			goto fail;
 	}
 	s->o.time = s->time;
+	s->o.time_spec = s->time_spec;
 	const char **flt[] = { &s->o.comms, &s->o.pids, &s->o.tids, &s->o.dsos, &s->o.symbols };
 	for (size_t i = 0; i < sizeof(flt) / sizeof(flt[0]); i++) {
 		if (*flt[i] && !(s->filter[i] = strdup(*flt[i])))
@@ -199,6 +205,7 @@ void ana_set_free(struct ana_set *s)
 	free_raw(s);
 	tl_free(s);
 	free(s->time);
+	free(s->time_spec);
 	for (size_t i = 0; i < s->n_orun; i++) {
 		struct orun *o = &s->orun[i];
 		for (size_t k = 0; k < o->n_meta; k++) {
@@ -1264,6 +1271,7 @@ static int run_facts(struct ana_set *s, unsigned r)
 		.n_partial = o->n_partial, .n_meta = o->n_meta, .meta = o->kv,
 		.n_events = s->n_ev, .events = o->ev, .n_counters = o->n_ctr, .counters = o->ctr,
 		.duration = dur, .steal = steal, .steal_share = NAN,
+		.time_slice = s->time_spec, .time_slice_s = s->o.n_time ? o->slice_s : NAN,
 	};
 	/* /proc/stat's steal is summed over the guest's CPUs: a share of the
 	 * CPU time the run's span offered */

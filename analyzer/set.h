@@ -20,6 +20,7 @@
 struct ana_set {
 	struct ana_opts o;
 	struct ana_time_range *time;	/* copy of o.time */
+	char *time_spec;		/* o.time_spec copied, or o.time written out */
 	char *debug_dirs, *cache_dir, *keep_dir;
 	char *filter[5];		/* copies of opts comms, pids, tids, dsos, symbols */
 	size_t n_filtered_out;		/* files left out by comms/pids/tids */

@@ -224,6 +224,60 @@ static bool in_ranges(const struct ana_set *s, uint64_t span, uint64_t t)
 	return false;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Seconds of [0, span] the ranges cover (overlapping ones once): how much
+ * of the run the slice shows. */
+static double slice_seconds(const struct ana_set *s, uint64_t span)
+{
+	double iv[16][2], end = (double)span / 1e9, sum = 0, at = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < s->o.n_time && n < 16; i++) {
+		const struct ana_time_range *r = &s->o.time[i];
+		double a = r->pct ? r->start / 100 * end : r->start;
+		double b = r->pct ? r->end / 100 * end : r->end;
+		a = a < 0 ? 0 : a;
+		b = b > end ? end : b;
+		if (b > a) {
+			iv[n][0] = a;
+			iv[n++][1] = b;
+		}
+	}
+	qsort(iv, n, sizeof(iv[0]), range_cmp);
+	for (size_t i = 0; i < n; i++) {
+		double a = iv[i][0] > at ? iv[i][0] : at;
+		if (iv[i][1] > a) {
+			sum += iv[i][1] - a;
+			at = iv[i][1];
+		}
+	}
+	return sum;
+}
+
+char *tl_time_spec(const struct ana_time_range *r, size_t n)
+{
+	size_t len = 1 + 64 * n;
+	char *out = malloc(len), *p = out;
+	for (size_t i = 0; out && i < n; i++) {
+		p += snprintf(p, len - (size_t)(p - out), "%s", i ? "," : "");
+		if (r[i].pct)
+			p += snprintf(p, len - (size_t)(p - out), "%g%%-%g%%", r[i].start, r[i].end);
+		else if (isinf(r[i].end))
+			p += snprintf(p, len - (size_t)(p - out), "%g,", r[i].start);
+		else
+			p += snprintf(p, len - (size_t)(p - out), "%g,%g", r[i].start, r[i].end);
+	}
+	if (out && !n)
+		*out = 0;
+	if (!out)
+		errno = ENOMEM;
+	return out;
+}
+
 /* One stream's samples in range, as part entries (one per context and
  * event) and run facts. */
 static int apply_stream(struct ana_set *s, const struct tl_stream *st, uint64_t *keys)
@@ -270,8 +324,12 @@ int tl_apply_time(struct ana_set *s)
 		return -ENOMEM;
 	int e = 0;
 	uint64_t in = 0, all = 0;
-	for (size_t i = 0; i < s->n_tls; i++)
+	for (size_t r = 0; r < s->n_orun; r++)
+		s->orun[r].slice_s = NAN;	/* no timeline: not known */
+	for (size_t i = 0; i < s->n_tls; i++) {
 		s->tls[i].span = run_span(s, s->tls[i].in_run);
+		s->orun[s->part[s->tls[i].part].orun].slice_s = slice_seconds(s, s->tls[i].span);
+	}
 	for (size_t i = 0; i < s->n_tls && !e; i++) {
 		all += s->tls[i].pub.n_samples;
 		e = apply_stream(s, &s->tls[i], keys);

@@ -133,6 +133,7 @@ int common_time(void *ctx, const char *v)
 	c->o.time = c->time;
 	c->o.n_time = (size_t)n;
 	c->time_spec = v;
+	c->o.time_spec = v;
 	return 0;
 }
 
@@ -584,11 +585,12 @@ void print_summary(const struct common *c, const struct ana_set *s, const char *
 	}
 }
 
-void print_time_line(const struct common *c, FILE *out)
+void print_time_line(const struct ana_set *s, FILE *out)
 {
-	if (c->time_spec)
-		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n",
-			c->time_spec);
+	/* every run's: one --time */
+	const char *slice = ana_facts_slice(ana_set_facts(s, 0));
+	if (slice)
+		fprintf(out, "# time: only the samples in --time %s (from the timelines)\n", slice);
 }
 
 void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out)

@@ -196,7 +196,7 @@ void print_errors(const struct common *c, const struct ana_set *s);
 void print_summary(const struct common *c, const struct ana_set *s, const char *role, FILE *out);
 /* With --time, "# time: only the samples in --time SPEC (from the
  * timelines)": the counts that follow are of that slice only. */
-void print_time_line(const struct common *c, FILE *out);
+void print_time_line(const struct ana_set *s, FILE *out);
 /* "# warning: ..." when something matters (a fallback, a note: losses over
  * 1%, a failed calibration, ...): the first, and how many more.  None with -q. */
 void print_warning_line(const struct common *c, const struct ana_set *s, FILE *out);

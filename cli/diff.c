@@ -527,7 +527,7 @@ static int print_pivot(const struct opts *op, struct ana_set *s, struct ana_rows
 		       : c->out == OUT_JSON ? PIVOT_JSON : PIVOT_TEXT,
 		.base = 0, .ratio = op->q.ratio, .kind = op->q.kind, .conf = op->q.conf,
 		.width = out_width(c), .no_header = c->no_header, .event_of = pivot_event,
-		.ctx = op, .time_spec = c->time_spec,
+		.ctx = op, .time_spec = ana_facts_slice(ana_set_facts(s, 0)),
 	};
 	snprintf(pv.noise, sizeof(pv.noise), "%s", noise);
 	print_notes(c, s, NULL);
@@ -561,7 +561,7 @@ static int print_text(const struct opts *op, struct ana_set *s, struct ana_rows 
 	}
 	/* the slice, each run's own (its span, its start), as report says it */
 	if (!c->no_header)
-		print_time_line(c, out);
+		print_time_line(s, out);
 	if (!c->no_header && !c->header)
 		print_warning_line(c, s, out);
 	int e = print_table(op, s, rows, out);

@@ -891,7 +891,7 @@ static void print_short_header(const struct opts *op, const struct ana_set *s, F
 
 	print_errors(c, s);
 	print_summary(c, s, NULL, out);
-	print_time_line(c, out);
+	print_time_line(s, out);
 	if (c->filter[3] || c->filter[4])
 		fprintf(out, "# filter:%s%s%s%s: only the samples in these; percentages "
 			"are of all the run's samples\n", c->filter[3] ? " --dso " : "",

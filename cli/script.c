@@ -86,9 +86,7 @@ static int parse(struct opts *o, int argc, char **argv)
 			     "period, event, ip, sym, dso, srcline (default: comm,\n"
 			     "tid, time, period, event, ip, sym, dso); +FIELD adds\n"
 			     "to the default and -FIELD removes from it"),
-		OPT_CALLBACK(0, "time", required_argument, common_time, c, "START,END|P%/N|A%-B%",
-			     "only samples from START to END seconds after the\n"
-			     "run's start, or percent slices (as report --time)"),
+		COMMON_TIME_OPTS(c),
 		OPT_STRING(0, "pid", &o->pids, "PID[,PID...]", "only these processes"),
 		OPT_STRING(0, "tid", &o->tids, "TID[,TID...]", "only these threads"),
 		OPT_STRING(0, "comm", &o->comms, "NAME[,NAME...]",

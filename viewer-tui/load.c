@@ -27,7 +27,7 @@ int set_load(struct ana_set **out, char *const *runs, size_t n, const struct loa
 		 .cache_dir = o->cache_dir, .progress = o->progress_fn,
 		 .progress_arg = o->progress_arg, .comms = o->comms, .pids = o->pids,
 		 .tids = o->tids, .dsos = o->dsos, .symbols = o->symbols,
-		 .time = o->time, .n_time = o->n_time,
+		 .time = o->time, .n_time = o->n_time, .time_spec = o->time_spec,
 		 .addr_samples = true);	/* A: annotate */
 	struct ana_set *s;
 	int rc = 0;

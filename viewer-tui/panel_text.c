@@ -230,10 +230,11 @@ static void notes_rows(struct text *t, const struct ana_set *s)
 static void facts_rows(struct text *t)
 {
 	struct ana_set *s = t->ui->set;
+	const char *slice = ana_facts_slice(ana_set_facts(s, 0));
 
-	if (t->ui->load.time_spec)
+	if (slice)
 		line(t, ROLE_NORMAL, "time", "only the samples in --time %s (from the timelines; "
-		     "each run's own span and start)", t->ui->load.time_spec);
+		     "each run's own span and start)", slice);
 	for (unsigned r = 0; r < ana_set_n_runs(s); r++) {
 		const struct ana_facts *f = ana_set_facts(s, r);
 		size_t shown = view_run_event(&t->ui->st, s, r);

@@ -717,8 +717,8 @@ static void title_line(struct ui *ui, const struct ana_facts *f, struct hline *h
 			append(h->text, sizeof(h->text), sep, "run 1 of %u (c: compare)", n_runs);
 	}
 	/* on the line that always shows: every count below is of the slice */
-	if (ui->load.time_spec)
-		append(h->text, sizeof(h->text), sep, "--time %s", ui->load.time_spec);
+	if (ana_facts_slice(f))
+		append(h->text, sizeof(h->text), sep, "--time %s", ana_facts_slice(f));
 }
 
 /* 2: where and how it was measured */

@@ -27,7 +27,7 @@ extern "C" {
 
 /* Sections, in the order the records come. */
 enum ana_fact_group {
-	ANA_FG_RUN,		/* label, command, files, repeats, partial */
+	ANA_FG_RUN,		/* label, command, files, repeats, partial, the slice */
 	ANA_FG_META,		/* one per metadata key, first-seen order */
 	ANA_FG_TIME,		/* duration, steal */
 	ANA_FG_TRUST,		/* trust flags and the figures behind them */
@@ -38,6 +38,9 @@ enum ana_fact_group {
 /* What a record is; the fixed ones come once each, in this order. */
 enum ana_fact_id {
 	ANA_FACT_LABEL, ANA_FACT_COMMAND, ANA_FACT_FILES, ANA_FACT_REPEATS, ANA_FACT_PARTIAL,
+	ANA_FACT_SLICE,		/* "time_slice": the part of the run the counts are
+				 * of (--time), text as typed, value its seconds;
+				 * EMPTY without one (the whole run) */
 	ANA_FACT_META,
 	ANA_FACT_DURATION, ANA_FACT_STEAL, ANA_FACT_STEAL_SHARE,
 	ANA_FACT_TRUST, ANA_FACT_CPU_TIME, ANA_FACT_USER_TIME, ANA_FACT_SAMPLED,
@@ -65,7 +68,7 @@ enum ana_fact_flag {
 					 * expected_time and coverage (sampled's pct) */
 	ANA_FACT_EMPTY = 1 << 1,	/* says nothing: an empty metadata value ("fallback"
 					 * when none happened), no virtualization (bare
-					 * metal) */
+					 * metal), no time slice (the whole run) */
 	ANA_FACT_ABSENT = 1 << 2,	/* an event this run neither sampled nor asked
 					 * for (another run's) */
 	ANA_FACT_UNKNOWN = 1 << 3,	/* the profiles do not record it (NAN, NULL) */
@@ -87,7 +90,8 @@ struct ana_fact {
 	const char *const *list;	/* LIST: every distinct value, first-seen order */
 	size_t n_list;
 	uint64_t count;			/* COUNT; FLAGS: the bits; EVENT: samples */
-	double value;			/* SECONDS, SHARE; EVENT: weight */
+	double value;			/* SECONDS, SHARE; EVENT: weight; SLICE: the s of
+					 * the run's span it covers (NAN: unknown) */
 	double pct;			/* the percentage shown beside it, NAN if none: a
 					 * loss counter's of the run's samples, steal's and
 					 * the handler's of the CPU time, sampled time's of
@@ -124,6 +128,9 @@ ANA_API const struct ana_fact *ana_facts_find(const struct ana_facts *f, enum an
 					      const char *key);
 /* A metadata record's text, or "" when absent or empty. */
 ANA_API const char *ana_facts_meta_str(const struct ana_facts *f, const char *key);
+/* The slice the run's counts are of (ANA_FACT_SLICE's text: opts.time as
+ * typed), or NULL for the whole run. */
+ANA_API const char *ana_facts_slice(const struct ana_facts *f);
 
 #ifdef __cplusplus
 }

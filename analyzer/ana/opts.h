@@ -70,6 +70,9 @@ struct ana_opts {
 					 * kernel's too, perf maps cut to the lines
 					 * used): what `pmcprof archive` keeps in a
 					 * profile directory (DIR/symbols), or NULL */
+	const char *time_spec;		/* time's ranges as the user typed them (--time
+					 * SPEC, copied), for the runs' slice fact; NULL:
+					 * the analyzer writes them out itself */
 };
 #define ANA_OPTS(name, ...) struct ana_opts name = { .sz = sizeof(struct ana_opts), __VA_ARGS__ }
 

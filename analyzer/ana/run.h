@@ -94,6 +94,12 @@ struct ana_run {
 					 * time the run had (docs/analyzer.md) */
 	const struct ana_facts *facts;	/* all of the above as typed records, with
 					 * what to show and warn about (facts.h) */
+	const char *time_slice;		/* the slice of the run its counts are of
+					 * (opts.time: opts.time_spec as typed), or
+					 * NULL for the whole run */
+	double time_slice_s;		/* s of the run's span (its longest repeat's)
+					 * the slice covers; NAN without a slice or a
+					 * timeline */
 };
 
 /* What run `run` (< ana_set_n_runs) was; owned by the set.  NULL + EINVAL

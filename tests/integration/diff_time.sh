@@ -3,7 +3,8 @@
 # (percent forms) or from its own start (seconds).  two_phases runs
 # phase_one then phase_two for SECONDS of wall-clock time each: r1 with
 # 0.4 s phases, r2 with 0.8 s ones, so a slice taken of the wrong run's
-# span would land in the other phase (or past the run's end).  About 8 s.
+# span would land in the other phase (or past the run's end).  The
+# exports (JSON, pprof comments, flame titles) name the slice.  About 9 s.
 . "$PMCPROF_SRC/tests/lib.sh"
 T="timeout 120"
 TP="$PROGS/two_phases"
@@ -50,6 +51,62 @@ $T "$PMCPROF" diff --table --time 10%/1 r1 r2 >t3.txt 2>/dev/null
 contains "diff --table --time: names the slice" '^# time: only the samples in --time 10%/1' t3.txt
 $T "$PMCPROF" diff r1 r2 >t4.txt 2>/dev/null
 check "diff without --time: no time line, both phases" sh -c "! grep -q '^# time:' t4.txt && grep -q '^phase_one ' t4.txt && grep -q '^phase_two ' t4.txt"
+
+# ---- the exports record the slice (the runs' time_slice fact) ----
+# r1's span is about 0.8 s (two 0.4 s phases): 0%-40% covers about 0.33 s
+$T "$PMCPROF" report --json --time 0%-40% r1 >j1.json 2>/dev/null
+$T "$PMCPROF" diff --json --time 0,0.3 r1 r2 >j2.json 2>/dev/null
+$T "$PMCPROF" diff --json r1 r2 >j3.json 2>/dev/null
+if python3 - "$PMCPROF_SRC/docs/report-schema.json" j1.json j2.json j3.json >js.txt 2>&1 <<'PY'
+import json, sys
+schema = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+runs = []
+for path in sys.argv[2:]:
+    d = json.load(open(path))
+    if jsonschema:
+        jsonschema.Draft202012Validator(schema).validate(d)
+    runs.append(d["runs"])
+(a,), (b, c), plain = runs
+assert a["time_slice"]["spec"] == "0%-40%", a
+assert 0.2 < a["time_slice"]["seconds"] < 0.45, a["time_slice"]
+for r in (b, c):	# seconds from each run's own start: 0.3 s of both
+    assert r["time_slice"]["spec"] == "0,0.3" and abs(r["time_slice"]["seconds"] - 0.3) < 1e-9, r
+assert all("time_slice" not in r for r in plain), "a time_slice without --time"
+PY
+then pass "report/diff --json carry the slice (spec, seconds), valid; none without --time"
+else fail "report/diff --json carry the slice"; tail -5 js.txt | sed 's/^/    | /'; fi
+$T "$PMCPROF" report --pprof s.pb.gz --time 10%/2,50%-60% r1 >/dev/null 2>&1
+$T "$PMCPROF" report --pprof w.pb.gz r1 >/dev/null 2>&1
+if command -v protoc-c >/dev/null 2>&1; then
+	gzip -dc s.pb.gz | protoc-c --decode_raw >s.txt 2>&1
+	gzip -dc w.pb.gz | protoc-c --decode_raw >w.txt 2>&1
+	contains "report --pprof --time: a comment names the slice and its seconds" \
+		'"time slice: --time 10%/2,50%-60% (0\.1[0-9]* s of the run)"' s.txt
+	check "report --pprof without --time: no slice comment, comments still there" \
+		sh -c "! grep -q 'time slice' w.txt && grep -q '\"run 0: r1' w.txt"
+else
+	skip "pprof comments: protoc-c is not installed"
+fi
+title() { grep -o 'class="title">[^<]*' "$1" | sed 's/.*>//'; }
+$T "$PMCPROF" diff --flamegraph d.svg --time 0%-40% r1 r2 >/dev/null 2>&1
+check "diff --flamegraph --time: the title names the slice ($(title d.svg))" \
+	test "$(title d.svg)" = "Differential flame graph: r2 against r1 (--time 0%-40%)"
+$T "$PMCPROF" diff --flamegraph d0.svg r1 r2 >/dev/null 2>&1
+check "diff --flamegraph without --time: the title as before ($(title d0.svg))" \
+	test "$(title d0.svg)" = "Differential flame graph: r2 against r1"
+$T "$PMCPROF" report --flamegraph f.html --time 75%-100% r2 >/dev/null 2>&1
+check "report --flamegraph --time: the title names the slice ($(title f.html))" \
+	test "$(title f.html)" = "Flame graph: r2 (--time 75%-100%)"
+# script takes the one --time row report, diff and view share
+for cmd in report script; do
+	"$PMCPROF" $cmd --help 2>&1 | sed -n '/--time=/,/pmcprof script shows the times/p' >help.$cmd
+done
+check "script --help: the --time row is report's (shared)" \
+	sh -c "test -s help.script && cmp -s help.report help.script"
 
 # ---- bad specs: usage errors naming --time ----
 for bad in 50%-10% 10%/0 abc 3,1 10%/11; do

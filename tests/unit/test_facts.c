@@ -205,6 +205,38 @@ static void test_bare(void)
 	ana_facts_free(f);
 }
 
+/* --time's slice: a run fact of its own (renderers name it from here),
+ * the whole run without one (hidden: says nothing). */
+static void test_slice(void)
+{
+	struct ana_run r = base_run();
+	struct ana_facts *f = ana_facts_new(&r);
+	const struct ana_fact *x = f ? ana_facts_get(f, ANA_FACT_SLICE) : NULL;
+
+	T_OK(x && x->group == ANA_FG_RUN && x->type == ANA_FT_TEXT && !strcmp(x->key, "time_slice") &&
+	     x->flags == ANA_FACT_EMPTY && isnan(x->value) && !ana_facts_slice(f),
+	     "no slice: the whole run, an empty record, hidden");
+	T_OK(x && x == ana_facts_get(f, ANA_FACT_PARTIAL) + 1, "the slice comes after partial");
+	ana_facts_free(f);
+
+	r.time_slice = "10%/2,50%-60%";
+	r.time_slice_s = 0.3;
+	f = ana_facts_new(&r);
+	x = f ? ana_facts_get(f, ANA_FACT_SLICE) : NULL;
+	T_OK(x && x->text == r.time_slice && x->value == 0.3 && !strcmp(x->unit, "s") &&
+	     !(x->flags & ANA_FACT_HIDDEN) && ana_facts_slice(f) == r.time_slice,
+	     "a slice: its spec as typed and its seconds, shown");
+	ana_facts_free(f);
+
+	r.time_slice_s = NAN;	/* no timeline to measure it on */
+	f = ana_facts_new(&r);
+	x = f ? ana_facts_get(f, ANA_FACT_SLICE) : NULL;
+	T_OK(x && isnan(x->value) && !(x->flags & ANA_FACT_HIDDEN) && ana_facts_slice(f),
+	     "a slice of unknown length is still named");
+	ana_facts_free(f);
+	T_OK(!ana_facts_slice(NULL), "no facts: no slice");
+}
+
 int main(void)
 {
 	struct ana_run r = base_run();
@@ -219,6 +251,7 @@ int main(void)
 	}
 	ana_facts_free(f);
 	test_bare();
+	test_slice();
 	r.emulator = "QEMU-TCG";
 	r.virtualization = "QEMU-TCG (emulation)";
 	r.steal_share = 0.04;
