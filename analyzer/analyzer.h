@@ -20,6 +20,8 @@
  *   ana/timeline.h  each thread's samples in time order, stacks, slices
  *   ana/annotate.h  a function's instructions and their samples
  *   ana/source.h    where to read a source file
+ *   ana/table.h     the column model and the text table: rows as typed columns
+ *   ana/json.h      the streaming JSON writer every JSON output uses
  * Each says who owns what; a set is not thread-safe (ana/set.h).
  */
 #ifndef ANALYZER_ANALYZER_H
@@ -47,5 +49,7 @@
 #include "analyzer/ana/timeline.h"
 #include "analyzer/ana/annotate.h"
 #include "analyzer/ana/source.h"
+#include "analyzer/ana/table.h"
+#include "analyzer/ana/json.h"
 
 #endif

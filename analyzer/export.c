@@ -13,8 +13,8 @@
 
 #include "analyzer/analyzer.h"
 #include "analyzer/facts.h"
-#include "analyzer/json.h"
-#include "analyzer/table.h"
+#include "analyzer/ana/json.h"
+#include "analyzer/ana/table.h"
 
 /* report --csv: one line per row, run and column (event or metric) */
 static const enum ana_col_id report_cols[] = {

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "analyzer/facts.h"
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 
 static double value_of(const struct ana_facts *f, enum ana_fact_id id)
 {

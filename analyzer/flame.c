@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 
 #define FG_WIDTH 1200		/* px; the script scales to the window */
 #define FG_PAD 10

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 
 struct json {
 	yajl_gen g;

@@ -10,8 +10,8 @@ analyzer_libpmcprof_analyzer_la_SOURCES = \
 	analyzer/aggregate.h analyzer/query.h \
 	analyzer/facts.c analyzer/facts_json.c \
 	analyzer/idx.c analyzer/stats.c analyzer/metric.c analyzer/symbols.c analyzer/symcache.c analyzer/kallsyms.c \
-	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/json.h \
-	analyzer/table.c analyzer/table.h \
+	analyzer/set.c analyzer/trust.c analyzer/aggregate.c analyzer/query.c analyzer/export.c analyzer/format.c analyzer/json.c analyzer/ana/json.h \
+	analyzer/table.c analyzer/ana/table.h \
 	analyzer/flame.c analyzer/pprof.c analyzer/speedscope.c analyzer/linectx.c analyzer/timeline.c analyzer/trace.c \
 	analyzer/annotate.c analyzer/access.c
 nodist_analyzer_libpmcprof_analyzer_la_SOURCES = analyzer/profile.pb-c.c analyzer/profile.pb-c.h

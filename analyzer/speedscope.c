@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 
 #define NO_FRAME UINT32_MAX
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/table.h"
+#include "analyzer/analyzer.h"
 
 static const char *const mode_name[] = {
 	[ANA_RATIO_SHARE] = "share", [ANA_RATIO_RAW] = "raw", [ANA_RATIO_DELTA] = "delta",

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 
 #define WALK_DEPTH 1024		/* frames kept of a stack (the collector keeps 512 pcs,
 				 * inlining adds some) */

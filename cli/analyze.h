@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/table.h"
+#include "analyzer/ana/table.h"
 #include "cli/options.h"
 
 /* Text tables are the analyzer's (analyzer/table.h): struct ana_table over

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 #include "cli/pivot.h"
 
 /* CSV fields, as the analyzer writes them (RFC 4180). */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 #include "cli/analyze.h"
 
 static const struct opt_cmd report_cmd = {

@@ -1,5 +1,5 @@
 /* Cells: which columns a view shows in a state, as the analyzer's columns
- * (analyzer/table.h: heading, type, alignment, screen hints), and each
+ * (analyzer/ana/table.h: heading, type, alignment, screen hints), and each
  * cell's text and role from analyzer rows: the values through the
  * columns' accessors, the ratio, names and places the viewer's own way. */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/table.h"
+#include "analyzer/ana/table.h"
 #include "viewer-tui/view.h"
 
 void view_query(const struct view_state *st, enum ana_view v, struct ana_query *q)
@@ -39,7 +39,7 @@ bool view_events_differ(const struct view_state *st, const struct ana_set *s)
 	return false;
 }
 
-/* The model column (analyzer/table.h) that kind k shows in state st:
+/* The model column (analyzer/ana/table.h) that kind k shows in state st:
  * its heading, type, alignment, screen hints and (but for the ratio, the
  * names and places, whose cells the viewer writes) its values. */
 static enum ana_col_id model_col(const struct view_state *st, enum vcol_kind k)

@@ -1,5 +1,5 @@
 /* Column layout: which columns fit a terminal width, and how wide each is,
- * by the columns' screen hints (analyzer/table.h, struct ana_screen). */
+ * by the columns' screen hints (analyzer/ana/table.h, struct ana_screen). */
 #include "config.h"
 
 #include "viewer-tui/view.h"

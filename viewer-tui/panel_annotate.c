@@ -27,7 +27,7 @@ struct ann {
 	char err[512];
 };
 
-/* The columns: text-only columns of the model's type (analyzer/table.h),
+/* The columns: text-only columns of the model's type (analyzer/ana/table.h),
  * the annotation's own (a share, samples, an address, the text). */
 static const struct ana_col ann_cols[] = {
 	{ .title = "Percent", .type = ANA_T_PCT, .screen = { 7, 7, 9, false } },

@@ -28,7 +28,7 @@ struct src {
 	size_t n_value;
 };
 
-/* The source text: a text-only column (analyzer/table.h), the viewer's own. */
+/* The source text: a text-only column (analyzer/ana/table.h), the viewer's own. */
 static const struct ana_col src_text_col = {
 	.title = "Source", .type = ANA_T_TEXT, .left = true, .screen = { 10, 80, 99, true },
 };

@@ -26,7 +26,7 @@ struct text {
 	bool oom;
 };
 
-/* The columns of help and of the facts: text-only columns (analyzer/table.h). */
+/* The columns of help and of the facts: text-only columns (analyzer/ana/table.h). */
 static const struct ana_col help_cols[] = {
 	{ .title = "Key", .type = ANA_T_TEXT, .left = true, .screen = { 10, 26, 50, false } },
 	{ .title = "Does", .type = ANA_T_TEXT, .left = true, .screen = { 10, 60, 60, true } },

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "analyzer/analyzer.h"
-#include "analyzer/table.h"
+#include "analyzer/ana/table.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

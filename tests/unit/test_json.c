@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analyzer/json.h"
+#include "analyzer/ana/json.h"
 #include "tests/harness.h"
 
 /* Run fill on a fresh writer over a memory file: the text, and json_close's

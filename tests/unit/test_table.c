@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/table.h"
+#include "analyzer/ana/table.h"
 #include "tests/harness.h"
 
 static const struct ana_col cols[] = {

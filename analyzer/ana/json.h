@@ -16,14 +16,18 @@
  * The commands write their own JSON with it too (report --sort comm alone,
  * diff --table --json): its calls are marked ANA_API, as the analyzer's
  * other public calls are (analyzer/ana/core.h). */
-#ifndef ANALYZER_JSON_H
-#define ANALYZER_JSON_H
+#ifndef ANALYZER_ANA_JSON_H
+#define ANALYZER_ANA_JSON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "analyzer/ana/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct json;
 
@@ -63,5 +67,9 @@ ANA_API void json_kbool(struct json *j, const char *key, bool v);
 
 /* Bytes of the UTF-8 sequence at p (1..4), 0 if none starts there. */
 size_t utf8_len(const unsigned char *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,10 +15,21 @@
  * columns, each column as wide as its widest cell, cut to fit a width by
  * the columns' layout hints.  Nothing here prints but the ana_*_write
  * renderers, to the FILE they are given. */
-#ifndef ANALYZER_TABLE_H
-#define ANALYZER_TABLE_H
+#ifndef ANALYZER_ANA_TABLE_H
+#define ANALYZER_ANA_TABLE_H
 
-#include "analyzer/analyzer.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer/ana/core.h"
+#include "analyzer/ana/rows.h"
+#include "analyzer/ana/compare.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* What a column's values are. */
 enum ana_type {
@@ -119,5 +130,9 @@ ANA_API int ana_table_write_text(const struct ana_table *t, FILE *f, int width);
  * a row per row, '|' in a cell escaped; nothing is cut.  0 or -errno. */
 ANA_API int ana_table_write_markdown(const struct ana_table *t, FILE *f);
 ANA_API void ana_table_free(struct ana_table *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
