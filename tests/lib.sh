@@ -100,3 +100,18 @@ same_files() {
 		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -8 | sed 's/^/    | /'
 	fi
 }
+# wait_cpu PID THREADS MS: wait (60 s at most) until PID has THREADS
+# threads that have each run MS ms of CPU time (schedstat), for a test
+# that must act once a program has done some work: a fixed sleep says
+# nothing of it on a loaded machine.  1 if that never came.
+wait_cpu() {
+	_i=0
+	while [ $_i -lt 1200 ]; do
+		_n=$(cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+			awk -v m="$3" '$1 >= m * 1e6 { n++ } END { print n + 0 }')
+		[ "$_n" -ge "$2" ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05; _i=$((_i + 1))
+	done
+	return 1
+}
