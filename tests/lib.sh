@@ -100,6 +100,13 @@ same_files() {
 		fail "$1: $3 differs from $2"; diff "$2" "$3" | head -8 | sed 's/^/    | /'
 	fi
 }
+# wait_ready FILE: wait (20 s at most) until a program that prints "ready"
+# once its threads are going (att_target, stress_procs fan) has said so in
+# FILE; a fixed sleep may be too short for a loaded machine.
+wait_ready() {
+	for _i in $(seq 400); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
 # wait_cpu PID THREADS MS: wait (60 s at most) until PID has THREADS
 # threads that have each run MS ms of CPU time (schedstat), for a test
 # that must act once a program has done some work: a fixed sleep says

@@ -9,11 +9,14 @@ fi
 if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
 	skip "attach -a: needs root or perf_event_paranoid <= 0"; exit 0
 fi
-"$T" threads 1 8 >a.out &
+# 60 s of wall time, killed at the end: a loaded machine may take long
+# over the steps below, and stat -p needs it still running.
+"$T" threads 1 60 >a.out &
 A=$!
-"$PROGS/att_target_static" threads 1 8 >b.out &
+"$PROGS/att_target_static" threads 1 60 >b.out &
 B=$!
-sleep 0.3
+wait_ready a.out
+wait_ready b.out
 timeout 30 "$PMCPROF" record -a -o all --duration 1.5 2>all.err
 check "-a: exit 0" [ $? -eq 0 ]
 contains "-a: says so" "every process on every CPU" all.err
@@ -52,6 +55,16 @@ contains "stat -p: perf's header" "Performance counter stats for process id '$A'
 # stat -a until SIGINT.
 timeout 20 "$PMCPROF" stat -a -e cpu-clock 2>sa.txt &
 S=$!
+# SIGINT once pmcprof catches it (it prints nothing as it starts): sent
+# earlier, on a loaded machine, it would kill it.  timeout passes it on.
+for i in $(seq 400); do
+	c=$(pgrep -P "$S")
+	case $(cat /proc/"$c"/comm 2>/dev/null) in pmcprof*)
+		m=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/"$c"/status 2>/dev/null)
+		[ $((0x${m:-0} & 2)) -ne 0 ] && break ;;
+	esac
+	sleep 0.05
+done
 sleep 1
 kill -INT "$S"
 wait "$S"; rc=$?

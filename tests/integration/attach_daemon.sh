@@ -28,7 +28,9 @@ fds_before=$(ls /proc/"$H"/fd | wc -l)
 
 timeout 30 "$PMCPROF" record -p "$H" -o d --duration 2.5 2>d.err &
 R=$!
-sleep 0.4
+# Requests once it is attached (it says so as it starts its counters), not
+# after a fixed sleep that a loaded machine may outlast.
+for i in $(seq 400); do grep -q "profiling process" d.err && break; sleep 0.05; done
 ok=0
 for i in $(seq 15); do [ "$(get cgi-bin/work)" = "n=20000" ] && ok=$((ok + 1)); done
 wait "$R"; rc=$?

@@ -12,7 +12,7 @@ if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
 fi
 "$T" threads 2 6 >t.out &
 A=$!
-sleep 0.3
+wait_ready t.out
 timeout 30 perf record -q -e cpu-clock -c 1000000 -p "$A" -o perf.data -- sleep 3 >perf.err 2>&1 &
 P=$!
 timeout 30 "$PMCPROF" record -q -e cpu-clock@1000000 -p "$A" -o pm --duration 3 2>pm.err
