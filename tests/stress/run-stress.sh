@@ -268,21 +268,13 @@ if want faults; then
 		rec=$!
 		# Mid-run whatever the load (a fixed 0.5 s could come before the
 		# output directory or the first profile, or after the last): once
-		# 100 are written, the program stopped meanwhile, retried past
-		# EBUSY (a file open for writing) as in harden_faults.sh.
+		# 100 are written, the program stopped meanwhile (tests/remount-ro.sh).
 		for _ in $(seq 1200); do
 			[ "$(n_profiles "$d/mnt/prof")" -ge 100 ] && break
 			sleep 0.05
 		done
-		pid=$(pgrep -x stress_threads -P $rec)
 		ro=no
-		for _ in $(seq 200); do
-			kill -STOP "$pid" 2>/dev/null || break
-			mount -o remount,ro "$d/mnt" 2>/dev/null && ro=yes
-			kill -CONT "$pid"
-			[ $ro = yes ] && break
-			sleep 0.01
-		done
+		sh "$S/tests/remount-ro.sh" "$d/mnt" "$(pgrep -x stress_threads -P $rec)" && ro=yes
 		n0=$(n_profiles "$d/mnt/prof")
 		wait $rec
 		rc=$?
