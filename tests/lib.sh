@@ -115,3 +115,25 @@ header_alone() {
 	compiles "$_i: self-contained (C99 and C++17, alone)" \
 		sh -c '${CC:-cc} -std=c99 "$@" alone.c && ${CXX:-c++} -std=c++17 "$@" alone.cc' sh "$@"
 }
+# wait_ready FILE: wait (20 s at most) until a program that prints "ready"
+# once its threads are going (att_target, stress_procs fan) has said so in
+# FILE; a fixed sleep may be too short for a loaded machine.
+wait_ready() {
+	for _i in $(seq 400); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+# wait_cpu PID THREADS MS: wait (60 s at most) until PID has THREADS
+# threads that have each run MS ms of CPU time (schedstat), for a test
+# that must act once a program has done some work: a fixed sleep says
+# nothing of it on a loaded machine.  1 if that never came.
+wait_cpu() {
+	_i=0
+	while [ $_i -lt 1200 ]; do
+		_n=$(cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+			awk -v m="$3" '$1 >= m * 1e6 { n++ } END { print n + 0 }')
+		[ "$_n" -ge "$2" ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05; _i=$((_i + 1))
+	done
+	return 1
+}

@@ -1,5 +1,5 @@
 # tests/: test workloads (tests/progs) and the harness.
-EXTRA_DIST += tests/harness.h tests/lib.sh tests/lsan.supp tests/rng.h tests/progs/loop2.h \
+EXTRA_DIST += tests/harness.h tests/lib.sh tests/remount-ro.sh tests/lsan.supp tests/rng.h tests/progs/loop2.h \
 	tests/unit/plugin_test.h
 # Built by record_firstlaw.sh itself (cc), not by make.
 EXTRA_DIST += tests/progs/rec_firstlaw.c tests/progs/rec_ctorlib.c tests/progs/rec_ctorclose.c

@@ -14,23 +14,34 @@ mkdir -p www/cgi-bin
 printf '#!/bin/sh\ni=0\nwhile [ $i -lt 20000 ]; do i=$((i+1)); done\necho "Content-type: text/plain"\necho\necho "n=$i"\n' >www/cgi-bin/work
 chmod +x www/cgi-bin/work
 echo hello >www/index.html
-# A free port: try a few.
+# A free port: try a few.  Ours once it serves and still runs (a port
+# taken makes it exit, maybe later than a fixed sleep on a loaded machine).
+get() { timeout 10 busybox wget -q -O - "http://127.0.0.1:$port/$1" 2>/dev/null; }
 for port in 18931 28931 38931 48931; do
 	busybox httpd -f -p 127.0.0.1:$port -h www &
 	H=$!
-	sleep 0.3
-	kill -0 "$H" 2>/dev/null && break
+	up=
+	for i in $(seq 200); do
+		kill -0 "$H" 2>/dev/null || break
+		[ "$(get index.html)" = hello ] && kill -0 "$H" 2>/dev/null && up=1 && break
+		sleep 0.05
+	done
+	[ -n "$up" ] && break
+	kill "$H" 2>/dev/null
 done
 trap 'kill "$H" 2>/dev/null; rm -rf "$TMP"' EXIT
-get() { timeout 10 busybox wget -q -O - "http://127.0.0.1:$port/$1" 2>/dev/null; }
 check "daemon: serves before attach" [ "$(get cgi-bin/work)" = "n=20000" ]
 fds_before=$(ls /proc/"$H"/fd | wc -l)
 
-timeout 30 "$PMCPROF" record -p "$H" -o d --duration 2.5 2>d.err &
+# Attached from before the first request to after the last (it says so as
+# it starts its counters; SIGINT detaches): a fixed sleep and --duration
+# 2.5 saw 3 of the 15 requests on a loaded machine.
+timeout 120 "$PMCPROF" record -p "$H" -o d 2>d.err &
 R=$!
-sleep 0.4
+for i in $(seq 400); do grep -q "profiling process" d.err && break; sleep 0.05; done
 ok=0
 for i in $(seq 15); do [ "$(get cgi-bin/work)" = "n=20000" ] && ok=$((ok + 1)); done
+kill -INT "$R"
 wait "$R"; rc=$?
 check "daemon: record exits 0 ($rc)" [ "$rc" -eq 0 ]
 check "daemon: every request answered right while attached ($ok of 15)" [ "$ok" -eq 15 ]

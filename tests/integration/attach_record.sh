@@ -94,6 +94,9 @@ contains "fork+exec: no trust flag but the machine's own (virtualized)" "trust: 
 start_target i.out "$T" threads 2 4
 timeout 30 "$PMCPROF" record -p "$TPID" -o int 2>int.err &
 rp=$!
+# SIGINT once it is attached and sampling (it says so as it starts its
+# counters, its SIGINT handler in place): not after a fixed second.
+for i in $(seq 400); do grep -q "profiling process" int.err && break; sleep 0.05; done
 sleep 1
 kill -INT "$rp"
 wait "$rp"; rc=$?

@@ -38,12 +38,16 @@ contains "nobody -a: paranoid advice" "perf_event_paranoid is 2, and watching a 
 nobody "$PMCPROF" stat -p "$S" --duration 0.2 >n3.txt 2>&1
 check "nobody stat -p root's: 2" [ $? -eq 2 ]
 # Its own process: allowed, user space only (paranoid 2), said so.
-nobody sh -c 'exec "$1" threads 1 3 >own.out' sh "$PROGS/att_target" &
-sleep 0.4
-O=$(pgrep -n -f "att_target threads 1 3")
+# Found as our child once it said ready (not by a sleep, nor by a name
+# another test's could have); 20 s, killed at the end.
+nobody sh -c 'exec "$1" threads 1 20 >own.out' sh "$PROGS/att_target" &
+N=$!
+wait_ready own.out
+O=$(pgrep -x att_target -P "$N")
+[ "$(cat /proc/"$N"/comm 2>/dev/null)" = att_target ] && O=$N	# a shell that exec'd it
 nobody "$PMCPROF" record -p "$O" -o n4 --duration 1 >n4.txt 2>&1
 check "nobody -> own process: 0" [ $? -eq 0 ]
 contains "nobody -> own process: kernel excluded, said" "kernel excluded" n4.txt
 check "nobody -> own process: profiles" [ "$(ls n4/*.pmcp 2>/dev/null | wc -l)" -ge 1 ]
-kill "$S"
+kill "$S" "$O"
 wait

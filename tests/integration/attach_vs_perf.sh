@@ -10,12 +10,26 @@ fi
 if ! perf record -q -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
 	skip "attach vs perf: perf record cannot run here"; exit 0
 fi
-"$T" threads 2 6 >t.out &
+# The same window for both, as many samples whatever the load: the target
+# works 1.5 s of CPU per thread, stopped until both are attached, and both
+# follow it to its end.  (Each attached for 3 s of wall time from its own
+# start, a loaded machine gave them a few hundred samples over windows
+# apart by whole 10-20 ms runs of hot_one or hot_two: points apart.)
+"$T" cpu 2 1.5 >t.out &
 A=$!
-sleep 0.3
-timeout 30 perf record -q -e cpu-clock -c 1000000 -p "$A" -o perf.data -- sleep 3 >perf.err 2>&1 &
+wait_ready t.out
+kill -STOP "$A"
+timeout 120 perf record -q -e cpu-clock -c 1000000 -p "$A" -o perf.data >perf.err 2>&1 &
 P=$!
-timeout 30 "$PMCPROF" record -q -e cpu-clock@1000000 -p "$A" -o pm --duration 3 2>pm.err
+timeout 120 "$PMCPROF" record -e cpu-clock@1000000 -p "$A" -o pm 2>pm.err &
+R=$!
+for i in $(seq 400); do
+	grep -q "profiling process" pm.err &&
+		ls -l /proc/"$(pgrep -P "$P")"/fd 2>/dev/null | grep -q perf_event && break
+	sleep 0.05
+done
+kill -CONT "$A"
+wait "$R"
 check "pmcprof record -p: exit 0" [ $? -eq 0 ]
 wait "$P"
 check "perf record -p: exit 0" [ $? -eq 0 ]

@@ -13,11 +13,14 @@ trap cleanup EXIT
 no_temps() { [ -z "$(ls -A "$1" 2>/dev/null | grep '^\.')" ]; }
 
 # SIGKILL of one child of three (2 threads each).
-"$PMCPROF" record -e $EV -o kill -- "$PROGS/stress_procs" fan 3 2 1.5 pids >out.txt 2>err.txt &
+"$PMCPROF" record -e $EV -o kill -- "$PROGS/stress_procs" fan 3 2 0.5 pids >out.txt 2>err.txt &
 rp=$!
-for _ in $(seq 100); do grep -q ready pids 2>/dev/null && break; sleep 0.05; done
-sleep 0.3
+for _ in $(seq 400); do grep -q ready pids 2>/dev/null && break; sleep 0.05; done
 victim=$(head -1 pids)
+# Killed once its two threads have run 20 ms of their 500 (CPU time, so
+# a loaded machine cannot stretch that past their end): a fixed sleep
+# could kill it before they started, leaving no profile, or after.
+wait_cpu "$victim" 2 20
 kill -KILL "$victim"
 wait $rp
 check "SIGKILL of a child: the run goes on (status $?)" [ $? -eq 0 ]
@@ -38,12 +41,19 @@ check "  ... no temporary file left" no_temps kill
 check "  ... and they all read" [ $? -eq 0 ]
 
 # SIGKILL of the program itself (in a subshell: the shell would announce it).
-("$PMCPROF" record -e $EV -o killed -- "$PROGS/stress_threads" spin 2 20 >/dev/null 2>err.txt
- echo $? >rc.txt) &
-sleep 0.5
-# By name: `pgrep -f` would match the watcher as well (it shares the
-# program's memory, command line included), and kill both.
-kill -KILL $(pgrep -x stress_threads) 2>/dev/null
+("$PMCPROF" record -e $EV -o killed -- "$PROGS/stress_threads" spin 2 20 >/dev/null 2>err.txt &
+ echo $! >rec.pid; wait $!; echo $? >rc.txt) &
+# By name and parent: `pgrep -f` would match the watcher as well (it
+# shares the program's memory, command line included), and another
+# test's stress_threads is not ours to kill.  Once both threads have run:
+# a fixed sleep could come before a loaded machine started the program.
+for _ in $(seq 400); do
+	pid=$(pgrep -x stress_threads -P "$(cat rec.pid 2>/dev/null)")
+	[ -n "$pid" ] && break
+	sleep 0.05
+done
+wait_cpu "$pid" 2 20
+kill -KILL "$pid" 2>/dev/null
 wait
 check "SIGKILL of the program: record dies the same way ($(cat rc.txt))" [ "$(cat rc.txt)" -eq 137 ]
 contains "  ... and says so" "killed by signal 9" err.txt
@@ -69,11 +79,22 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=24k pmcprof-test m 2>/dev/null; 
 	check "  ... and those read" [ $? -eq 0 ]
 	umount m && mount -t tmpfs -o size=16m pmcprof-test m
 	"$PROGS/stress_threads" churn 400 4 20 >plain.txt
-	(sleep 0.3; mount -o remount,ro m) &
 	"$PMCPROF" record -e cpu-clock@200000 -o m/ro -- "$PROGS/stress_threads" churn 400 4 20 \
-		>out.txt 2>err.txt
+		>out.txt 2>err.txt &
+	rec=$!
+	# Mid-run for certain, whatever the machine's speed or load: once 20
+	# profiles are written, with the program stopped (a sleep could come
+	# before the first write or after the last; tests/remount-ro.sh).
+	for _ in $(seq 1200); do
+		[ "$(ls m/ro 2>/dev/null | grep -c '\.pmcp$')" -ge 20 ] && break
+		sleep 0.05
+	done
+	ro=no
+	sh "$PMCPROF_SRC/tests/remount-ro.sh" m "$(pgrep -x stress_threads -P $rec)" && ro=yes
+	n=$(ls m/ro | grep -c '\.pmcp$')
+	wait $rec
 	rc=$?
-	wait
+	check "read-only mid-run: remounted with $n of 401 profiles written ($ro)" [ $ro = yes ]
 	check "read-only mid-run: the program's status ($rc)" [ $rc -eq 0 ]
 	check "  ... and output" cmp -s plain.txt out.txt
 	n=$(ls m/ro | grep -c '\.pmcp$')

@@ -33,7 +33,8 @@ while read -r mode status partial files; do
 	for f in end/*.pmcp; do
 		[ -e "$f" ] || continue
 		check "$mode: partial=$partial" [ "$("$INSPECT" partial "$f")" = "$partial" ]
-		check "$mode: samples written" [ "$("$INSPECT" counter "$f" samples)" -gt 20 ]
+		s=$("$INSPECT" counter "$f" samples)
+		check "$mode: samples written ($s)" [ "$s" -gt 20 ]
 		r=$("$INSPECT" meta "$f" end_reason)
 		case $mode in
 		segv|overflow) want="signal SIGSEGV" ;; abort) want="signal SIGABRT" ;;

@@ -24,8 +24,13 @@ grep -q '^CONFIG_XEN_PV_DOM0=y' "/boot/config-${k##*/vmlinuz-}" 2>/dev/null ||
 [ -x "$PROGS/vm_phases" ] || { fail "tests/progs/vm_phases not built"; exit 1; }
 dump() { sed 's/^/    | /' "$1" | head -${2:-30}; }
 
+# The guest took 99 s at a load of 6 here (10 s to Xen's dom0, 32 s per
+# recording): a busier host slows TCG as much again and more, so it gets
+# 600 s (the hung guest that --timeout is for never ends at all), inside
+# run-tests.sh's 900.  TCG as asked: what is checked below (QEMU-TCG under
+# Xen) is TCG's, and a /dev/kvm that opens but cannot boot costs no probe.
 t0=$(date +%s)
-timeout 400 $PMCPROF vm --xen -r 2 -t 300 --min-pct 2 -o cmp -- "$PROGS/vm_phases" 0.1 >out.txt 2>err.txt
+timeout 720 $PMCPROF vm --xen -a tcg -r 2 -t 600 --min-pct 2 -o cmp -- "$PROGS/vm_phases" 0.1 >out.txt 2>err.txt
 rc=$?
 echo "    pmcprof vm --xen took $(($(date +%s) - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 sed -n 's/^pmcprof vm: xen: /    /p' err.txt

@@ -4,6 +4,8 @@
  * profiled.
  *   threads N   N threads, each spending 2/3 of its time in hot_two and
  *               1/3 in hot_one (known shares), main thread asleep
+ *   cpu N       the same, but each thread ends after SECONDS of its own CPU
+ *               time: as many samples whatever the machine's load
  *   forkexec    burns in parent_work; after SECONDS/3 forks a child that
  *               burns in child_work, then execs "att_target after S",
  *               which burns in after_exec_work; the parent waits
@@ -73,11 +75,12 @@ __attribute__((noinline)) static void after_exec_work(double s)
 }
 
 static double end_at;
+static int cpu_bound;	/* end_at is each thread's CPU time, not the wall's */
 
 static void *worker(void *arg)
 {
 	(void)arg;
-	while (wall() < end_at) {
+	while ((cpu_bound ? cpu() : wall()) < end_at) {
 		hot_two();
 		hot_one();
 	}
@@ -90,7 +93,7 @@ static int threads(int n, double secs)
 
 	if (n < 1 || n > 64)
 		return 2;
-	end_at = wall() + secs;
+	end_at = cpu_bound ? secs : wall() + secs;
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL))
 			return 2;
@@ -129,6 +132,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "threads"))
 		return threads(atoi(argv[2]), atof(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "cpu")) {
+		cpu_bound = 1;
+		return threads(atoi(argv[2]), atof(argv[3]));
+	}
 	if (argc >= 3 && !strcmp(argv[1], "forkexec")) {
 		static char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -142,6 +149,6 @@ int main(int argc, char **argv)
 		after_exec_work(atof(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: att_target threads N SECONDS | forkexec SECONDS\n");
+	fprintf(stderr, "usage: att_target threads|cpu N SECONDS | forkexec SECONDS\n");
 	return 2;
 }

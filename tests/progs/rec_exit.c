@@ -7,8 +7,10 @@
  *   main-pthread-exit  main calls pthread_exit; the other thread returns (0)
  *   segv | abort | term | int   die of SIGSEGV / SIGABRT / SIGTERM / SIGINT
  *   rawexit7      a second thread burns; main leaves by a raw exit_group(7)
- *                 system call while it still runs (as Go's runtime does)
- *   kill9         a second thread burns; main sends the process SIGKILL
+ *                 system call while it still runs (as Go's runtime does),
+ *                 once both have burned MS ms
+ *   kill9         a second thread burns; main sends the process SIGKILL once
+ *                 both have burned MS ms
  *   overflow      die of SIGSEGV from unbounded recursion (stack overflow)
  * The main thread burns in burn_main, the second thread in burn_worker. */
 #define _GNU_SOURCE
@@ -58,10 +60,17 @@ static void *worker_exit(void *p)
 	exit(6);
 }
 
+/* Set once the burning worker has had its share: the process must not end
+ * before (on a loaded machine main could get its MS of CPU while the worker
+ * got a few, leaving it few samples). */
+static int worker_done;
+
 /* Burns until the process ends. */
 static void *worker_forever(void *p)
 {
 	(void)p;
+	burn_worker();
+	__atomic_store_n(&worker_done, 1, __ATOMIC_RELEASE);
 	for (;;)
 		burn_worker();
 	return NULL;
@@ -96,6 +105,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "rawexit7") || !strcmp(mode, "kill9")) {
 		pthread_create(&t, NULL, worker_forever, NULL);
 		burn_main();
+		while (!__atomic_load_n(&worker_done, __ATOMIC_ACQUIRE))
+			usleep(1000);
 		if (!strcmp(mode, "kill9"))
 			kill(getpid(), SIGKILL);
 		syscall(SYS_exit_group, 7);

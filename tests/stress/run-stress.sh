@@ -263,16 +263,26 @@ if want faults; then
 	# Read-only mid-run: the tmpfs is remounted read-only under 2000 threads.
 	if tmpfs_on rofs 64m read-only "remount a tmpfs read-only"; then
 		"$P/stress_threads" churn 2000 4 20 >"$d/plain" 2>/dev/null
-		(sleep 0.5; mount -o remount,ro "$d/mnt") &
 		"$PMCPROF" record -e cpu-clock@200000 -o "$d/mnt/prof" -- "$P/stress_threads" churn 2000 4 20 \
-			>"$d/out" 2>"$d/err"
+			>"$d/out" 2>"$d/err" &
+		rec=$!
+		# Mid-run whatever the load (a fixed 0.5 s could come before the
+		# output directory or the first profile, or after the last): once
+		# 100 are written, the program stopped meanwhile (tests/remount-ro.sh).
+		for _ in $(seq 1200); do
+			[ "$(n_profiles "$d/mnt/prof")" -ge 100 ] && break
+			sleep 0.05
+		done
+		ro=no
+		sh "$S/tests/remount-ro.sh" "$d/mnt" "$(pgrep -x stress_threads -P $rec)" && ro=yes
+		n0=$(n_profiles "$d/mnt/prof")
+		wait $rec
 		rc=$?
-		wait
 		n=$(n_profiles "$d/mnt/prof")
 		nf=$(sed -n 's/^pmcprof: \([0-9]*\) profiles of process .* could not be written/\1/p' "$d/err")
-		if unnoticed && grep -q 'Read-only file system' "$d/err" &&
+		if [ $ro = yes ] && unnoticed && grep -q 'Read-only file system' "$d/err" &&
 		   [ $((n + ${nf:-0})) -eq 2001 ] && all_read "$d/mnt/prof"; then r=ok; else r=FAIL; fi
-		fault_row read-only $r "remounted ro after 0.5 s: $n written + ${nf:-0} counted as not written = 2001 threads, all read, no temp files"
+		fault_row read-only $r "remounted ro ($ro) with $n0 written: $n written + ${nf:-0} counted as not written = 2001 threads, all read, no temp files"
 		umount "$d/mnt" && mounted=
 	fi
 
