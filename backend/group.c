@@ -134,6 +134,15 @@ int pmc_group_record(struct pmc_group *g, int idx, enum pmc_record_ring ring, vo
 	return pl->ops.record(g->ctx, idx, (int)ring, buf, len, rec);
 }
 
+int pmc_group_orphan(struct pmc_group *g)
+{
+	const struct pmc_plugin *pl = g->be->plugin;
+
+	if (pl->size < offsetof(struct pmc_plugin, ops.orphan) + sizeof(void *) || !pl->ops.orphan)
+		return -PMC_ENOTSUP;
+	return pl->ops.orphan(g->ctx);
+}
+
 int pmc_group_close(struct pmc_group *g)
 {
 	int ret;

@@ -71,6 +71,9 @@ struct pmc_plugin_ops {
 	int (*kernel_chain)(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *flags);
 	/* Appended later in ABI 1: pmc_group_record.  Async-signal-safe. */
 	int (*record)(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_record *rec);
+	/* Appended later in ABI 1: pmc_group_orphan.  No syscall: from then
+	 * on no op makes one on the group's descriptors. */
+	int (*orphan)(void *ctx);
 };
 
 struct pmc_plugin {

@@ -37,7 +37,8 @@ rec_cflags = -g -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 check_PROGRAMS += tests/progs/rec_threads tests/progs/rec_exit tests/progs/rec_fork \
 	tests/progs/rec_dl tests/progs/rec_signals tests/progs/rec_lockstep \
 	tests/progs/rec_static tests/progs/rec_inspect tests/progs/rec_churn tests/progs/rec_fds \
-	tests/progs/rec_coro tests/progs/rec_hostile tests/progs/rec_watch tests/progs/rec_systime
+	tests/progs/rec_coro tests/progs/rec_hostile tests/progs/rec_watch tests/progs/rec_systime \
+	tests/progs/rec_inkernel
 tests_progs_rec_threads_SOURCES = tests/progs/rec_threads.c tests/progs/rec_common.h
 tests_progs_rec_threads_CFLAGS = $(rec_cflags)
 tests_progs_rec_exit_SOURCES = tests/progs/rec_exit.c tests/progs/rec_common.h
@@ -72,6 +73,8 @@ tests_progs_rec_intr_CFLAGS = $(rec_cflags)
 tests_progs_rec_intr_LDADD = $(URING_LIBS)
 tests_progs_rec_systime_SOURCES = tests/progs/rec_systime.c tests/progs/rec_common.h
 tests_progs_rec_systime_CFLAGS = $(rec_cflags)
+tests_progs_rec_inkernel_SOURCES = tests/progs/rec_inkernel.c
+tests_progs_rec_inkernel_CFLAGS = $(rec_cflags)
 tests_progs_rec_watch_SOURCES = tests/progs/rec_watch.c tests/progs/rec_common.h
 tests_progs_rec_watch_CFLAGS = $(rec_cflags)
 tests_progs_rec_lockstep_SOURCES = tests/progs/rec_lockstep.c

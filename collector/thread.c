@@ -518,6 +518,14 @@ int thr_salvage_all(bool partial, const char *reason)
 		if (s == THR_BUSY && already_written(t))
 			continue;
 		status_set(t, THR_BUSY);
+		/* The kernel's records still waiting in its rings (mapped
+		 * memory, ours too), as thr_end would have taken them; not
+		 * after a writer that died (BUSY) or inside the handler (the
+		 * tree may be half updated), and not from a backend that
+		 * cannot be told its descriptors are gone (the watcher's
+		 * descriptor table is not the program's). */
+		if (s == THR_ACTIVE && !t->in_handler && t->g && pmc_group_orphan(t->g) == 0)
+			kern_drain(t);
 		/* Killed inside the handler: the tree may be half updated. */
 		flush_thread(t, partial || t->in_handler, true, reason);
 		status_set(t, THR_WRITTEN);

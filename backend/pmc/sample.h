@@ -100,6 +100,17 @@ struct pmc_record {
  * async-signal-safe. */
 PMC_API int pmc_group_record(struct pmc_group *g, int idx, enum pmc_record_ring ring, void *buf,
 			     size_t len, struct pmc_record *rec);
+/* Tell the group that its descriptors are no longer the caller's: a
+ * process that shares the counted one's memory but not its descriptor
+ * table (the collector's watcher, once the program is dead).  From then
+ * on no call makes a system call on them, and none counts them in
+ * fd_lost: pmc_group_record still takes what waits in the rings (mapped
+ * memory), but losses the kernel announced in no record (a ring found
+ * full) cannot be asked for and are not reported.  Start, stop, read and
+ * rearm are no use after it; close only frees.  0, or -PMC_ENOTSUP when
+ * the backend cannot (then do not read its records from there).  No
+ * syscall: async-signal-safe. */
+PMC_API int pmc_group_orphan(struct pmc_group *g);
 
 #ifdef __cplusplus
 }

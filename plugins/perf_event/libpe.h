@@ -121,6 +121,10 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st);
 /* Close fds, unmap, free.  ctx may be NULL. */
 int pe_close(void *ctx);
 
+/* The pmc_plugin_ops orphan op (pmc_group_orphan): ev[].fd index another
+ * process's descriptor table from now on (fd_check says no, counting
+ * nothing), so no syscall is made on them; close only unmaps and frees. */
+int pe_orphan(void *ctx);
 /* The pmc_plugin_ops record op (pmc_group_record). */
 int pe_record(void *ctx, int idx, int ring, void *buf, size_t len, struct pmc_record *rec);
 /* The pmc_plugin_ops kernel_chain op: the newest sample record of event
@@ -140,6 +144,7 @@ int pe_kernel_chain(void *ctx, int idx, uint64_t *pcs, size_t max, unsigned *fla
 		.read = (read_op), .arm = pe_arm, .overflow = pe_overflow,                 \
 		.rearm = pe_rearm, .stats = pe_stats, .close = pe_close,                   \
 		.kernel_chain = pe_kernel_chain, .record = pe_record,                      \
+		.orphan = pe_orphan,                                                         \
 	}
 
 #endif /* LIBPE_H */

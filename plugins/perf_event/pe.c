@@ -141,6 +141,10 @@ struct pe_ctx {
 	pid_t tid;			/* the thread that gets the signals */
 	pid_t proc;			/* the process whose descriptor table holds ev[].fd */
 	int draining;			/* one drainer at a time (atomic exchange) */
+	/* pe_orphan: ev[].fd index another process's descriptor table (the
+	 * counted one is dead; its memory, rings included, is still mapped
+	 * here).  No syscall on them any more, and fd_lost counts nothing. */
+	bool orphaned;
 	struct pmc_sample_stats st;
 	struct pe_ev ev[PMC_MAX_EVENTS];
 	/* kernel_silent: kev[i] is ev[i]'s kernel-mode twin (fd -1: none),
@@ -252,7 +256,7 @@ static bool fd_check(struct pe_ctx *c, struct pe_ev *e)
 	struct stat st;
 	uint64_t id;
 
-	if (e->fd < 0 || e->lost)
+	if (e->fd < 0 || e->lost || __atomic_load_n(&c->orphaned, __ATOMIC_ACQUIRE))
 		return false;
 	if (fstat(e->fd, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino &&
 	    ioctl(e->fd, PERF_EVENT_IOC_ID, &id) == 0 && id == e->id)
@@ -694,6 +698,9 @@ int pe_start(void *ctx)
 	sigset_t old;
 	int ret = 0;
 
+	if (__atomic_load_n(&c->orphaned, __ATOMIC_ACQUIRE))
+		return -EBADF;	/* not our descriptors (pe_orphan) */
+
 	/* Before the enable, so the first overflow is not taken for stale. */
 	c->started = true;
 	c->stopping = false;
@@ -734,6 +741,9 @@ int pe_stop(void *ctx)
 {
 	struct pe_ctx *c = ctx;
 	int ret = 0;
+
+	if (__atomic_load_n(&c->orphaned, __ATOMIC_ACQUIRE))
+		return -EBADF;	/* not our descriptors (pe_orphan) */
 
 	c->stopping = true;
 	if (c->grouped && ioctl(c->ev[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0)
@@ -785,6 +795,9 @@ static int read_group(struct pe_ctx *c, struct pmc_count *vals, size_t n)
 int pe_read(void *ctx, struct pmc_count *vals, size_t n)
 {
 	struct pe_ctx *c = ctx;
+
+	if (__atomic_load_n(&c->orphaned, __ATOMIC_ACQUIRE))
+		return -EBADF;	/* not our descriptors (pe_orphan) */
 
 	if (n > c->n)
 		n = c->n;
@@ -1138,6 +1151,14 @@ int pe_stats(void *ctx, struct pmc_sample_stats *st)
 	for (size_t i = 0; i < c->n && c->trap; i++)
 		if (c->ev[i].data && c->ev[i].done > c->ev[i].seen)
 			st->lost += c->ev[i].done - c->ev[i].seen;
+	return 0;
+}
+
+int pe_orphan(void *ctx)
+{
+	struct pe_ctx *c = ctx;
+
+	__atomic_store_n(&c->orphaned, true, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -60,3 +60,54 @@ int 130 1 1
 rawexit7 7 0 2
 kill9 137 1 2
 LIST
+
+# SIGKILL of a program that lives in the kernel (rec_inkernel reads
+# /dev/zero with every signal blocked by the raw call, so no handler of
+# ours ever takes a record: with dd a rare user-mode sample would, and the
+# check could pass without the watcher): its samples wait in the rings
+# (kernel mode: the silent twin's), and the watcher must take them before
+# it writes the profile, without a system call on descriptors that are
+# not its own (no fd_lost).  Where the kernel may be sampled; the watcher
+# is x86-64's.
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "SIGKILL in the kernel: the watcher is x86-64 only"
+elif ! kernel_sampled; then
+	skip "SIGKILL in the kernel: not root and perf_event_paranoid is $paranoid"
+elif ! perf_event_usable cpu-clock; then
+	skip "SIGKILL in the kernel: perf_event cpu-clock unusable here ($(head -c 200 probe.err))"
+else
+	rm -rf kk
+	"$PMCPROF" record -e $EV -o kk -- "$PROGS/rec_inkernel" >/dev/null 2>err.txt &
+	rec=$!
+	for i in $(seq 400); do
+		pid=$(pgrep -x rec_inkernel -P $rec)
+		[ -n "$pid" ] && break
+		sleep 0.05
+	done
+	wait_cpu "$pid" 1 300
+	kill -9 "$pid" 2>/dev/null
+	wait $rec
+	f=$(ls kk/*.pmcp 2>/dev/null | head -1)
+	if [ -z "$f" ]; then
+		fail "SIGKILL in the kernel: no profile salvaged"
+	else
+		"$PMCPROF" report --header kk >kk.txt 2>&1
+		"$PMCPROF" report --csv kk >kk.csv 2>/dev/null
+		check "SIGKILL in the kernel: end_reason 'signal SIGKILL'" \
+			[ "$("$INSPECT" meta "$f" end_reason)" = "signal SIGKILL" ]
+		if grep -q "kernel_frames: callchain" kk.txt; then
+			k=$("$INSPECT" counter "$f" kernel_samples)
+			s=$("$INSPECT" counter "$f" samples)
+			check "SIGKILL in the kernel: the rings' records are in the profile ($k kernel-mode of $s samples)" \
+				[ "$k" -ge 5 ]
+			ks=$(awk -F, '$2 ~ /^\[k\] / { s += $6 } END { print s + 0 }' kk.csv)
+			check "SIGKILL in the kernel: $ks samples in kernel functions in the report" [ "$ks" -ge 5 ]
+			check "SIGKILL in the kernel: under the program's read_zero (unwound from the records)" \
+				grep -q ',read_zero,' kk.csv
+		else
+			skip "SIGKILL in the kernel: no kernel chains here ($(grep kernel_frames kk.txt))"
+		fi
+		check "SIGKILL in the kernel: the watcher counts no lost descriptor (fd_lost $("$INSPECT" counter "$f" fd_lost))" \
+			[ "$("$INSPECT" counter "$f" fd_lost)" = 0 ]
+	fi
+fi

@@ -745,6 +745,43 @@ static void test_fd_replaced(void)
 	}
 }
 
+/* Orphaned (pmc_group_orphan: the collector's watcher, whose descriptor
+ * table is not the counted process's; here a pipe on the counter's
+ * number stands for the watcher's own file there): no call touches that
+ * number any more, and none counts it in fd_lost. */
+static void test_fd_orphaned(void)
+{
+	struct pmc_event ev = sw_event(PERF_COUNT_SW_TASK_CLOCK, MS);
+	struct pmc_sample_stats st;
+	struct pmc_count c;
+	int p[2], fd;
+	char buf[8];
+
+	if (!sample_open(&ev, 1, 1, "orphaned") || ops->start(S.ctx) != 0)
+		return;
+	spin_cpu(10 * MS);
+	ops->stop(S.ctx);
+	fd = pe_fd(S.ctx, 0);
+	if (pipe(p) < 0)
+		return;
+	dup2(p[0], fd);
+	T_OK(ops->orphan && ops->orphan(S.ctx) == 0, "orphaned: the op says yes");
+	T_OK(ops->stats(S.ctx, &st) == 0 && st.fd_lost == 0 && st.overflows > 0,
+	     "orphaned: stats from memory (%" PRIu64 " overflows), fd_lost %" PRIu64, st.overflows,
+	     st.fd_lost);
+	T_OK(ops->read(S.ctx, &c, 1) == -EBADF && ops->start(S.ctx) == -EBADF &&
+		     ops->stop(S.ctx) == -EBADF,
+	     "orphaned: read, start and stop refuse (-EBADF)");
+	ops->rearm(S.ctx, 0, 0);	/* no refresh, no IOC_PERIOD on the pipe */
+	T_OK(ops->stats(S.ctx, &st) == 0 && st.fd_lost == 0, "orphaned: still no fd_lost");
+	sample_close();
+	T_OK(write(p[1], "ok", 2) == 2 && read(fd, buf, 2) == 2 && !memcmp(buf, "ok", 2),
+	     "orphaned: the file on the number is untouched (not read, not closed)");
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* ---- other tasks ---- */
 
 /* A child that waits for a byte on *go, forks a grandchild, and both
@@ -1007,6 +1044,7 @@ int main(void)
 	test_overflow_foreign();
 	test_high_fd();
 	test_fd_replaced();
+	test_fd_orphaned();
 	test_inherit();
 	test_enable_on_exec();
 	test_sigtrap();
