@@ -1426,10 +1426,14 @@ static void cross_checks(struct ana_set *s)
 		const struct orun *b = &s->orun[r];
 		for (size_t e = 0; e < s->n_ev; e++) {
 			const struct ana_event_fact *x = &a->ev[e], *y = &b->ev[e];
+			/* With --time, no samples may be the slice's doing. */
 			if (!x->samples != !y->samples)
-				set_note(s, ANA_NOTE_WARN, (int)r, "event %s was sampled in %s but not in %s",
-					 s->ev_name[e], x->samples ? a->label : b->label,
-					 x->samples ? b->label : a->label);
+				set_note(s, ANA_NOTE_WARN, (int)r, "event %s %s in %s but not in %s%s%s",
+					 s->ev_name[e], s->o.n_time ? "has samples" : "was sampled",
+					 x->samples ? a->label : b->label,
+					 x->samples ? b->label : a->label,
+					 s->o.n_time ? " within --time " : "",
+					 s->o.n_time ? s->time_spec : "");
 			else if (x->samples && (x->period != y->period || x->freq != y->freq))
 				set_note(s, ANA_NOTE_WARN, (int)r, "event %s: period %llu%s in %s, %llu%s in %s",
 					 s->ev_name[e], (unsigned long long)(x->period ? x->period : x->freq),

@@ -122,6 +122,8 @@ $T "$PMCPROF" diff --time 0%-40% r1 nt >/dev/null 2>nt.txt
 check "diff --time, a run without a timeline: exit 2" test $? -eq 2
 contains "... names the run" "^pmcprof diff: nt: no samples in --time 0%-40%" nt.txt
 contains "... and why (report's warning)" "no timeline (recorded with --no-timeline" nt.txt
+contains "... the event warning blames the slice, not the sampling" \
+	"event .* has samples in r1 but not in nt within --time 0%-40%" nt.txt
 $T "$PMCPROF" diff --time 1.3, r2 r1 >/dev/null 2>past.txt
 check "diff --time 1.3, (past r1's end, not r2's): exit 2" test $? -eq 2
 contains "... names the run" "^pmcprof diff: r1: no samples in --time 1.3," past.txt
