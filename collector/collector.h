@@ -19,6 +19,7 @@
 #include "collector/cct.h"
 #include "collector/loadmap.h"
 #include "collector/settings.h"
+#include "collector/throttle.h"
 #include "collector/timeline.h"
 #include "unwinder/unwind.h"
 
@@ -108,11 +109,7 @@ struct thr {
 	uint64_t cpu_last_ns;		/* its thread_cpu_ns at its last write */
 	uint64_t user_start_ns;		/* its user time then, or OWNTIME_UNKNOWN */
 	uint64_t handler_ticks;		/* time in the sampling handler (owntime_ticks) */
-	/* The handler's throttle (handler.c): time credit, last run, and per
-	 * event the power of two its period is multiplied by. */
-	int64_t credit_ns;
-	uint64_t last_ns;
-	uint8_t slow[PMC_MAX_EVENTS];
+	struct throttle th;		/* the handler's throttle (throttle.h) */
 	/* kernel.c: the group keeps the kernel's sample records (perf_event):
 	 * kernel-mode samples come from a silent ring, each signal is checked
 	 * against its record.  rec_ahead: records taken before the signals

@@ -111,7 +111,7 @@ uint64_t thr_next_period(struct thr *t, size_t i)
 	x ^= x >> 7;
 	x ^= x << 17;
 	t->rng = x;
-	return (coll.ev[i].period + (x & coll.random_mask)) << t->slow[i];
+	return (coll.ev[i].period + (x & coll.random_mask)) << t->th.slow[i];
 }
 
 uint32_t coll_insert(struct thr *t, int idx, uintptr_t *pcs, int n, uint32_t count)
@@ -201,37 +201,20 @@ static bool sample(struct thr *t, int idx, const ucontext_t *uc)
 	return coll_insert(t, idx, pcs, n, 1) != 0;
 }
 
-/* ---- the throttle ---- */
-
-/* Like the kernel's perf_cpu_time_max_percent: the handler may use half
- * of the time since its last run, with THROTTLE_CAP_NS of credit to absorb
- * a burst (a loaded host's slow runs).  Past that, the sample is skipped
- * (dropped_throttled) and the event's period doubles
- * (throttle_period_raised); with credit to spare it halves back.  A program
- * with 3000-deep stacks at 10 us periods would otherwise spend all its
- * time in the handler (every run re-arms into the next overflow). */
-#define THROTTLE_SHARE_SHIFT 1
-#define THROTTLE_CAP_NS 20000000
-#define THROTTLE_MAX_SLOW 16
+/* ---- the throttle (throttle.h) ---- */
 
 static bool throttle(struct thr *t, int idx, uint64_t now)
 {
-	int64_t credit = t->credit_ns;
-
-	credit += (int64_t)((now - t->last_ns) >> THROTTLE_SHARE_SHIFT);
-	t->credit_ns = credit > THROTTLE_CAP_NS ? THROTTLE_CAP_NS : credit;
-	t->last_ns = now;
-	if (t->credit_ns >= 0) {
-		if (t->slow[idx] && t->credit_ns >= THROTTLE_CAP_NS / 2)
-			t->slow[idx]--;
+	switch (throttle_check(&t->th, idx, coll.ev[idx].period != 0, now)) {
+	case THROTTLE_PASS:
 		return false;
-	}
-	t->ctr[CTR_DROPPED_THROTTLED]++;
-	if (coll.ev[idx].period && t->slow[idx] < THROTTLE_MAX_SLOW) {
-		t->slow[idx]++;
+	case THROTTLE_RAISE:
 		t->ctr[CTR_THROTTLE_RAISED]++;
+		/* fall through */
+	default:
+		t->ctr[CTR_DROPPED_THROTTLED]++;
+		return true;
 	}
-	return true;
 }
 
 /* ---- the handler ---- */
@@ -284,7 +267,7 @@ static void handle(int signo, siginfo_t *si, void *uc)
 	}
 	/* A new interval when periods are random or the throttle moved. */
 	if (status == THR_ACTIVE && coll.ev[idx].period &&
-	    (coll.random_mask || t->period[idx] != coll.ev[idx].period << t->slow[idx]))
+	    (coll.random_mask || t->period[idx] != coll.ev[idx].period << t->th.slow[idx]))
 		t->period[idx] = next = thr_next_period(t, (size_t)idx);
 	t1 = TIME_NOW();
 	if (pmc_group_rearm(t->g, idx, next) < 0 && status == THR_ACTIVE)
@@ -293,7 +276,7 @@ static void handle(int signo, siginfo_t *si, void *uc)
 	TIME_ADD(t, timing_own, t1 - t0);
 done:
 	t1 = now_ns();
-	t->credit_ns -= (int64_t)(t1 - t0);
+	throttle_charge(&t->th, t1 - t0);
 	TIME_ADD(t, timing, t1 - t0);
 	t->handler_ticks += owntime_ticks() - own0;
 	__atomic_store_n(&t->in_handler, 0, __ATOMIC_RELEASE);

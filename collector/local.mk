@@ -8,7 +8,7 @@ coll_core_sources = collector/collector.h \
 	collector/init.c collector/thread.c collector/handler.c collector/flush.c collector/interpose.c \
 	collector/vdso.c collector/watch.c \
 	collector/owntime.c collector/owntime.h collector/arch-aarch64.c \
-	collector/timeline.c collector/timeline.h
+	collector/timeline.c collector/timeline.h collector/throttle.h
 
 pkglib_LTLIBRARIES += collector/libpmcprof-collector.la
 collector_libpmcprof_collector_la_SOURCES = $(coll_core_sources)
@@ -21,8 +21,11 @@ collector_libpmcprof_collector_la_LDFLAGS = -module -avoid-version -shared $(AM_
 EXTRA_DIST += collector/collector.map
 
 # ---- tests ----
-check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
-UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap
+check_PROGRAMS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap \
+	tests/unit/test-throttle
+UNIT_TESTS += tests/unit/test-cct tests/unit/test-settings tests/unit/test-loadmap \
+	tests/unit/test-throttle
+tests_unit_test_throttle_SOURCES = tests/unit/test_throttle.c collector/throttle.h tests/harness.h
 tests_unit_test_cct_SOURCES = tests/unit/test_cct.c collector/cct.c collector/cct.h tests/harness.h
 tests_unit_test_cct_LDADD = profile/libprofile.la
 tests_unit_test_settings_SOURCES = tests/unit/test_settings.c collector/settings.c \

@@ -258,9 +258,7 @@ static int thr_reset(struct thr *t)
 	t->handler_ticks = 0;
 	t->thread_seed = splitmix64(coll.set.seed ^ ((uint64_t)coll.pid << 32) ^ t->index);
 	t->rng = t->thread_seed ? t->thread_seed : 1;
-	t->credit_ns = 0;
-	t->last_ns = 0;
-	memset(t->slow, 0, sizeof(t->slow));
+	memset(&t->th, 0, sizeof(t->th));
 	for (size_t i = 0; i < coll.n_ev; i++)
 		t->period[i] = coll.ev[i].period;
 	/* The arena and the timeline as they are now (they keep what they
