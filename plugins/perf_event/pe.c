@@ -75,6 +75,10 @@ struct pe_ev {
 	uint64_t granted;		/* credits given by IOC_REFRESH */
 	uint64_t done;			/* overflows: sample records (+ lost), or signals */
 	uint64_t seen;			/* overflow signals handled */
+	/* Overflows counted done at a POLL_HUP before the kernel wrote the
+	 * LOST record that tells them (it writes it with its next record):
+	 * that record's count, when it comes, is not added again. */
+	uint64_t hup_unwritten;
 	uint32_t batch;			/* credits of the next refresh */
 	bool behind;			/* the handler fell behind in this batch */
 	bool hup;			/* the last signal was POLL_HUP */
@@ -970,8 +974,12 @@ static void rb_drain(struct pe_ctx *c, struct pe_ev *e)
 	st_copy(&st, &c->st);
 	pe_rb_scan(e->data, e->data_size, tail, head, &st, &samples);
 	e->counted = head;
-	/* What the kernel could not write were overflows too. */
-	e->done += samples + (st.lost - c->st.lost);
+	/* What the kernel could not write were overflows too (unless a
+	 * POLL_HUP counted them already). */
+	uint64_t lost = st.lost - c->st.lost, told = lost < e->hup_unwritten ? lost : e->hup_unwritten;
+
+	e->hup_unwritten -= told;
+	e->done += samples + lost - told;
 	__atomic_store_n(&c->st.throttled, st.throttled, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->st.unthrottled, st.unthrottled, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->st.lost, st.lost, __ATOMIC_RELAXED);
@@ -1086,8 +1094,17 @@ int pe_rearm(void *ctx, int idx, uint64_t period)
 	if (e->hup) {
 		/* The kernel stopped the event at its last credit, and
 		 * signals come in order: nothing is queued behind this one
-		 * (even if the kernel ever merged two overflows' signals). */
+		 * (even if the kernel ever merged two overflows' signals).
+		 * Every credit is spent: overflows the full ring could not
+		 * hold have no LOST record yet (it comes with the next
+		 * record), and without them the batch would look half
+		 * spent and never be refreshed -- the event stopped for
+		 * good after the program blocked the signal a while. */
 		e->hup = false;
+		if (e->data && e->done < e->granted) {
+			e->hup_unwritten += e->granted - e->done;
+			e->done = e->granted;
+		}
 		e->seen = e->done;
 	}
 	if (e->done > e->seen)

@@ -110,3 +110,23 @@ EOF
 else
 	fail "blocked: record failed ($(head -c 200 blk.err))"
 fi
+# Blocked far longer than a batch of credits lasts (the kernel stops the
+# event) and than the ring holds (its losses not yet told): once the
+# signal is unblocked, sampling goes on.  It used to stop for good.
+rm -rf bl
+if timeout 120 "$PMCPROF" record -q -o bl -e cpu-clock@1000000 -- "$R" blocklong 600 >bl.out 2>bl.err; then
+	"$PMCPROF" report --csv bl >bl.csv 2>/dev/null
+	"$PMCPROF" report --header bl >bl.txt 2>&1
+	fs=$(python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(int(sum(float(r["self_samples"]) for r in rows if r["function"] == "free_work")))' bl.csv)
+	if [ "${fs:-0}" -ge 200 ]; then
+		pass "blocked 300 ms: sampling goes on after ($fs samples in the 600 ms of free_work)"
+	else
+		fail "blocked 300 ms: sampling goes on after (${fs:-0} samples in the 600 ms of free_work)"
+		sed 's/^/    | /' bl.txt | head -40
+	fi
+else
+	fail "blocked 300 ms: record failed ($(head -c 200 bl.err))"
+fi

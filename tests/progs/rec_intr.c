@@ -16,6 +16,9 @@
  *   blocked MS    a thread computes in blocked_work() with every signal
  *                 blocked (raw rt_sigprocmask), 5 ms at a time, while main
  *                 computes in free_work(), MS ms of CPU time each
+ *   blocklong MS  computes 300 ms in long_blocked() with every signal
+ *                 blocked (far more overflows than a batch of credits and
+ *                 a ring hold), then MS ms in free_work()
  */
 #include "config.h"
 
@@ -314,6 +317,24 @@ static void do_blocked(long ms)
 	printf("blocked done\n");
 }
 
+static void __attribute__((noinline)) long_blocked(void)
+{
+	REC_BURN(300, 7);
+}
+
+static void do_blocklong(long ms)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	raw_mask(SIG_SETMASK, &all, &old);
+	long_blocked();
+	raw_mask(SIG_SETMASK, &old, NULL);
+	budget_ms = (double)ms;
+	free_work();
+	printf("blocklong done\n");
+}
+
 int main(int argc, char **argv)
 {
 	long n;
@@ -336,6 +357,8 @@ int main(int argc, char **argv)
 		do_uring(n);
 	else if (!strcmp(argv[1], "blocked"))
 		do_blocked(n);
+	else if (!strcmp(argv[1], "blocklong"))
+		do_blocklong(n);
 	else
 		return 2;
 	return 0;
