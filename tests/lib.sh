@@ -122,6 +122,15 @@ wait_ready() {
 	for _i in $(seq 400); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.05; done
 	return 1
 }
+# child_pid PARENT NAME: the pid of PARENT's child named NAME (the program
+# `pmcprof record` started), waiting 20 s at most for it; empty if none.
+child_pid() {
+	for _i in $(seq 400); do
+		pgrep -x "$2" -P "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
 # wait_cpu PID THREADS MS: wait (60 s at most) until PID has THREADS
 # threads that have each run MS ms of CPU time (schedstat), for a test
 # that must act once a program has done some work: a fixed sleep says

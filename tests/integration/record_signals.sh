@@ -79,11 +79,7 @@ else
 	rm -rf kk
 	"$PMCPROF" record -e $EV -o kk -- "$PROGS/rec_inkernel" >/dev/null 2>err.txt &
 	rec=$!
-	for i in $(seq 400); do
-		pid=$(pgrep -x rec_inkernel -P $rec)
-		[ -n "$pid" ] && break
-		sleep 0.05
-	done
+	pid=$(child_pid $rec rec_inkernel)
 	wait_cpu "$pid" 1 300
 	kill -9 "$pid" 2>/dev/null
 	wait $rec

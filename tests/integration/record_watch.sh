@@ -67,11 +67,7 @@ check "no watcher of this run left running after 10 s" [ "$(ours)" -eq 0 ]
 rm -rf o
 "$PMCPROF" record -e $EV -o o -- "$PROGS/rec_exit" rawexit7 100000 >/dev/null 2>err.txt &
 rec=$!
-for i in $(seq 400); do
-	pid=$(pgrep -x rec_exit -P $rec)
-	[ -n "$pid" ] && break
-	sleep 0.05
-done
+pid=$(child_pid $rec rec_exit)
 # Killed once both threads have burned 30 ms (a fixed sleep from the exec
 # could end it before a loaded machine ran them).
 wait_cpu "$pid" 2 30
