@@ -25,4 +25,7 @@ check "the loop's profile reads" "$INSPECT" counter "$f" samples
 s=$("$INSPECT" counter "$f" samples)
 check "the loop was sampled ($s)" [ "$s" -gt 100 ]
 m=$("$INSPECT" modules "$f" | grep -c rec_dllib.so)
-check "3000 reloads keep one load-map entry ($m)" [ "$m" -le 2 ]
+# One entry per address the library was mapped at: the same one nearly
+# always, but a mapping made between two reloads (the collector's own, a
+# profile being written) can move it; 3000 reloads must not mean 3000.
+check "3000 reloads keep a load-map entry per address, not per reload ($m)" [ "$m" -le 8 ]
